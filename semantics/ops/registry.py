@@ -1,0 +1,290 @@
+"""The operator registry: one record per operator, holding every fact the language needs.
+
+An ``OpDef`` says an operator's text name (``add``, ``nn.conv2d``), its inputs, its typed
+attributes class (fields, kinds and defaults), its fusion pattern and a short doc. The type
+relation and the reference numpy semantics have their slots here too; they are filled by the
+static- and dynamic-semantics chapters. Each op family lives in its own module
+(``elementwise``, ``reduce``, ``transform``, ``nn``) and registers its records on import.
+
+Attributes classes are frozen dataclasses deriving from ``Attrs``, whose fields are declared
+with ``attr_field(kind, default, doc=...)``. The kind says which attribute values the text
+format accepts for the field, and how they are normalised (``AttrKind``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+from ..syntax import DTYPES
+
+# A normalised attribute value: what an ``Attrs`` field holds.
+AttrValue: TypeAlias = "int | float | bool | str | None | tuple[AttrValue, ...]"
+
+
+class AttrKind(enum.Enum):
+    """What an attribute field holds, and so which text-format values it accepts."""
+
+    INT = "an integer"
+    FLOAT = "a float"
+    BOOL = "a bool (True or False)"
+    STR = "a string"
+    DTYPE = "a dtype string such as \"float32\""
+    INTS = "a list of integers"
+    INT_OR_INTS = "an integer or a list of integers"
+    INTS_2D = "a list of lists of integers"
+    FLOATS = "a list of floats"
+
+
+class AttrError(Exception):
+    """An attribute value that its field does not accept; ``key`` names the field."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+
+
+_MISSING = dataclasses.MISSING
+
+
+def attr_field(
+    kind: AttrKind,
+    default: AttrValue | object = _MISSING,
+    *,
+    optional: bool = False,
+    doc: str = "",
+) -> AttrValue:
+    """Declare a field of an ``Attrs`` class: its kind, default (none: required) and doc.
+
+    ``optional=True`` lets the field hold ``None`` (written ``None`` in the text format).
+    """
+    metadata = {"kind": kind, "optional": optional, "doc": doc}
+    if default is _MISSING:
+        return dataclasses.field(metadata=metadata)  # type: ignore[no-any-return]
+    return dataclasses.field(default=default, metadata=metadata)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One attribute field as the text format and the docs see it."""
+
+    name: str
+    kind: AttrKind
+    optional: bool
+    required: bool
+    default: AttrValue
+    doc: str
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return f"the bool {value}"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the float {value!r}"
+    if isinstance(value, str):
+        return f'the string "{value}"'
+    if isinstance(value, tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _as_int(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _as_ints(value: object) -> tuple[int, ...] | None:
+    if not isinstance(value, tuple):
+        return None
+    out = [_as_int(v) for v in value]
+    if any(v is None for v in out):
+        return None
+    return tuple(v for v in out if v is not None)
+
+
+def convert_attr(spec: FieldSpec, value: object) -> AttrValue:
+    """Normalise a parsed attribute ``value`` for ``spec``, or raise ``AttrError``."""
+    if value is None:
+        if spec.optional:
+            return None
+        raise AttrError(spec.name, f"attribute '{spec.name}' expects {spec.kind.value}, found None")
+    converted: AttrValue = None
+    match spec.kind:
+        case AttrKind.INT:
+            converted = _as_int(value)
+        case AttrKind.FLOAT:
+            if isinstance(value, float):
+                converted = value
+            elif _as_int(value) is not None:
+                converted = float(value)  # type: ignore[arg-type]
+        case AttrKind.BOOL:
+            if isinstance(value, bool):
+                converted = value
+            elif _as_int(value) in (0, 1):
+                converted = bool(value)
+        case AttrKind.STR:
+            if isinstance(value, str):
+                converted = value
+        case AttrKind.DTYPE:
+            if isinstance(value, str) and (value in DTYPES or value == ""):
+                converted = value
+            elif isinstance(value, str):
+                raise AttrError(
+                    spec.name,
+                    f"attribute '{spec.name}' expects a dtype, found unknown dtype \"{value}\"",
+                )
+        case AttrKind.INTS:
+            converted = _as_ints(value)
+        case AttrKind.INT_OR_INTS:
+            converted = _as_int(value)
+            if converted is None:
+                converted = _as_ints(value)
+        case AttrKind.INTS_2D:
+            if isinstance(value, tuple):
+                rows = [_as_ints(v) for v in value]
+                if all(r is not None for r in rows):
+                    converted = tuple(r for r in rows if r is not None)
+        case AttrKind.FLOATS:
+            if isinstance(value, tuple) and all(
+                isinstance(v, float) or _as_int(v) is not None for v in value
+            ):
+                converted = tuple(float(v) for v in value)  # type: ignore[arg-type]
+    if converted is None:
+        raise AttrError(
+            spec.name,
+            f"attribute '{spec.name}' expects {spec.kind.value}, found {_describe(value)}",
+        )
+    return converted
+
+
+class Attrs:
+    """Base of every operator attributes class (each a frozen dataclass)."""
+
+    __slots__ = ()
+    type_key: ClassVar[str] = "relay.attrs.Attrs"
+
+    @classmethod
+    def field_specs(cls) -> tuple[FieldSpec, ...]:
+        """The fields, in declaration order."""
+        out = []
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            required = f.default is _MISSING
+            out.append(
+                FieldSpec(
+                    name=f.name,
+                    kind=f.metadata["kind"],
+                    optional=f.metadata["optional"],
+                    required=required,
+                    default=None if required else f.default,
+                    doc=f.metadata["doc"],
+                )
+            )
+        return tuple(out)
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, object]) -> Attrs:
+        """Build the attributes from keyword values, checking and normalising each one.
+
+        Raises ``AttrError`` naming the offending key for an unknown key, a value of the wrong
+        kind, or a missing required field.
+        """
+        specs = {s.name: s for s in cls.field_specs()}
+        values: dict[str, AttrValue] = {}
+        for key, value in kwargs.items():
+            if key not in specs:
+                known = ", ".join(specs) or "none"
+                raise AttrError(key, f"unknown attribute '{key}' (known attributes: {known})")
+            values[key] = convert_attr(specs[key], value)
+        for spec in specs.values():
+            if spec.required and spec.name not in values:
+                raise AttrError(spec.name, f"missing required attribute '{spec.name}'")
+        return cls(**values)
+
+    def items(self) -> Iterator[tuple[str, AttrValue]]:
+        """Every field and its value, in declaration order."""
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            yield f.name, getattr(self, f.name)
+
+    def non_default_items(self) -> Iterator[tuple[str, AttrValue]]:
+        """The fields whose value differs from the default (required fields always), in order."""
+        for spec in self.field_specs():
+            value = getattr(self, spec.name)
+            if spec.required or not _same_value(value, spec.default):
+                yield spec.name, value
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Attribute equality that tells ``1`` from ``True`` and ``1`` from ``1.0``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+class OpPattern(enum.IntEnum):
+    """Fusion patterns, with TVM's numbering (``relay.op.OpPattern``)."""
+
+    ELEMWISE = 0
+    BROADCAST = 1
+    INJECTIVE = 2
+    COMM_REDUCE = 3
+    OUT_ELEMWISE_FUSABLE = 4
+    TUPLE = 7
+    OPAQUE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """Everything the language knows about one operator.
+
+    ``inputs`` names the positional arguments; ``attrs_type`` is ``None`` for an operator
+    without attributes. ``relation`` and ``reference`` are filled by the typing and evaluation
+    chapters (``None`` until then).
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    attrs_type: type[Attrs] | None
+    pattern: OpPattern
+    doc: str
+    relation: Callable[..., object] | None = None
+    reference: Callable[..., object] | None = None
+
+    @property
+    def num_inputs(self) -> int:
+        """The number of positional arguments."""
+        return len(self.inputs)
+
+
+OPS: dict[str, OpDef] = {}
+"""Every registered operator, by name."""
+
+
+def register(op: OpDef) -> OpDef:
+    """Add ``op`` to the registry; a name may be registered only once."""
+    if op.name in OPS:
+        raise ValueError(f"operator {op.name} is registered twice")
+    OPS[op.name] = op
+    return op
+
+
+def lookup(name: str) -> OpDef | None:
+    """The operator called ``name``, or ``None``."""
+    return OPS.get(name)
+
+
+def update(name: str, **changes: object) -> OpDef:
+    """Replace fields of a registered record (used to attach relations and references)."""
+    op = dataclasses.replace(OPS[name], **changes)  # type: ignore[arg-type]
+    OPS[name] = op
+    return op

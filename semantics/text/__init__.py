@@ -1,0 +1,1 @@
+"""Relay's text format: lexer, parser, printer and TVM's metadata section."""
