@@ -204,7 +204,14 @@ class TypeCall:
 
 
 Type: TypeAlias = (
-    TensorType | TupleType | FuncType | TypeVar | GlobalTypeVar | IncompleteType | RefType | TypeCall
+    TensorType
+    | TupleType
+    | FuncType
+    | TypeVar
+    | GlobalTypeVar
+    | IncompleteType
+    | RefType
+    | TypeCall
 )
 
 
@@ -217,7 +224,7 @@ def scalar_type(dtype: str) -> TensorType:
 # Expressions
 
 # A value of an attribute of a function or of an untyped call.
-AttrValue: TypeAlias = "int | float | bool | str | None | tuple[AttrValue, ...]"
+AttrValue: TypeAlias = "int | float | bool | str | tuple[AttrValue, ...] | None"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -462,7 +469,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
             return (body,)
         case Call(op, args):
             return (*args, op)
-        case Let(var, value, body):
+        case Let(_, value, body):
             return (value, body)
         case If(cond, true_branch, false_branch):
             return (cond, true_branch, false_branch)

@@ -3,6 +3,20 @@
 Importing this package registers every built-in operator.
 """
 
-from .registry import OPS, Attrs, AttrError, AttrKind, OpDef, OpPattern, lookup, register
+from . import elementwise, nn, reduce, transform
+from .registry import OPS, AttrError, AttrKind, Attrs, OpDef, OpPattern, lookup, register
 
-__all__ = ["OPS", "AttrError", "AttrKind", "Attrs", "OpDef", "OpPattern", "lookup", "register"]
+__all__ = [
+    "OPS",
+    "AttrError",
+    "AttrKind",
+    "Attrs",
+    "OpDef",
+    "OpPattern",
+    "elementwise",
+    "lookup",
+    "nn",
+    "reduce",
+    "register",
+    "transform",
+]

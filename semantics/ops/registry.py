@@ -17,12 +17,9 @@ import dataclasses
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import Any, ClassVar, cast
 
-from ..syntax import DTYPES
-
-# A normalised attribute value: what an ``Attrs`` field holds.
-AttrValue: TypeAlias = "int | float | bool | str | None | tuple[AttrValue, ...]"
+from ..syntax import DTYPES, AttrValue
 
 
 class AttrKind(enum.Enum):
@@ -32,7 +29,7 @@ class AttrKind(enum.Enum):
     FLOAT = "a float"
     BOOL = "a bool (True or False)"
     STR = "a string"
-    DTYPE = "a dtype string such as \"float32\""
+    DTYPE = 'a dtype string such as "float32"'
     INTS = "a list of integers"
     INT_OR_INTS = "an integer or a list of integers"
     INTS_2D = "a list of lists of integers"
@@ -57,15 +54,17 @@ def attr_field(
     *,
     optional: bool = False,
     doc: str = "",
-) -> AttrValue:
+) -> Any:
     """Declare a field of an ``Attrs`` class: its kind, default (none: required) and doc.
 
     ``optional=True`` lets the field hold ``None`` (written ``None`` in the text format).
+    The return type is ``Any`` for the same reason as ``dataclasses.field``'s: the field is
+    declared with its precise type (``strides: tuple[int, ...] = attr_field(...)``).
     """
     metadata = {"kind": kind, "optional": optional, "doc": doc}
     if default is _MISSING:
-        return dataclasses.field(metadata=metadata)  # type: ignore[no-any-return]
-    return dataclasses.field(default=default, metadata=metadata)  # type: ignore[no-any-return]
+        return dataclasses.field(metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +156,7 @@ def convert_attr(spec: FieldSpec, value: object) -> AttrValue:
             if isinstance(value, tuple) and all(
                 isinstance(v, float) or _as_int(v) is not None for v in value
             ):
-                converted = tuple(float(v) for v in value)  # type: ignore[arg-type]
+                converted = tuple(float(v) for v in value if isinstance(v, int | float))
     if converted is None:
         raise AttrError(
             spec.name,
@@ -184,7 +183,7 @@ class Attrs:
                     kind=f.metadata["kind"],
                     optional=f.metadata["optional"],
                     required=required,
-                    default=None if required else f.default,
+                    default=None if required else cast(AttrValue, f.default),
                     doc=f.metadata["doc"],
                 )
             )

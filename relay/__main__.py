@@ -1,0 +1,5 @@
+"""``python -m relay``: the same as the ``relay`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

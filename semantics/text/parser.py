@@ -1,0 +1,1095 @@
+"""The parser of Relay's text format.
+
+Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2)::
+
+    file      = [ "#[version = \\"0.0.5\\"]" ] ( module | expr ) [ "#[metadata]" JSON ]
+    module    = { "def" GLOBAL fn-rest | ["extern"] "type" IDENT ["[" ids "]"] ["{" ctors "}"] }
+    fn-rest   = [ "[" ids "]" ] "(" params [kwargs] ")" [ "->" type ] "{" expr "}"
+    expr      = { binding | "free_var" LOCAL [":" type] ";" | stmt ";" } stmt
+    binding   = "let" LOCAL [":" type] "=" rhs ";"  |  GRAPH "=" rhs ";"
+    stmt      = "{" expr "}" | match | binexpr
+    rhs       = match | binexpr
+    match     = ("match" | "match?") atom "{" { pattern "=>" expr "," } "}"
+    binexpr   = postfix { ("*" | "/" | "+" | "-" | "<" | ">" | "<=" | ">=" | "==" | "!=") postfix }
+    postfix   = primary { "(" args ")" | "." INT }
+    primary   = literal | LOCAL | GLOBAL | GRAPH | META | name | "fn" fn-rest
+              | "if" "(" expr ")" "{" expr "}" "else" "{" expr "}"
+              | "ref" "(" expr ")" | "ref_read" "(" expr ")" | "ref_write" "(" expr "," expr ")"
+              | "(" ")" | "(" expr ")" | "(" expr "," [ exprs ] ")"
+    pattern   = "_" | LOCAL [":" type] | CTOR ["(" patterns ")"] | "(" patterns ")"
+    type      = "Tensor" "[" "(" dims ")" "," DTYPE "]" | DTYPE | "(" types ")"
+              | "fn" ["[" ids "]"] "(" types ")" "->" type | "ref" "(" type ")" | "_"
+              | IDENT [ "[" types "]" ]
+    dim       = INT | "?" | META | dimexpr over names with + - * floordiv() floormod()
+
+Departures from TVM, each the repair of a defect its parser had (the text format sheet's §3):
+``extern type`` does not end the module; a duplicate ``def``, type or constructor is an error;
+constructors and globals may be used before their definition; graph variables ``%N`` are
+scoped to one definition; ``let`` always opens a new scope; a dotted keyword may come first;
+binding right-hand sides may be ``match``; unknown type names are errors; the scalar shorthand
+is an exact dtype name. It also reads what TVM printed but could not read back: ``ref(T)``,
+``fn [A](A) -> A``, symbolic dimensions as bare names, ``nanf``, ``inff64``.
+
+A bare expression (no ``def`` or ``type``) becomes ``@main`` over its free variables: those
+declared with ``free_var`` and, since no module scope exists, any undeclared ``%x``.
+
+Let-chains and sequences are parsed with loops, so they may be any length; other nesting is
+recursive and limited to ``MAX_NESTING`` levels, past which the parser reports a clean error.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar as TypeVar_
+
+import numpy as np
+import numpy.typing as npt
+import sympy
+
+from .. import ops as _ops  # noqa: F401  (registers the operators)
+from ..errors import ParseError, SourceFile, Span
+from ..ops.registry import AttrError, lookup
+from ..syntax import (
+    ANY,
+    DTYPES,
+    AttrValue,
+    Call,
+    Clause,
+    Constant,
+    Constructor,
+    Dim,
+    Expr,
+    Function,
+    FuncType,
+    GlobalTypeVar,
+    GlobalVar,
+    If,
+    IncompleteType,
+    IRModule,
+    Let,
+    Match,
+    Op,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefType,
+    RefWrite,
+    TensorType,
+    Tuple,
+    TupleGetItem,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeData,
+    TypeVar,
+    Var,
+    dim_symbol,
+    normalize_dim,
+)
+from .lexer import Number, T, Token, lex
+from .metadata import MetadataError, OpaqueMetaNode, parse_metadata
+
+VERSION = '"0.0.5"'
+MAX_NESTING = 1000
+"""Deepest nesting (of parentheses, calls, functions, blocks ...) the parser accepts."""
+
+_BINARY_OPS = {
+    "*": (12, "multiply"),
+    "/": (12, "divide"),
+    "+": (10, "add"),
+    "-": (10, "subtract"),
+    "<": (8, "less"),
+    ">": (8, "greater"),
+    "<=": (8, "less_equal"),
+    ">=": (8, "greater_equal"),
+    "==": (7, "equal"),
+    "!=": (7, "not_equal"),
+}
+
+_INT_DTYPES = {"i": "int32", "i16": "int16", "i32": "int32", "i64": "int64"}
+_FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "float64"}
+
+
+_X = TypeVar_("_X")
+
+
+@dataclass
+class _Scope:
+    """Local names bound at one nesting level."""
+
+    names: dict[str, Var] = field(default_factory=dict)
+
+
+class Parser:
+    """A recursive-descent parser over the token list (see the module docstring)."""
+
+    def __init__(self, tokens: list[Token], meta: dict[str, list[object]]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.meta = meta
+        self.meta_constants: dict[int, Constant] = {}
+        self.scopes: list[_Scope] = []
+        self.type_scopes: list[dict[str, TypeVar]] = []
+        self.graph: dict[int, Expr] = {}
+        self.free_vars: dict[str, Var] = {}
+        self.implicit_free_vars = False
+        self.globals: dict[str, GlobalVar] = {}
+        self.type_headers: dict[str, GlobalTypeVar] = {}
+        self.constructors: dict[str, Constructor] = {}
+        self.depth = 0
+
+    # -- token access ----------------------------------------------------------------------
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        t = self.tokens[self.pos]
+        if t.kind is not T.EOF:
+            self.pos += 1
+        return t
+
+    def error(self, message: str, span: Span | None = None) -> ParseError:
+        return ParseError(message, span or self.tok.span)
+
+    def _found(self) -> str:
+        t = self.tok
+        if t.kind is T.EOF:
+            return "end of file"
+        return f"'{t.text}'"
+
+    def expect(self, text: str) -> Token:
+        t = self.tok
+        if t.kind is T.PUNCT and t.text == text:
+            return self.next()
+        raise self.error(f"expected '{text}', found {self._found()}")
+
+    def expect_keyword(self, word: str) -> Token:
+        if self.tok.is_keyword(word):
+            return self.next()
+        raise self.error(f"expected '{word}', found {self._found()}")
+
+    def accept(self, text: str) -> Token | None:
+        if self.tok.is_punct(text):
+            return self.next()
+        return None
+
+    def span_from(self, start: Span) -> Span:
+        prev = self.tokens[self.pos - 1] if self.pos > 0 else self.tok
+        return start.merge(prev.span)
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"nesting too deep: more than {MAX_NESTING} levels")
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def comma_list(self, close: str, item: Callable[[], _X]) -> list[_X]:
+        """``item {"," item} [","] close``, or just ``close``; consumes ``close``."""
+        out: list[_X] = []
+        while not self.tok.is_punct(close):
+            out.append(item())
+            if not self.accept(","):
+                break
+        self.expect(close)
+        return out
+
+    # -- scopes ----------------------------------------------------------------------------
+
+    def push_scope(self) -> None:
+        self.scopes.append(_Scope())
+
+    def pop_scope(self) -> None:
+        self.scopes.pop()
+
+    def bind(self, var: Var) -> None:
+        self.scopes[-1].names[var.name_hint] = var
+
+    def lookup_local(self, tok: Token) -> Var:
+        name = str(tok.value)
+        for scope in reversed(self.scopes):
+            if name in scope.names:
+                return scope.names[name]
+        if name in self.free_vars:
+            return self.free_vars[name]
+        if self.implicit_free_vars:
+            var = Var(name, None, span=tok.span)
+            self.free_vars[name] = var
+            return var
+        raise self.error(f"unbound variable %{name}", tok.span)
+
+    # -- files -----------------------------------------------------------------------------
+
+    def parse_file(self) -> IRModule:
+        if self.tok.kind is T.VERSION:
+            tok = self.next()
+            if tok.value != VERSION:
+                raise self.error(
+                    f"unsupported version {tok.value}: expected #[version = {VERSION}]", tok.span
+                )
+        first = self.tok
+        if first.is_keyword("def") or first.is_keyword("type") or first.is_keyword("extern"):
+            return self.parse_module()
+        if first.kind is T.EOF:
+            return IRModule({}, {})
+        return self.parse_bare_expression()
+
+    def parse_bare_expression(self) -> IRModule:
+        self.implicit_free_vars = True
+        start = self.tok.span
+        self.push_scope()
+        body = self.parse_expr()
+        self.pop_scope()
+        if self.tok.kind is not T.EOF:
+            raise self.error(f"expected end of file, found {self._found()}")
+        fn = Function(tuple(self.free_vars.values()), body, span=self.span_from(start))
+        return IRModule({GlobalVar("main", span=start): fn}, {})
+
+    def parse_module(self) -> IRModule:
+        # Pass 1: type definitions, and the names of all globals (forward references work).
+        type_defs: list[TypeData] = []
+        def_starts: list[int] = []
+        self.scan_type_headers()
+        while self.tok.kind is not T.EOF:
+            if self.tok.is_keyword("def"):
+                def_starts.append(self.pos)
+                self.next()
+                name_tok = self.tok
+                if name_tok.kind is not T.GLOBAL:
+                    raise self.error(f"expected a global name after 'def', found {self._found()}")
+                name = str(name_tok.value)
+                if name in self.globals:
+                    raise self.error(f"duplicate definition of @{name}", name_tok.span)
+                self.globals[name] = GlobalVar(name, span=name_tok.span)
+                self.skip_definition()
+            elif self.tok.is_keyword("type") or self.tok.is_keyword("extern"):
+                type_defs.append(self.parse_type_definition())
+            else:
+                raise self.error(f"expected 'def', 'type' or end of file, found {self._found()}")
+        end = self.pos
+        # Pass 2: the function definitions.
+        functions: dict[GlobalVar, Function] = {}
+        for start in def_starts:
+            self.pos = start
+            start_span = self.next().span
+            gv = self.globals[str(self.next().value)]
+            self.graph = {}
+            functions[gv] = self.parse_fn_rest(start_span)
+        self.pos = end
+        types = {d.header: d for d in type_defs}
+        return IRModule(functions, types)
+
+    def scan_type_headers(self) -> None:
+        """Record every type name first, so that types may refer to later definitions."""
+        for i, tok in enumerate(self.tokens):
+            if tok.is_keyword("type") and self.tokens[i + 1].kind is T.IDENT:
+                name_tok = self.tokens[i + 1]
+                name = str(name_tok.value)
+                if name in self.type_headers:
+                    raise self.error(f"duplicate definition of type {name}", name_tok.span)
+                self.type_headers[name] = GlobalTypeVar(name, span=name_tok.span)
+
+    def skip_definition(self) -> None:
+        """Skip a ``def`` up to and including the brace that closes its body."""
+        depth = 0
+        while self.tok.kind is not T.EOF:
+            t = self.next()
+            if t.is_punct("{"):
+                depth += 1
+            elif t.is_punct("}"):
+                depth -= 1
+                if depth == 0:
+                    return
+        raise self.error("unexpected end of file in a definition: a '}' is missing")
+
+    def parse_type_definition(self) -> TypeData:
+        start = self.tok.span
+        extern = self.accept_keyword("extern")
+        self.expect_keyword("type")
+        name_tok = self.tok
+        if name_tok.kind is not T.IDENT:
+            raise self.error(f"expected a type name, found {self._found()}")
+        self.next()
+        header = self.type_headers[str(name_tok.value)]
+        type_vars: list[TypeVar] = []
+        if self.accept("["):
+            type_vars = self.comma_list("]", self.parse_type_param)
+        self.type_scopes.append({tv.name: tv for tv in type_vars})
+        constructors: list[Constructor] = []
+        if self.tok.is_punct("{"):
+            brace = self.next()
+            if extern:
+                raise self.error("an extern type cannot have constructors", brace.span)
+            while not self.tok.is_punct("}"):
+                constructors.append(self.parse_constructor_def(header, len(constructors)))
+                if not self.accept(","):
+                    break
+            self.expect("}")
+        self.type_scopes.pop()
+        return TypeData(header, tuple(type_vars), tuple(constructors), extern,
+                        span=self.span_from(start))  # fmt: skip
+
+    def accept_keyword(self, word: str) -> bool:
+        if self.tok.is_keyword(word):
+            self.next()
+            return True
+        return False
+
+    def parse_type_param(self) -> TypeVar:
+        tok = self.tok
+        if tok.kind is not T.IDENT:
+            raise self.error(f"expected a type parameter name, found {self._found()}")
+        self.next()
+        return TypeVar(str(tok.value), span=tok.span)
+
+    def parse_constructor_def(self, header: GlobalTypeVar, tag: int) -> Constructor:
+        tok = self.tok
+        if tok.kind is not T.IDENT:
+            raise self.error(f"expected a constructor name, found {self._found()}")
+        self.next()
+        name = str(tok.value)
+        if name in self.constructors:
+            raise self.error(f"duplicate constructor {name}", tok.span)
+        if lookup(name) is not None:
+            raise self.error(f"constructor {name} has the name of an operator", tok.span)
+        inputs: list[Type] = []
+        if self.accept("("):
+            inputs = self.comma_list(")", self.parse_type)
+        ctor = Constructor(name, tuple(inputs), header, tag, span=self.span_from(tok.span))
+        self.constructors[name] = ctor
+        return ctor
+
+    # -- functions -------------------------------------------------------------------------
+
+    def parse_fn_rest(self, start: Span) -> Function:
+        """``[ "[" ids "]" ] "(" params ")" [ "->" type ] "{" expr "}"`` after fn or def @f."""
+        with self.nested():
+            type_params: list[TypeVar] = []
+            if self.accept("["):
+                type_params = self.comma_list("]", self.parse_type_param)
+            self.type_scopes.append({tv.name: tv for tv in type_params})
+            self.expect("(")
+            params: list[Var] = []
+            attrs: list[tuple[str, AttrValue]] = []
+            self.push_scope()
+            while not self.tok.is_punct(")"):
+                if self.at_keyword_argument():
+                    attrs = self.parse_kwargs(")")
+                    break
+                var = self.parse_binder()
+                if var.name_hint in self.scopes[-1].names:
+                    raise self.error(f"duplicate parameter %{var.name_hint}", var.span)
+                self.bind(var)
+                params.append(var)
+                if not self.accept(","):
+                    break
+            self.expect(")")
+            ret_type: Type | None = None
+            if self.accept("->"):
+                ret_type = self.parse_type()
+            self.expect("{")
+            body = self.parse_expr()
+            self.expect("}")
+            self.pop_scope()
+            self.type_scopes.pop()
+            return Function(tuple(params), body, ret_type, tuple(type_params), tuple(attrs),
+                            span=self.span_from(start))  # fmt: skip
+
+    def parse_binder(self) -> Var:
+        """``%x [: type]``."""
+        tok = self.tok
+        if tok.kind is not T.LOCAL:
+            raise self.error(f"expected a variable such as %x, found {self._found()}")
+        self.next()
+        annotation: Type | None = None
+        if self.accept(":"):
+            annotation = self.parse_type()
+        return Var(str(tok.value), annotation, span=self.span_from(tok.span))
+
+    # -- keyword arguments -----------------------------------------------------------------
+
+    def at_keyword_argument(self) -> bool:
+        if self.tok.kind is not T.IDENT:
+            return False
+        k = 1
+        while self.peek(k).is_punct(".") and self.peek(k + 1).kind is T.IDENT:
+            k += 2
+        return self.peek(k).is_punct("=")
+
+    def parse_kwargs(self, close: str) -> list[tuple[str, AttrValue]]:
+        """``key=value {[","] key=value} [","]`` up to (not including) ``close``."""
+        out: list[tuple[str, AttrValue]] = []
+        seen: set[str] = set()
+        while not self.tok.is_punct(close):
+            key_tok = self.tok
+            if not self.at_keyword_argument():
+                raise self.error(f"expected a keyword argument key=value, found {self._found()}")
+            parts = [str(self.next().value)]
+            while self.accept("."):
+                parts.append(str(self.next().value))
+            key = ".".join(parts)
+            if key in seen:
+                raise self.error(f"duplicate attribute '{key}'", key_tok.span)
+            seen.add(key)
+            self.expect("=")
+            out.append((key, self.parse_attr_value()))
+            self.accept(",")
+        return out
+
+    def parse_attr_value(self) -> AttrValue:
+        tok = self.tok
+        with self.nested():
+            if tok.kind is T.INT or tok.kind is T.FLOAT:
+                self.next()
+                return self.attr_number(tok)
+            if tok.kind is T.BOOL:
+                self.next()
+                return bool(tok.value)
+            if tok.kind is T.STRING:
+                self.next()
+                return str(tok.value)
+            if tok.kind is T.IDENT and tok.value in ("None", "nullptr"):
+                self.next()
+                return None
+            if tok.is_punct("["):
+                self.next()
+                return tuple(self.comma_list("]", self.parse_attr_value))
+            if tok.is_punct("("):
+                self.next()
+                items = self.comma_list(")", self.parse_attr_value)
+                return items[0] if len(items) == 1 else tuple(items)
+            if tok.kind is T.IDENT:
+                raise self.error(
+                    f'attribute values must be literals: write the string "{tok.value}"'
+                )
+            raise self.error(f"expected an attribute value, found {self._found()}")
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def parse_expr(self) -> Expr:
+        """``{ binding | free_var | stmt ";" } stmt``, iteratively, so chains may be long."""
+        # Each pending item wraps the rest: (var, value, span) is a let (var None: a sequence).
+        pending: list[tuple[Var | None, Expr, Span]] = []
+        opened = 0
+        try:
+            while True:
+                tok = self.tok
+                if tok.is_keyword("let"):
+                    self.next()
+                    var = self.parse_binder()
+                    self.push_scope()
+                    opened += 1
+                    self.bind(var)
+                    self.expect("=")
+                    value = self.parse_rhs()
+                    self.expect(";")
+                    pending.append((var, value, tok.span))
+                    continue
+                if tok.kind is T.GRAPH and self.peek().is_punct("="):
+                    self.next()
+                    self.next()
+                    value = self.parse_rhs()
+                    self.expect(";")
+                    number = int(str(tok.value))
+                    if number in self.graph:
+                        raise self.error(f"graph variable %{number} is bound twice", tok.span)
+                    self.graph[number] = value
+                    continue
+                if tok.is_keyword("free_var"):
+                    self.next()
+                    var = self.parse_binder()
+                    self.free_vars.setdefault(var.name_hint, var)
+                    if not self.tok.is_punct(";"):
+                        raise self.error("a free_var declaration must be followed by ';'")
+                    self.next()
+                    continue
+                stmt = self.parse_stmt()
+                if self.tok.is_punct(";"):
+                    self.next()
+                    pending.append((None, stmt, stmt.span or tok.span))
+                    continue
+                break
+        finally:
+            for _ in range(opened):
+                self.pop_scope()
+        result = stmt
+        for maybe_var, value, span in reversed(pending):
+            var = Var("_", None, span=span) if maybe_var is None else maybe_var
+            result = Let(var, value, result, span=span.merge(result.span))
+        return result
+
+    def parse_rhs(self) -> Expr:
+        if self.tok.is_keyword("match") or self.tok.is_keyword("match?"):
+            return self.parse_match()
+        return self.parse_binexpr()
+
+    def parse_stmt(self) -> Expr:
+        tok = self.tok
+        if tok.is_punct("{"):
+            with self.nested():
+                self.next()
+                self.push_scope()
+                body = self.parse_expr()
+                self.pop_scope()
+                self.expect("}")
+                return body
+        if tok.is_keyword("match") or tok.is_keyword("match?"):
+            return self.parse_match()
+        if tok.kind is T.EOF:
+            raise self.error("expected an expression, found end of file")
+        return self.parse_binexpr()
+
+    def parse_binexpr(self) -> Expr:
+        """Operator-precedence parsing, with a stack: all operators are left-associative."""
+        operands: list[Expr] = [self.parse_postfix()]
+        operators: list[tuple[int, str, Span]] = []
+
+        def reduce() -> None:
+            _, name, span = operators.pop()
+            rhs = operands.pop()
+            lhs = operands.pop()
+            full = (lhs.span or span).merge(rhs.span)
+            operands.append(Call(Op(name, span=span), (lhs, rhs), None, span=full))
+
+        while self.tok.kind is T.PUNCT and self.tok.text in _BINARY_OPS:
+            op_tok = self.next()
+            prec, name = _BINARY_OPS[op_tok.text]
+            while operators and operators[-1][0] >= prec:
+                reduce()
+            operators.append((prec, name, op_tok.span))
+            operands.append(self.parse_postfix())
+        while operators:
+            reduce()
+        return operands[0]
+
+    def parse_postfix(self) -> Expr:
+        start = self.tok.span
+        e = self.parse_primary()
+        while True:
+            if self.tok.is_punct("("):
+                e = self.parse_call(e, start)
+            elif self.tok.is_punct(".") and self.peek().kind is T.INT:
+                self.next()
+                index_tok = self.next()
+                assert isinstance(index_tok.value, Number)
+                if index_tok.value.suffix or "e" in index_tok.text.lower():
+                    raise self.error("a tuple index must be a plain integer", index_tok.span)
+                for part in index_tok.text.strip(".").split("."):
+                    e = TupleGetItem(e, int(part), span=self.span_from(start))
+            else:
+                return e
+
+    def parse_call(self, callee: Expr, start: Span) -> Expr:
+        with self.nested():
+            self.expect("(")
+            args: list[Expr] = []
+            kwargs: list[tuple[str, AttrValue]] = []
+            kwargs_span = self.tok.span
+            while not self.tok.is_punct(")"):
+                if self.at_keyword_argument():
+                    kwargs_span = self.tok.span
+                    kwargs = self.parse_kwargs(")")
+                    break
+                args.append(self.parse_expr())
+                if not self.accept(","):
+                    break
+            self.expect(")")
+        span = self.span_from(start)
+        if isinstance(callee, Op):
+            return self.make_op_call(callee, args, kwargs, span, kwargs_span)
+        if kwargs:
+            raise self.error("keyword attributes are only allowed in operator calls", kwargs_span)
+        return Call(callee, tuple(args), None, span=span)
+
+    def make_op_call(
+        self,
+        op: Op,
+        args: list[Expr],
+        kwargs: list[tuple[str, AttrValue]],
+        span: Span,
+        kwargs_span: Span,
+    ) -> Call:
+        opdef = lookup(op.name)
+        assert opdef is not None
+        if len(args) != opdef.num_inputs:
+            inputs = ", ".join(opdef.inputs)
+            raise self.error(
+                f"operator {op.name} expects {opdef.num_inputs} argument"
+                f"{'' if opdef.num_inputs == 1 else 's'} ({inputs}), found {len(args)}",
+                span,
+            )
+        if opdef.attrs_type is None:
+            if kwargs:
+                raise self.error(f"operator {op.name} takes no attributes", kwargs_span)
+            return Call(op, tuple(args), None, span=span)
+        try:
+            attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
+        except AttrError as err:
+            where = self.find_kwarg_span(err.key, kwargs_span, span)
+            raise self.error(f"{err.message} in a call of {op.name}", where) from None
+        return Call(op, tuple(args), attrs, span=span)
+
+    def find_kwarg_span(self, key: str, kwargs_span: Span, call_span: Span) -> Span:
+        """The span of ``key=`` inside the just-parsed call, for the error caret."""
+        i = self.pos - 1
+        while i >= 0 and self.tokens[i].span != kwargs_span:
+            if self.tokens[i].kind is T.IDENT and self.tokens[i].value == key:
+                return self.tokens[i].span
+            i -= 1
+        if self.tokens[max(i, 0)].kind is T.IDENT and self.tokens[max(i, 0)].value == key:
+            return kwargs_span
+        return call_span
+
+    def parse_primary(self) -> Expr:
+        tok = self.tok
+        kind = tok.kind
+        if kind is T.INT or kind is T.FLOAT:
+            self.next()
+            return Constant(self.number_value(tok), span=tok.span)
+        if kind is T.BOOL:
+            self.next()
+            return Constant(np.array(bool(tok.value)), span=tok.span)
+        if kind is T.LOCAL:
+            self.next()
+            return self.lookup_local(tok)
+        if kind is T.GLOBAL:
+            self.next()
+            name = str(tok.value)
+            if name not in self.globals:
+                raise self.error(f"undefined global @{name}", tok.span)
+            return self.globals[name]
+        if kind is T.GRAPH:
+            self.next()
+            number = int(str(tok.value))
+            if number not in self.graph:
+                raise self.error(f"graph variable %{number} is used before it is bound", tok.span)
+            return self.graph[number]
+        if kind is T.META:
+            self.next()
+            return self.meta_constant(tok)
+        if kind is T.IDENT:
+            return self.parse_name()
+        if kind is T.KEYWORD:
+            if tok.text == "fn":
+                self.next()
+                return self.parse_fn_rest(tok.span)
+            if tok.text == "if":
+                return self.parse_if()
+            if tok.text in ("ref", "ref_read"):
+                with self.nested():
+                    self.next()
+                    self.expect("(")
+                    inner = self.parse_expr()
+                    self.expect(")")
+                span = self.span_from(tok.span)
+                if tok.text == "ref":
+                    return RefCreate(inner, span=span)
+                return RefRead(inner, span=span)
+            if tok.text == "ref_write":
+                with self.nested():
+                    self.next()
+                    self.expect("(")
+                    ref = self.parse_expr()
+                    self.expect(",")
+                    value = self.parse_expr()
+                    self.expect(")")
+                return RefWrite(ref, value, span=self.span_from(tok.span))
+            if tok.text in ("match", "match?"):
+                return self.parse_match()
+        if tok.is_punct("("):
+            return self.parse_paren()
+        if tok.is_punct("{"):
+            return self.parse_stmt()
+        if kind is T.VERSION:
+            raise self.error("a version header may only appear at the start of the file")
+        raise self.error(f"expected an expression, found {self._found()}")
+
+    def parse_paren(self) -> Expr:
+        start = self.tok.span
+        with self.nested():
+            self.next()
+            if self.accept(")"):
+                return Tuple((), span=self.span_from(start))
+            first = self.parse_expr()
+            if self.accept(")"):
+                return first
+            self.expect(",")
+            fields = [first]
+            while not self.tok.is_punct(")"):
+                fields.append(self.parse_expr())
+                if not self.accept(","):
+                    break
+            self.expect(")")
+        return Tuple(tuple(fields), span=self.span_from(start))
+
+    def parse_name(self) -> Expr:
+        tok = self.next()
+        name = str(tok.value)
+        if name in self.constructors:
+            ctor = self.constructors[name]
+            if not ctor.inputs and not self.tok.is_punct("("):
+                # A nullary constructor written bare is its (empty) application, as in TVM.
+                return Call(ctor, (), None, span=tok.span)
+            return ctor
+        while self.tok.is_punct(".") and self.peek().kind is T.IDENT:
+            self.next()
+            name += "." + str(self.next().value)
+        span = self.span_from(tok.span)
+        if lookup(name) is None:
+            raise self.error(f"unknown operator or constructor '{name}'", span)
+        return Op(name, span=span)
+
+    def parse_if(self) -> Expr:
+        start = self.next().span
+        with self.nested():
+            self.expect("(")
+            cond = self.parse_expr()
+            self.expect(")")
+            then = self.parse_block()
+            self.expect_keyword("else")
+            otherwise = self.parse_block()
+        return If(cond, then, otherwise, span=self.span_from(start))
+
+    def parse_block(self) -> Expr:
+        self.expect("{")
+        self.push_scope()
+        body = self.parse_expr()
+        self.pop_scope()
+        self.expect("}")
+        return body
+
+    def parse_match(self) -> Expr:
+        tok = self.next()
+        complete = tok.text == "match"
+        with self.nested():
+            data = self.parse_postfix()
+            self.expect("{")
+            clauses: list[Clause] = []
+            while not self.tok.is_punct("}"):
+                start = self.tok.span
+                self.push_scope()
+                pattern = self.parse_pattern()
+                self.expect("=>")
+                rhs = self.parse_block() if self.tok.is_punct("{") else self.parse_expr()
+                self.pop_scope()
+                clauses.append(Clause(pattern, rhs, span=self.span_from(start)))
+                if not self.accept(","):
+                    break
+            self.expect("}")
+        return Match(data, tuple(clauses), complete, span=self.span_from(tok.span))
+
+    def parse_pattern(self) -> Pattern:
+        tok = self.tok
+        with self.nested():
+            if tok.is_punct("_"):
+                self.next()
+                return PatternWildcard(span=tok.span)
+            if tok.kind is T.LOCAL:
+                var = self.parse_binder()
+                if var.name_hint in self.scopes[-1].names:
+                    raise self.error(f"%{var.name_hint} is bound twice in one pattern", tok.span)
+                self.bind(var)
+                return PatternVar(var, span=var.span)
+            if tok.kind is T.IDENT:
+                self.next()
+                name = str(tok.value)
+                if name not in self.constructors:
+                    raise self.error(f"unknown constructor {name}", tok.span)
+                ctor = self.constructors[name]
+                patterns: list[Pattern] = []
+                if self.accept("("):
+                    patterns = self.comma_list(")", self.parse_pattern)
+                if len(patterns) != len(ctor.inputs):
+                    raise self.error(
+                        f"constructor {name} has {len(ctor.inputs)} field"
+                        f"{'' if len(ctor.inputs) == 1 else 's'}, but the pattern has "
+                        f"{len(patterns)}",
+                        self.span_from(tok.span),
+                    )
+                return PatternConstructor(ctor, tuple(patterns), span=self.span_from(tok.span))
+            if tok.is_punct("("):
+                self.next()
+                patterns = self.comma_list(")", self.parse_pattern)
+                return PatternTuple(tuple(patterns), span=self.span_from(tok.span))
+            raise self.error(f"expected a pattern, found {self._found()}")
+
+    # -- literals --------------------------------------------------------------------------
+
+    def number_value(self, tok: Token) -> npt.NDArray[np.generic]:
+        """The rank-0 array a numeric literal denotes, with TVM's dtype and range rules."""
+        num = tok.value
+        assert isinstance(num, Number)
+        text = num.text
+        if tok.kind is T.INT:
+            if "." in text or "e" in text.lower():
+                raise self.error(
+                    f"invalid literal {tok.text}: a float literal needs its f suffix ({tok.text}f)",
+                    tok.span,
+                )
+            if num.suffix and num.suffix not in _INT_DTYPES:
+                raise self.error(
+                    f"invalid literal {tok.text}: integer widths are i16, i32 and i64", tok.span
+                )
+            value = -int(text) if num.negative else int(text)
+            dtype = _INT_DTYPES.get(num.suffix, "int32")
+            info = np.iinfo(dtype)
+            if not num.suffix and not info.min <= value <= info.max:
+                dtype = "int64"
+                info = np.iinfo(dtype)
+            if not info.min <= value <= info.max:
+                raise self.error(f"integer literal {tok.text} does not fit {dtype}", tok.span)
+            return np.array(value, dtype=dtype)
+        if num.suffix not in _FLOAT_DTYPES:
+            raise self.error(
+                f"invalid literal {tok.text}: float widths are f16, f32 and f64", tok.span
+            )
+        dtype = _FLOAT_DTYPES[num.suffix]
+        if text == "inff":
+            fvalue = float("inf")
+        elif text == "nanf":
+            fvalue = float("nan")
+        else:
+            fvalue = float(text)
+        if num.negative:
+            fvalue = -fvalue
+        with np.errstate(over="ignore"):
+            array = np.array(fvalue, dtype=dtype)
+        if np.isfinite(fvalue) and not np.isfinite(array):
+            raise self.error(f"float literal {tok.text} does not fit {dtype}", tok.span)
+        return array
+
+    def attr_number(self, tok: Token) -> int | float:
+        """A numeric attribute value: an ``int``, or a ``float`` read at double precision."""
+        num = tok.value
+        assert isinstance(num, Number)
+        if tok.kind is T.INT:
+            return int(self.number_value(tok))
+        if num.suffix not in _FLOAT_DTYPES:
+            raise self.error(
+                f"invalid literal {tok.text}: float widths are f16, f32 and f64", tok.span
+            )
+        magnitude = {"inff": "inf", "nanf": "nan"}.get(num.text, num.text)
+        return -float(magnitude) if num.negative else float(magnitude)
+
+    def meta_entry(self, tok: Token) -> object:
+        key, index = _meta_ref(tok)
+        table = self.meta.get(key)
+        if table is None:
+            if not self.meta:
+                raise self.error(
+                    f"meta[{key}][{index}] refers to a #[metadata] section, and there is none",
+                    tok.span,
+                )
+            raise self.error(f"the metadata section has no entries of kind {key}", tok.span)
+        if not 0 <= index < len(table):
+            raise self.error(
+                f"meta[{key}][{index}] is out of range: the metadata has {len(table)} "
+                f"entr{'y' if len(table) == 1 else 'ies'} of kind {key}",
+                tok.span,
+            )
+        entry = table[index]
+        if isinstance(entry, OpaqueMetaNode):
+            raise self.error(f"metadata of kind {entry.type_key} is not supported", tok.span)
+        return entry
+
+    def meta_constant(self, tok: Token) -> Constant:
+        key, index = _meta_ref(tok)
+        entry = self.meta_entry(tok)
+        if not isinstance(entry, np.ndarray):
+            raise self.error(f"meta[{key}][{index}] is not a constant", tok.span)
+        if key == "relay.Constant":
+            # Every reference to one entry is the same constant node, as in TVM.
+            if index not in self.meta_constants:
+                self.meta_constants[index] = Constant(entry, span=tok.span)
+            return self.meta_constants[index]
+        return Constant(entry, span=tok.span)
+
+    # -- types -----------------------------------------------------------------------------
+
+    def lookup_type_var(self, name: str) -> TypeVar | None:
+        for scope in reversed(self.type_scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def parse_type(self) -> Type:
+        tok = self.tok
+        with self.nested():
+            if tok.is_punct("("):
+                self.next()
+                fields: list[Type] = self.comma_list(")", self.parse_type)
+                return TupleType(tuple(fields), span=self.span_from(tok.span))
+            if tok.is_punct("_"):
+                self.next()
+                return IncompleteType(span=tok.span)
+            if tok.is_keyword("fn"):
+                return self.parse_func_type()
+            if tok.is_keyword("ref"):
+                self.next()
+                self.expect("(")
+                inner = self.parse_type()
+                self.expect(")")
+                return RefType(inner, span=self.span_from(tok.span))
+            if tok.kind is T.IDENT:
+                self.next()
+                name = str(tok.value)
+                if name == "Tensor" and self.tok.is_punct("["):
+                    return self.parse_tensor_type(tok.span)
+                if name in DTYPES:
+                    return TensorType((), name, span=tok.span)
+                type_var = self.lookup_type_var(name)
+                if type_var is not None:
+                    return type_var
+                if name not in self.type_headers:
+                    raise self.error(f"unknown type {name}", tok.span)
+                args: list[Type] = []
+                if self.accept("["):
+                    args = self.comma_list("]", self.parse_type)
+                header = self.type_headers[name]
+                return TypeCall(header, tuple(args), span=self.span_from(tok.span))
+            raise self.error(f"expected a type, found {self._found()}")
+
+    def parse_func_type(self) -> FuncType:
+        start = self.next().span
+        type_params: list[TypeVar] = []
+        if self.accept("["):
+            type_params = self.comma_list("]", self.parse_type_param)
+        self.type_scopes.append({tv.name: tv for tv in type_params})
+        self.expect("(")
+        args: list[Type] = self.comma_list(")", self.parse_type)
+        self.expect("->")
+        ret = self.parse_type()
+        self.type_scopes.pop()
+        return FuncType(tuple(args), ret, tuple(type_params), span=self.span_from(start))
+
+    def parse_tensor_type(self, start: Span) -> TensorType:
+        self.expect("[")
+        shape: list[Dim] = []
+        if self.tok.is_punct("("):
+            self.next()
+            shape = self.comma_list(")", self.parse_dim)
+        else:
+            raise self.error(f"expected '(' to start the shape, found {self._found()}")
+        self.expect(",")
+        dtype_tok = self.tok
+        if dtype_tok.kind is not T.IDENT or dtype_tok.value not in DTYPES:
+            raise self.error(
+                f"unknown dtype {self._found()} (known: {', '.join(DTYPES)})", dtype_tok.span
+            )
+        self.next()
+        self.expect("]")
+        return TensorType(tuple(shape), str(dtype_tok.value), span=self.span_from(start))
+
+    def parse_dim(self) -> Dim:
+        if self.tok.is_punct("?"):
+            self.next()
+            return ANY
+        start = self.tok.span
+        value = self.parse_dim_sum()
+        if isinstance(value, sympy.Expr) and value.is_Integer and value < 0:
+            raise self.error("a dimension cannot be negative", self.span_from(start))
+        return normalize_dim(value)
+
+    def parse_dim_sum(self) -> sympy.Expr:
+        value = self.parse_dim_product()
+        while self.tok.is_punct("+") or self.tok.is_punct("-"):
+            sign = self.next().text
+            rhs = self.parse_dim_product()
+            value = value + rhs if sign == "+" else value - rhs
+        return value
+
+    def parse_dim_product(self) -> sympy.Expr:
+        value = self.parse_dim_atom()
+        while self.tok.is_punct("*"):
+            self.next()
+            value = value * self.parse_dim_atom()
+        return value
+
+    def parse_dim_atom(self) -> sympy.Expr:
+        tok = self.tok
+        with self.nested():
+            if tok.kind is T.INT:
+                self.next()
+                return sympy.Integer(int(self.number_value(tok)))
+            if tok.kind is T.IDENT:
+                self.next()
+                name = str(tok.value)
+                if name in ("floordiv", "floormod") and self.tok.is_punct("("):
+                    self.next()
+                    a = self.parse_dim_sum()
+                    self.expect(",")
+                    b = self.parse_dim_sum()
+                    self.expect(")")
+                    if name == "floordiv":
+                        return sympy.floor(a / b)
+                    return sympy.Mod(a, b)
+                return dim_symbol(name)
+            if tok.kind is T.META:
+                self.next()
+                entry = self.meta_entry(tok)
+                if not isinstance(entry, sympy.Expr):
+                    raise self.error(f"{tok.text} is not a dimension", tok.span)
+                return entry
+            if tok.is_punct("("):
+                self.next()
+                value = self.parse_dim_sum()
+                self.expect(")")
+                return value
+            raise self.error(f"expected a dimension, found {self._found()}")
+
+
+def _meta_ref(tok: Token) -> tuple[str, int]:
+    value = tok.value
+    assert isinstance(value, tuple)
+    key, index = value
+    assert isinstance(key, str) and isinstance(index, int)
+    return key, index
+
+
+def parse(text: str, source_name: str = "<string>") -> IRModule:
+    """Parse a module, or a bare expression (which becomes ``@main`` over its free variables).
+
+    Raises ``ParseError`` (with a span) for anything that is not a Relay program.
+    """
+    source = SourceFile(source_name, text)
+    lexed = lex(source)
+    meta: dict[str, list[object]] = {}
+    if lexed.metadata is not None:
+        meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
+    parser = Parser(lexed.tokens, meta)
+    limit = sys.getrecursionlimit()
+    # Nesting is bounded by MAX_NESTING; each level takes a handful of Python frames.
+    sys.setrecursionlimit(max(limit, MAX_NESTING * 12 + 1000))
+    try:
+        return parser.parse_file()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _read_metadata(text: str, span: Span | None, source: SourceFile) -> dict[str, list[object]]:
+    try:
+        return parse_metadata(text)
+    except MetadataError as err:
+        where = span
+        if span is not None and err.line is not None:
+            line = span.end_line + err.line - 1
+            column = err.column or 1
+            if err.line == 1:
+                column += span.end_column - 1
+            where = Span(source, line, column, line, column + 1)
+        raise ParseError(f"malformed metadata section: {err.message}", where) from None
