@@ -41,11 +41,13 @@ types, two patterns or two modules, and both ignore spans.
 (variables and type parameters) have equal names, and an incomplete type is equal only to
 itself (the same object). It is the equality of terms as the printer sees them.
 
-Both walk the terms with an explicit stack of pending pairs, never Python recursion, so
+Both walk the terms with explicit stacks of pending pairs, never Python recursion, so
 100,000-deep programs and types compare in linear time. A binder is registered when the pair
-holding it is popped, before the pairs below it are pushed, and a clause's pattern is pushed
-above its right-hand side, so every bound variable is known before its uses are met (a
-``let``'s variable before its value: recursive closures refer to it there).
+holding it is popped, before the pairs below it are pushed, and a clause's pattern is matched
+before its right-hand side is pushed, so every bound variable is known before its uses are met
+(a ``let``'s variable before its value: recursive closures refer to it there). A use met while
+its variable is still unknown is settled at the end, once every binder has been seen, so even
+a term that uses a variable outside its scope is judged by the definition above.
 """
 
 from __future__ import annotations
@@ -56,7 +58,6 @@ from typing import TypeAlias, assert_never, overload
 
 from .syntax import (
     Call,
-    Clause,
     Constant,
     Constructor,
     Expr,
@@ -85,7 +86,6 @@ from .syntax import (
     TupleType,
     Type,
     TypeCall,
-    TypeConstraint,
     TypeData,
     TypeVar,
     Var,
@@ -96,21 +96,13 @@ __all__ = ["Term", "alpha_equal", "structural_equal"]
 Term: TypeAlias = Expr | Type | Pattern | IRModule
 """What the two relations compare: two of the same kind."""
 
-# What the worklist holds pairs of.
-_Node: TypeAlias = Expr | Type | Pattern | TypeConstraint
+# Expression nodes whose sharing is significant: everything but the atoms.
+_SHARED: frozenset[type] = frozenset(
+    {Tuple, TupleGetItem, Function, Call, Let, If, Match, RefCreate, RefRead, RefWrite}
+)
 
-# How the worklist treats a node before comparing it, by class (absent: neither):
-# _SHARED, an expression node whose sharing is significant (a non-atom), or _COMPOSITE, a type
-# with children, memoised so that a type DAG with heavy sharing is walked once per pair.
-_SHARED = 1
-_COMPOSITE = 2
-_KIND: dict[type, int] = {
-    **dict.fromkeys(
-        (Tuple, TupleGetItem, Function, Call, Let, If, Match, RefCreate, RefRead, RefWrite),
-        _SHARED,
-    ),
-    **dict.fromkeys((TupleType, FuncType, RefType, TypeCall), _COMPOSITE),
-}
+# Types with children, memoised so that a type DAG with heavy sharing is walked once per pair.
+_COMPOSITE_TYPES: frozenset[type] = frozenset({TupleType, FuncType, RefType, TypeCall})
 
 
 class _Scope:
@@ -140,18 +132,26 @@ class _Scope:
 
 
 class _Comparer:
-    """One comparison: the worklist, and the bijections built up while it is drained."""
+    """One comparison: the worklists, and the bijections built up while they are drained.
+
+    Expression, type and pattern pairs wait on separate stacks, so that each is compared by a
+    ``match`` over its own closed union. Types never bind term variables, so type pairs may be
+    compared in any order; they are drained after every expression step so they do not pile up.
+    Patterns are matched as soon as their ``match`` is popped, before its clauses' right-hand
+    sides are pushed.
+    """
 
     def __init__(self, *, alpha: bool) -> None:
         self.alpha = alpha
         self.root = _Scope({}, {}, 0)
-        self.stack: list[tuple[_Node, _Node, _Scope]] = []
+        self.exprs: list[tuple[Expr, Expr, _Scope]] = []
+        self.types: list[tuple[Type, Type, _Scope]] = []
         # Bound variables: a's binder -> b's binder and back.
         self.vars_a: dict[Var, Var] = {}
         self.vars_b: dict[Var, Var] = {}
-        # Non-atomic expression nodes, by id: a's node -> b's node and back.
-        self.nodes_a: dict[int, _Node] = {}
-        self.nodes_b: dict[int, _Node] = {}
+        # Non-atomic expression nodes: a's node -> b's node and back (identity hashes).
+        self.nodes_a: dict[Expr, Expr] = {}
+        self.nodes_b: dict[Expr, Expr] = {}
         # Holes (alpha_equal only).
         self.holes_a: dict[IncompleteType, IncompleteType] = {}
         self.holes_b: dict[IncompleteType, IncompleteType] = {}
@@ -195,23 +195,44 @@ class _Comparer:
         """Push two optional types; ``None`` equals only ``None``."""
         if t is None or u is None:
             return t is u
-        self.stack.append((t, u, scope))
+        # Under structural_equal both sides bind the same names at the same levels and holes
+        # are equal by identity, so a type is equal to itself.
+        if t is not u or self.alpha:
+            self.types.append((t, u, scope))
         return True
 
-    def push_all(self, xs: Sequence[_Node], ys: Sequence[_Node], scope: _Scope) -> bool:
-        """Push corresponding elements (first on top); unequal lengths are unequal."""
-        if len(xs) != len(ys):
+    def push_types(self, ts: Sequence[Type], us: Sequence[Type], scope: _Scope) -> bool:
+        """Push corresponding types (the first on top); unequal lengths are unequal."""
+        if len(ts) != len(us):
             return False
-        self.stack.extend(zip(reversed(xs), reversed(ys), repeat(scope)))
+        self.types.extend(zip(reversed(ts), reversed(us), repeat(scope)))
         return True
 
-    # -- the worklist ----------------------------------------------------------------------
+    def push_exprs(self, es: Sequence[Expr], fs: Sequence[Expr], scope: _Scope) -> bool:
+        """Push corresponding expressions (the first on top); unequal lengths are unequal."""
+        if len(es) != len(fs):
+            return False
+        self.exprs.extend(zip(reversed(es), reversed(fs), repeat(scope)))
+        return True
+
+    def same_hole(self, a: IncompleteType, b: IncompleteType) -> bool:
+        """Make holes ``a`` and ``b`` correspond, if neither already faces another hole."""
+        partner = self.holes_a.get(a)
+        if partner is not None:
+            return partner is b
+        if b in self.holes_b:
+            return False
+        self.holes_a[a] = b
+        self.holes_b[b] = a
+        return True
+
+    # -- the worklists ---------------------------------------------------------------------
 
     def run(self) -> bool:
-        """Drain the worklist, then settle the uses of variables that were unbound when met."""
-        if not self.drain():
+        """Drain the worklists, then settle the uses of variables that were unbound when met."""
+        if not self.drain_exprs() or not self.drain_types():
             return False
-        checked: set[tuple[int, int]] = set()
+        checked: set[tuple[Var, Var]] = set()
         for u, v, scope in self.unbound_uses:
             partner = self.vars_a.get(u)
             if partner is not None or v in self.vars_b:
@@ -221,51 +242,38 @@ class _Comparer:
                 continue
             if u.name_hint != v.name_hint:
                 return False
-            key = (id(u), id(v))
-            if key not in checked:
-                checked.add(key)
+            if (u, v) not in checked:
+                checked.add((u, v))
                 if not self.push_optional_type(u.type_annotation, v.type_annotation, scope):
                     return False
         self.unbound_uses.clear()
-        return self.drain()
+        return self.drain_types()
 
-    def drain(self) -> bool:
-        """Pop pairs until the stack is empty (``True``) or a pair differs (``False``)."""
-        stack = self.stack
+    def drain_exprs(self) -> bool:
+        """Pop expression pairs until none is left (``True``) or a pair differs (``False``)."""
+        stack = self.exprs
         push = stack.append
-        alpha = self.alpha
+        types = self.types
         nodes_a = self.nodes_a
         nodes_b = self.nodes_b
         vars_a = self.vars_a
         vars_b = self.vars_b
-        types_seen = self.types_seen
-        kinds = _KIND
         while stack:
             a, b, scope = stack.pop()
-            kind = kinds.get(type(a))
-            if kind == _SHARED:
-                partner = nodes_a.get(id(a))
+            if type(a) in _SHARED:
+                partner = nodes_a.get(a)
                 if partner is not None:
                     if partner is b:
                         continue
                     return False
-                if id(b) in nodes_b:
+                if b in nodes_b:
                     return False
-                nodes_a[id(a)] = b
-                nodes_b[id(b)] = a
-            elif kind == _COMPOSITE:
-                if a is b and not alpha:
-                    # Same object, same scopes on both sides, holes by identity: equal.
-                    continue
-                key = (id(a), id(b), id(scope))
-                if key in types_seen:
-                    continue
-                types_seen.add(key)
+                nodes_a[a] = b
+                nodes_b[b] = a
             # Class patterns without positional captures: capturing through __match_args__
-            # costs several times an attribute read, and this loop runs once per node.
-            # Cases come roughly in order of frequency.
+            # costs several attribute reads, and this loop runs once per node. The cases come
+            # roughly in order of frequency.
             match a:
-                # -- expressions -----------------------------------------------------------
                 case Var():
                     if not isinstance(b, Var):
                         return False
@@ -282,25 +290,19 @@ class _Comparer:
                         return False
                     if a.attrs is not b.attrs and a.attrs != b.attrs:
                         return False
-                    if (a.type_args or b.type_args) and not self.push_all(
+                    if (a.type_args or b.type_args) and not self.push_types(
                         a.type_args, b.type_args, scope
                     ):
                         return False
                     push((a.op, b.op, scope))
-                    if len(a.args) != len(b.args):
+                    if not self.push_exprs(a.args, b.args, scope):
                         return False
-                    stack.extend(zip(reversed(a.args), reversed(b.args), repeat(scope)))
                 case Constant():
                     if not isinstance(b, Constant):
                         return False
                     x, y = a.data, b.data
                     if x is not y and (
                         x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes()
-                    ):
-                        return False
-                case TensorType():
-                    if a is not b and (
-                        not isinstance(b, TensorType) or a.dtype != b.dtype or a.shape != b.shape
                     ):
                         return False
                 case Let():
@@ -312,7 +314,7 @@ class _Comparer:
                     if not isinstance(b, Op) or a.name != b.name:
                         return False
                 case Tuple():
-                    if not isinstance(b, Tuple) or not self.push_all(a.fields, b.fields, scope):
+                    if not isinstance(b, Tuple) or not self.push_exprs(a.fields, b.fields, scope):
                         return False
                 case TupleGetItem():
                     if not isinstance(b, TupleGetItem) or a.index != b.index:
@@ -341,8 +343,17 @@ class _Comparer:
                 case Match():
                     if not isinstance(b, Match) or a.complete != b.complete:
                         return False
-                    if not self.push_clauses(a.clauses, b.clauses, scope):
+                    if len(a.clauses) != len(b.clauses):
                         return False
+                    for clause_a, clause_b in zip(a.clauses, b.clauses, strict=True):
+                        if not self.match_patterns(clause_a.lhs, clause_b.lhs, scope):
+                            return False
+                    stack.extend(
+                        (clause_a.rhs, clause_b.rhs, scope)
+                        for clause_a, clause_b in zip(
+                            reversed(a.clauses), reversed(b.clauses), strict=True
+                        )
+                    )
                     push((a.data, b.data, scope))
                 case GlobalVar():
                     if not isinstance(b, GlobalVar) or a.name != b.name:
@@ -363,22 +374,52 @@ class _Comparer:
                         return False
                     push((a.value, b.value, scope))
                     push((a.ref, b.ref, scope))
-                # -- types -----------------------------------------------------------------
-                case TupleType():
-                    if not isinstance(b, TupleType):
+                case _:
+                    assert_never(a)
+            if types and not self.drain_types():
+                return False
+        return True
+
+    def drain_types(self) -> bool:
+        """Pop type pairs until none is left (``True``) or a pair differs (``False``)."""
+        stack = self.types
+        push = stack.append
+        alpha = self.alpha
+        types_seen = self.types_seen
+        while stack:
+            a, b, scope = stack.pop()
+            if type(a) in _COMPOSITE_TYPES:
+                if a is b and not alpha:
+                    continue  # see push_optional_type
+                key = (id(a), id(b), id(scope))
+                if key in types_seen:
+                    continue
+                types_seen.add(key)
+            match a:
+                case TensorType():
+                    if a is not b and (
+                        not isinstance(b, TensorType) or a.dtype != b.dtype or a.shape != b.shape
+                    ):
                         return False
-                    if not self.push_all(a.fields, b.fields, scope):
+                case TupleType():
+                    if not isinstance(b, TupleType) or not self.push_types(
+                        a.fields, b.fields, scope
+                    ):
                         return False
                 case FuncType():
                     if not isinstance(b, FuncType) or len(a.arg_types) != len(b.arg_types):
                         return False
+                    if len(a.type_constraints) != len(b.type_constraints):
+                        return False
                     inner = self.bind_type_params(a.type_params, b.type_params, scope)
                     if inner is None:
                         return False
-                    if not self.push_all(a.type_constraints, b.type_constraints, inner):
-                        return False
+                    # A constraint is opaque: its name and its argument types.
+                    for x, y in zip(a.type_constraints, b.type_constraints, strict=True):
+                        if x.name != y.name or not self.push_types(x.args, y.args, inner):
+                            return False
                     push((a.ret_type, b.ret_type, inner))
-                    self.push_all(a.arg_types, b.arg_types, inner)
+                    self.push_types(a.arg_types, b.arg_types, inner)
                 case TypeVar():
                     if not isinstance(b, TypeVar):
                         return False
@@ -395,7 +436,7 @@ class _Comparer:
                 case TypeCall():
                     if not isinstance(b, TypeCall) or a.func.name != b.func.name:
                         return False
-                    if not self.push_all(a.args, b.args, scope):
+                    if not self.push_types(a.args, b.args, scope):
                         return False
                 case RefType():
                     if not isinstance(b, RefType):
@@ -404,12 +445,16 @@ class _Comparer:
                 case GlobalTypeVar():
                     if not isinstance(b, GlobalTypeVar) or a.name != b.name:
                         return False
-                case TypeConstraint():
-                    if not isinstance(b, TypeConstraint) or a.name != b.name:
-                        return False
-                    if not self.push_all(a.args, b.args, scope):
-                        return False
-                # -- patterns --------------------------------------------------------------
+                case _:
+                    assert_never(a)
+        return True
+
+    def match_patterns(self, p: Pattern, q: Pattern, scope: _Scope) -> bool:
+        """Compare two patterns now, binding their variables to each other left to right."""
+        stack: list[tuple[Pattern, Pattern]] = [(p, q)]
+        while stack:
+            a, b = stack.pop()
+            match a:
                 case PatternVar():
                     if not isinstance(b, PatternVar) or not self.bind_var(a.var, b.var, scope):
                         return False
@@ -421,36 +466,15 @@ class _Comparer:
                         return False
                     if not _same_constructor(a.constructor, b.constructor):
                         return False
-                    if not self.push_all(a.patterns, b.patterns, scope):
+                    if len(a.patterns) != len(b.patterns):
                         return False
+                    stack.extend(zip(reversed(a.patterns), reversed(b.patterns), strict=True))
                 case PatternTuple():
-                    if not isinstance(b, PatternTuple):
+                    if not isinstance(b, PatternTuple) or len(a.patterns) != len(b.patterns):
                         return False
-                    if not self.push_all(a.patterns, b.patterns, scope):
-                        return False
+                    stack.extend(zip(reversed(a.patterns), reversed(b.patterns), strict=True))
                 case _:
                     assert_never(a)
-        return True
-
-    def push_clauses(self, xs: Sequence[Clause], ys: Sequence[Clause], scope: _Scope) -> bool:
-        """Push the clauses, each pattern above its right-hand side so it binds first."""
-        if len(xs) != len(ys):
-            return False
-        push = self.stack.append
-        for i in range(len(xs) - 1, -1, -1):
-            push((xs[i].rhs, ys[i].rhs, scope))
-            push((xs[i].lhs, ys[i].lhs, scope))
-        return True
-
-    def same_hole(self, a: IncompleteType, b: IncompleteType) -> bool:
-        """Make holes ``a`` and ``b`` correspond, if neither already faces another hole."""
-        partner = self.holes_a.get(a)
-        if partner is not None:
-            return partner is b
-        if b in self.holes_b:
-            return False
-        self.holes_a[a] = b
-        self.holes_b[b] = a
         return True
 
     # -- modules ---------------------------------------------------------------------------
@@ -462,7 +486,7 @@ class _Comparer:
         if functions_a.keys() != functions_b.keys():
             return False
         for name, fn in functions_a.items():
-            self.stack.append((fn, functions_b[name], self.root))
+            self.exprs.append((fn, functions_b[name], self.root))
         types_a = {header.name: data for header, data in a.type_definitions.items()}
         types_b = {header.name: data for header, data in b.type_definitions.items()}
         if types_a.keys() != types_b.keys():
@@ -479,7 +503,7 @@ class _Comparer:
         if scope is None:
             return False
         for x, y in zip(a.constructors, b.constructors, strict=True):
-            if not _same_constructor(x, y) or not self.push_all(x.inputs, y.inputs, scope):
+            if not _same_constructor(x, y) or not self.push_types(x.inputs, y.inputs, scope):
                 return False
         return True
 
@@ -491,13 +515,20 @@ def _same_constructor(a: Constructor, b: Constructor) -> bool:
 
 def _equal(a: Term, b: Term, *, alpha: bool) -> bool:
     comparer = _Comparer(alpha=alpha)
-    if isinstance(a, IRModule) or isinstance(b, IRModule):
-        if not (isinstance(a, IRModule) and isinstance(b, IRModule)):
+    if isinstance(a, IRModule):
+        if not isinstance(b, IRModule) or not comparer.push_modules(a, b):
             return False
-        if not comparer.push_modules(a, b):
+    elif isinstance(a, Pattern):
+        if not isinstance(b, Pattern) or not comparer.match_patterns(a, b, comparer.root):
             return False
+    elif isinstance(a, Type):
+        if not isinstance(b, Type):
+            return False
+        comparer.types.append((a, b, comparer.root))
     else:
-        comparer.stack.append((a, b, comparer.root))
+        if not isinstance(b, Expr):
+            return False
+        comparer.exprs.append((a, b, comparer.root))
     return comparer.run()
 
 

@@ -441,20 +441,22 @@ def test_module_type_vars_alpha() -> None:
 DEPTH = 100_000
 
 
-def _let_chain(name: str) -> Expr:
-    body: Expr = const(0.0)
+def _let_chain(name: str, tail: float = 0.0) -> Expr:
+    """let %x0 = 1f; let %x1 = add(%x0, 1f); ...; add(%x99999, tail): the tail is deepest."""
     vars_ = [Var(f"{name}{i}", F32) for i in range(DEPTH)]
+    body: Expr = add(vars_[-1], const(tail))
     for i in range(DEPTH - 1, -1, -1):
         value = const(1.0) if i == 0 else add(vars_[i - 1], const(1.0))
-        body = Let(vars_[i], value, body if i < DEPTH - 1 else vars_[i])
+        body = Let(vars_[i], value, body)
     return body
 
 
-def _add_chain(last: float) -> Expr:
-    e: Expr = Var("x", F32)
+def _add_chain(leaf: str) -> Expr:
+    """add(add(...add(%leaf, 1f)..., 1f), 1f): the free variable is deepest."""
+    e: Expr = Var(leaf, F32)
     for _ in range(DEPTH):
         e = add(e, const(1.0))
-    return add(e, const(last))
+    return e
 
 
 def _tuple_type_nest(leaf: Type) -> Type:
@@ -465,24 +467,43 @@ def _tuple_type_nest(leaf: Type) -> Type:
 
 
 def test_deep_let_chain() -> None:
-    a, b = _let_chain("x"), _let_chain("y")
+    a, b, c = _let_chain("x"), _let_chain("y"), _let_chain("y", tail=2.0)
     start = time.perf_counter()
+    assert structural_equal(a, a)
     assert alpha_equal(a, b)
     assert not structural_equal(a, b)
-    assert structural_equal(a, _let_chain("x"))
-    assert time.perf_counter() - start < 10  # a loose bound: a hang, not a benchmark
+    assert not alpha_equal(b, c)
+    assert time.perf_counter() - start < 20  # a loose bound: catches a hang, not a benchmark
 
 
 def test_deep_add_chain() -> None:
-    assert structural_equal(_add_chain(1.0), _add_chain(1.0))
-    assert alpha_equal(_add_chain(1.0), _add_chain(1.0))
-    assert not structural_equal(_add_chain(1.0), _add_chain(2.0))
+    a, b, c = _add_chain("x"), _add_chain("x"), _add_chain("y")
+    assert structural_equal(a, b)
+    assert alpha_equal(a, b)
+    assert not structural_equal(a, c)
+    assert not alpha_equal(a, c)
 
 
 def test_deep_tuple_type() -> None:
-    assert structural_equal(_tuple_type_nest(F32), _tuple_type_nest(F32))
-    assert alpha_equal(_tuple_type_nest(F32), _tuple_type_nest(F32))
-    assert not structural_equal(_tuple_type_nest(F32), _tuple_type_nest(I32))
+    a, b, c = _tuple_type_nest(F32), _tuple_type_nest(F32), _tuple_type_nest(I32)
+    assert structural_equal(a, b)
+    assert alpha_equal(a, b)
+    assert not structural_equal(a, c)
+    assert not alpha_equal(a, c)
+
+
+def test_deep_func_type_params() -> None:
+    # fn [T0](fn [T1](... fn [Tn](Tn) -> T0 ...)): scopes nest 1,000 deep (each copies).
+    def nest(prefix: str) -> Type:
+        params = [TypeVar(f"{prefix}{i}") for i in range(1000)]
+        t: Type = FuncType((params[-1],), params[0], (params[-1],))
+        for p in reversed(params[:-1]):
+            t = FuncType((t,), p, (p,))
+        return t
+
+    assert alpha_equal(nest("A"), nest("B"))
+    assert not structural_equal(nest("A"), nest("B"))
+    assert structural_equal(nest("A"), nest("A"))
 
 
 def test_shared_type_dag_is_linear() -> None:

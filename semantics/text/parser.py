@@ -25,7 +25,9 @@ Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2):
 Departures from TVM, each the repair of a defect its parser had (the text format sheet's §3):
 ``extern type`` does not end the module; a duplicate ``def``, type or constructor is an error;
 constructors and globals may be used before their definition; graph variables ``%N`` are
-scoped to one definition; ``let`` always opens a new scope; a dotted keyword may come first;
+scoped to one definition; ``let`` always opens a new scope, and its variable is visible in its
+own value only when that value is a ``fn`` (a recursive closure), so ``let %x = %x + 1``
+refers to the outer ``%x``; a dotted keyword may come first;
 binding right-hand sides may be ``match``; unknown type names are errors; the scalar shorthand
 is an exact dtype name. It also reads what TVM printed but could not read back: ``ref(T)``,
 ``fn [A](A) -> A``, symbolic dimensions as bare names, ``nanf``, ``inff64``.
@@ -494,9 +496,14 @@ class Parser:
                     var = self.parse_binder()
                     self.push_scope()
                     opened += 1
-                    self.bind(var)
                     self.expect("=")
+                    # A function may call itself through its let variable (a recursive
+                    # closure); any other value sees the enclosing binding of the name.
+                    recursive = self.tok.is_keyword("fn")
+                    if recursive:
+                        self.bind(var)
                     value = self.parse_rhs()
+                    self.bind(var)
                     self.expect(";")
                     pending.append((var, value, tok.span))
                     continue

@@ -92,7 +92,8 @@ def format_float(value: float | np.floating[npt.NBitBase], suffix: str) -> str:
     if np.isinf(value):
         sign = "-" if value < 0 else ""
         return f"{sign}inf" + ("f" if suffix == "f" else suffix)
-    text = repr(value) if isinstance(value, float) else str(value)
+    # numpy's ``str`` of a scalar is the shortest text that reads back in its own precision.
+    text = str(value) if isinstance(value, np.floating) else repr(float(value))
     if "e" not in text and text.endswith(".0"):
         text = text[:-2]
     text = text.replace(".0e", "e")
@@ -186,7 +187,8 @@ def _format_sym(e: sympy.Expr) -> str:
     if e.is_Add:
         terms = sympy.Add.make_args(e)
         parts: list[str] = []
-        for i, t in enumerate(sorted(terms, key=sympy.default_sort_key)):
+        ordered = sorted(terms, key=lambda t: (t.is_number, sympy.default_sort_key(t)))
+        for i, t in enumerate(ordered):
             coeff, rest = t.as_coeff_Mul()
             if i > 0 and coeff < 0:
                 parts.append(" - " + _format_product(-coeff, rest))
@@ -349,16 +351,25 @@ class _ScopeAnalysis:
         order = _post_order(body)
         uses: dict[int, int] = {}
         inline_slot: dict[int, bool] = {}
+        value_slot: set[int] = set()  # lets used as the value of a let
         for node in order:
             for position, child in enumerate(children(node)):
                 if isinstance(child, ATOMS):
                     continue
                 uses[id(child)] = uses.get(id(child), 0) + 1
-                inline_slot[id(child)] = _inline_position(node, position, child)
+                inline_slot[id(child)] = _inline_position(node, position)
+                if isinstance(node, Let) and position == 0:
+                    value_slot.add(id(child))
         self.inline: set[int] = {
             id(n)
             for n in order
             if not isinstance(n, ATOMS) and uses.get(id(n), 0) <= 1 and inline_slot.get(id(n), True)
+        }
+        # A let written inline as a block result or a let body continues the enclosing block;
+        # any other let is written in parentheses, as a block of its own.
+        self.continues: set[int] = {
+            id(n) for n in order if isinstance(n, Let) and id(n) in self.inline
+            and id(n) not in value_slot
         }
         self.referenced: set[int] = {
             id(c) for n in order for c in children(n) if isinstance(c, Var)
@@ -389,7 +400,7 @@ class _ScopeAnalysis:
             case Match():
                 return position > 0
             case Let():
-                return id(node) not in self.inline
+                return id(node) not in self.continues
         return False
 
     def block_of(self, node: Expr, position: int) -> object:
@@ -419,14 +430,14 @@ class _ScopeAnalysis:
         return a
 
 
-def _inline_position(parent: Expr, position: int, child: Expr) -> bool:
+def _inline_position(parent: Expr, position: int) -> bool:
     match parent:
         case Function() | If():
             return position > 0 or isinstance(parent, Function)
         case Match():
             return position > 0
         case Let():
-            return position == 1 or not isinstance(child, Let)
+            return True
     return False
 
 
@@ -611,7 +622,7 @@ class _FunctionPrinter:
             if var.type_annotation is not None:
                 head += ": " + format_type(var.type_annotation)
             head += " = "
-        key = self.analysis.block_of(e, 0) if id(e) not in self.analysis.inline else None
+        key = self.analysis.block_of(e, 0) if id(e) not in self.analysis.continues else None
         block = self.block(key) if key is not None else self.block(self.analysis.scope[id(e)])
         block.lines.extend(_statement(head, self.text(e.value), ";"))
 
@@ -680,7 +691,7 @@ class _FunctionPrinter:
                 lines.append("}")
                 return lines
             case Let():
-                if id(e) in self.analysis.inline:
+                if id(e) in self.analysis.continues:
                     return self.text(e.body)
                 inner = self.block_doc(self.analysis.block_of(e, 0), e.body)
                 return ["(", *_indent(inner), ")"]
