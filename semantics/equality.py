@@ -39,7 +39,7 @@ types, two patterns or two modules, and both ignore spans.
 
 ``structural_equal(a, b)`` is ``alpha_equal(a, b)`` and, moreover, corresponding binders
 (variables and type parameters) have equal names, and an incomplete type is equal only to
-itself (the same object). It is the equality of terms as the printer sees them.
+itself (the same object). So ``structural_equal`` implies ``alpha_equal``.
 
 Both walk the terms with explicit stacks of pending pairs, never Python recursion, so
 100,000-deep programs and types compare in linear time. A binder is registered when the pair

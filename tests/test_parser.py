@@ -157,10 +157,16 @@ def test_attribute_value_forms() -> None:
     e = body("strided_slice(%x, begin=[0], end=[2], strides=None, axes=None)")
     assert isinstance(e, s.Call) and e.attrs is not None
     assert dict(e.attrs.items())["strides"] is None
-    f = body("fn (%x, A=1, B=1.5f, C=True, D=\"s\", E=[1, [2]], F=None, G=5i64) { %x }")
+    f = body('fn (%x, A=1, B=1.5f, C=True, D="s", E=[1, [2]], F=None, G=5i64) { %x }')
     assert isinstance(f, s.Function)
     assert f.attrs == (
-        ("A", 1), ("B", 1.5), ("C", True), ("D", "s"), ("E", (1, (2,))), ("F", None), ("G", 5),
+        ("A", 1),
+        ("B", 1.5),
+        ("C", True),
+        ("D", "s"),
+        ("E", (1, (2,))),
+        ("F", None),
+        ("G", 5),
     )
 
 
@@ -261,8 +267,13 @@ def test_every_type_form() -> None:
 
 
 def test_symbolic_dimension_expressions() -> None:
-    t = relay.parse("def @f(%x: Tensor[(n + 1, 2*m - 1, floordiv(n, 2), floormod(n, 4)), int8]) "
-                    "{ %x }")["f"].params[0].type_annotation
+    t = (
+        relay.parse(
+            "def @f(%x: Tensor[(n + 1, 2*m - 1, floordiv(n, 2), floormod(n, 4)), int8]) { %x }"
+        )["f"]
+        .params[0]
+        .type_annotation
+    )
     n, m = s.dim_symbol("n"), s.dim_symbol("m")
     assert isinstance(t, s.TensorType)
     assert t.shape == (n + 1, 2 * m - 1, sympy.floor(n / 2), sympy.Mod(n, 4))

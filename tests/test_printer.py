@@ -18,11 +18,7 @@ def fmt(text: str) -> str:
 def test_dataflow_gets_numbered_lines_and_atoms_stay_inline() -> None:
     text = "def @main(%x: float32) { %0 = add(%x, 1f); multiply(%0, exp(%0)) }"
     assert fmt(text) == HEADER + (
-        "def @main(%x: float32) {\n"
-        "  %0 = add(%x, 1f);\n"
-        "  %1 = exp(%0);\n"
-        "  multiply(%0, %1)\n"
-        "}\n"
+        "def @main(%x: float32) {\n  %0 = add(%x, 1f);\n  %1 = exp(%0);\n  multiply(%0, %1)\n}\n"
     )
 
 
@@ -182,15 +178,24 @@ def test_other_constants_go_to_the_metadata_section() -> None:
     assert "\n\n#[metadata]\n{\n" in text
     # The int8 scalar is the worked example of TVM's metadata format.
     assert '"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAAAAAAAIAQABAAAAAAAAAP0="' in text
-    blobs = [line.strip().strip(",").strip().strip('"') for line in text.splitlines()
-             if line.strip().startswith('"P6G0')]
+    blobs = [
+        line.strip().strip(",").strip().strip('"')
+        for line in text.splitlines()
+        if line.strip().startswith('"P6G0')
+    ]
     assert [decode_ndarray(b).tobytes() for b in blobs] == [
-        weights.tobytes(), b"\xfd", np.array(7, "uint32").tobytes(), odd_nan.tobytes()
+        weights.tobytes(),
+        b"\xfd",
+        np.array(7, "uint32").tobytes(),
+        odd_nan.tobytes(),
     ]
     again = relay.parse(text)["main"].body
     assert isinstance(again, s.Tuple)
     assert [f.data.tobytes() for f in again.fields if isinstance(f, s.Constant)] == [
-        weights.tobytes(), b"\xfd", np.array(7, "uint32").tobytes(), odd_nan.tobytes()
+        weights.tobytes(),
+        b"\xfd",
+        np.array(7, "uint32").tobytes(),
+        odd_nan.tobytes(),
     ]
 
 

@@ -48,8 +48,23 @@ def test_the_programs_cover_every_construct() -> None:
                             patterns.add(type(p))
                             if isinstance(p, s.PatternConstructor | s.PatternTuple):
                                 stack.extend(p.patterns)
-    expected = {s.Var, s.GlobalVar, s.Constant, s.Tuple, s.TupleGetItem, s.Function, s.Call,
-                s.Let, s.If, s.Match, s.RefCreate, s.RefRead, s.RefWrite, s.Op, s.Constructor}
+    expected = {
+        s.Var,
+        s.GlobalVar,
+        s.Constant,
+        s.Tuple,
+        s.TupleGetItem,
+        s.Function,
+        s.Call,
+        s.Let,
+        s.If,
+        s.Match,
+        s.RefCreate,
+        s.RefRead,
+        s.RefWrite,
+        s.Op,
+        s.Constructor,
+    }
     assert expected <= seen
     assert "MatchPartial" in {t.__name__ for t in seen}
     assert patterns == {s.PatternWildcard, s.PatternVar, s.PatternConstructor, s.PatternTuple}

@@ -56,10 +56,6 @@ PUNCTUATION = (
     "!", "?", "_",
 )  # fmt: skip
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*")
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
-_SUFFIX = re.compile(r"[fi][0-9]*")
-_DIGITS = re.compile(r"[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"(inff|nanf)(16|32|64)?(?![A-Za-z0-9_])")
 _META = re.compile(r"meta\[([^\]]*)\]\[([^\]]*)\]")
 
@@ -104,6 +100,28 @@ class Lexed:
     metadata_span: Span | None
 
 
+_IDENT_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*"
+# One alternation for every token; the scanner dispatches on the name of the group that matched.
+_TOKEN = re.compile(
+    r"(?P<ws>[ \t\r\n\f\v]+)"
+    r"|(?P<line_comment>//[^\n]*)"
+    r"|(?P<block_comment>/\*)"
+    r"|(?P<string>\")"
+    r"|(?P<attribute>\#)"
+    r"|(?P<number>[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)(?P<suffix>[fi][0-9]*)?"
+    r"|(?P<dashes>-+)(?=[0-9]|inff|nanf)"
+    r"|(?P<special>(?:inff|nanf)(?:16|32|64)?)(?![A-Za-z0-9_])"
+    r"|(?P<meta>meta\[)"
+    r"|%(?P<graph>[0-9]+)"
+    r"|%(?P<local>" + _IDENT_TEXT + r")"
+    r"|@(?P<global>" + _IDENT_TEXT + r")"
+    r"|(?P<match_partial>match\?)"
+    r"|(?P<ident>" + _IDENT_TEXT + r")"
+    r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
+)
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_]")
+
+
 class Lexer:
     """Turns source text into tokens; ``lex()`` does the whole file."""
 
@@ -112,33 +130,31 @@ class Lexer:
         self.text = source.text
         self.pos = 0
         self.line = 1
-        self.col = 1
+        self.line_start = 0  # offset of the first character of the current line
         self.tokens: list[Token] = []
 
     # -- positions -------------------------------------------------------------------------
 
-    def _advance(self, n: int) -> None:
-        chunk = self.text[self.pos : self.pos + n]
-        newlines = chunk.count("\n")
+    def _move_to(self, end: int) -> None:
+        """Advance to offset ``end``, counting the newlines passed."""
+        newlines = self.text.count("\n", self.pos, end)
         if newlines:
             self.line += newlines
-            self.col = n - chunk.rfind("\n")
-        else:
-            self.col += n
-        self.pos += n
+            self.line_start = self.text.rfind("\n", self.pos, end) + 1
+        self.pos = end
 
-    def _span_from(self, line: int, col: int) -> Span:
-        return Span(self.source, line, col, self.line, self.col)
+    def _span(self, start: int, end: int) -> Span:
+        """The span of ``text[start:end]``, which lies on the current line."""
+        col = start - self.line_start + 1
+        return Span(self.source, self.line, col, self.line, col + end - start)
 
     def _error(self, message: str, length: int = 1) -> ParseError:
-        span = Span(self.source, self.line, self.col, self.line, self.col + length)
-        return ParseError(message, span)
+        return ParseError(message, self._span(self.pos, self.pos + length))
 
-    def _emit(self, kind: T, length: int, value: object = None) -> None:
-        line, col = self.line, self.col
-        text = self.text[self.pos : self.pos + length]
-        self._advance(length)
-        self.tokens.append(Token(kind, text, value, self._span_from(line, col)))
+    def _emit(self, kind: T, end: int, value: object = None) -> None:
+        start = self.pos
+        self.tokens.append(Token(kind, self.text[start:end], value, self._span(start, end)))
+        self.pos = end
 
     def _operand_ended(self) -> bool:
         if not self.tokens:
@@ -151,62 +167,71 @@ class Lexer:
     def lex(self) -> Lexed:
         """Lex the whole source."""
         text = self.text
-        while self.pos < len(text):
-            ch = text[self.pos]
-            if ch in " \t\r\n\f\v":
-                self._advance(1)
-            elif text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self._advance((len(text) if end < 0 else end) - self.pos)
-            elif text.startswith("/*", self.pos):
+        size = len(text)
+        while self.pos < size:
+            m = _TOKEN.match(text, self.pos)
+            if m is None:
+                raise self._error(f"unexpected character {text[self.pos]!r}")
+            group = m.lastgroup
+            end = m.end()
+            if group == "ws" or group == "line_comment":
+                self._move_to(end)
+            elif group == "ident":
+                self._identifier(m.group("ident"), end)
+            elif group == "punct":
+                self._emit(T.PUNCT, end)
+            elif group == "local":
+                self._emit(T.LOCAL, end, m.group("local"))
+            elif group == "graph":
+                self._emit(T.GRAPH, end, int(m.group("graph")))
+            elif group == "global":
+                self._emit(T.GLOBAL, end, m.group("global"))
+            elif group == "number" or group == "suffix":
+                self._number(m, negative=False)
+            elif group == "dashes":
+                if self._operand_ended():
+                    self._emit(T.PUNCT, self.pos + 1)  # binary minus
+                else:
+                    self._negative_literal(len(m.group("dashes")))
+            elif group == "special":
+                self._special_float(m.group("special"), self.pos, negative=False)
+            elif group == "block_comment":
                 self._block_comment()
-            elif ch == '"':
+            elif group == "string":
                 self._string()
-            elif ch == "#":
+            elif group == "attribute":
                 metadata = self._attribute()
                 if metadata is not None:
                     return metadata
-            elif ch.isdigit():
-                self._number(negative=False)
-            elif ch == "-" and self._starts_negative_literal():
-                self._negative_literal()
-            elif _SPECIAL_FLOAT.match(text, self.pos):
-                self._special_float(negative=False)
-            elif text.startswith("meta[", self.pos):
+            elif group == "meta":
                 self._meta()
-            elif ch in "%@":
-                self._sigil(ch)
-            elif ch.isalpha() or ch == "_":
-                self._identifier()
+            elif group == "match_partial":
+                self._emit(T.KEYWORD, end)
             else:
-                for p in PUNCTUATION:
-                    if text.startswith(p, self.pos):
-                        self._emit(T.PUNCT, len(p))
-                        break
-                else:
-                    raise self._error(f"unexpected character {ch!r}")
-        self.tokens.append(Token(T.EOF, "", None, self._span_from(self.line, self.col)))
+                raise AssertionError(group)
+        self.tokens.append(Token(T.EOF, "", None, self._span(self.pos, self.pos)))
         return Lexed(self.tokens, None, None)
 
     def _block_comment(self) -> None:
-        start_line, start_col = self.line, self.col
+        start = self.pos
+        start_span = self._span(start, start + 2)
         depth = 0
         text = self.text
-        i = self.pos
-        while i < len(text):
-            if text.startswith("/*", i):
+        i = start
+        while True:
+            opening = text.find("/*", i)
+            closing = text.find("*/", i)
+            if closing < 0:
+                raise ParseError("unterminated comment: this /* is never closed", start_span)
+            if 0 <= opening < closing:
                 depth += 1
-                i += 2
-            elif text.startswith("*/", i):
-                depth -= 1
-                i += 2
-                if depth == 0:
-                    self._advance(i - self.pos)
-                    return
+                i = opening + 2
             else:
-                i += 1
-        span = Span(self.source, start_line, start_col, start_line, start_col + 2)
-        raise ParseError("unterminated comment: this /* is never closed", span)
+                depth -= 1
+                i = closing + 2
+                if depth == 0:
+                    self._move_to(i)
+                    return
 
     def _string(self) -> None:
         text = self.text
@@ -216,7 +241,10 @@ class Lexer:
         while i < len(text):
             ch = text[i]
             if ch == '"':
-                self._emit(T.STRING, i + 1 - self.pos, "".join(out))
+                start = self.pos
+                span = self._span(start, i + 1)
+                self.tokens.append(Token(T.STRING, text[start : i + 1], "".join(out), span))
+                self._move_to(i + 1)
                 return
             if ch == "\\" and i + 1 < len(text):
                 nxt = text[i + 1]
@@ -240,62 +268,40 @@ class Lexer:
         if end < 0:
             raise self._error("unterminated attribute: expected ']'")
         body = text[self.pos + 2 : end].strip()
-        length = end + 1 - self.pos
         if body == "metadata":
-            line, col = self.line, self.col
-            self._advance(length)
-            span = self._span_from(line, col)
+            span = self._span(self.pos, end + 1)
+            self.pos = end + 1
             self.tokens.append(Token(T.EOF, "", None, span))
             return Lexed(self.tokens, text[self.pos :], span)
         if body.startswith("version"):
-            value = body.partition("=")[2].strip()
             if not body[len("version") :].lstrip().startswith("="):
                 raise self._error('malformed version header: expected #[version = "0.0.5"]')
-            self._emit(T.VERSION, length, value)
+            self._emit(T.VERSION, end + 1, body.partition("=")[2].strip())
             return None
         raise self._error(f"unsupported attribute #[{body}] (expected version or metadata)")
 
-    def _starts_negative_literal(self) -> bool:
-        if self._operand_ended():
-            return False
-        rest = self.text[self.pos :].lstrip("-")
-        return bool(rest) and (rest[0].isdigit() or _SPECIAL_FLOAT.match(rest) is not None)
-
-    def _negative_literal(self) -> None:
+    def _negative_literal(self, dashes: int) -> None:
         # TVM reads a run of dashes before a number; an odd count negates it.
-        text = self.text
-        i = self.pos
-        while text[i] == "-":
-            i += 1
-        dashes = i - self.pos
-        if _SPECIAL_FLOAT.match(text, i):
-            self._special_float(negative=dashes % 2 == 1, prefix=dashes)
-        else:
-            self._number(negative=dashes % 2 == 1, prefix=dashes)
+        start = self.pos + dashes
+        special = _SPECIAL_FLOAT.match(self.text, start)
+        if special is not None:
+            self._special_float(special.group(), start, negative=dashes % 2 == 1)
+            return
+        m = _TOKEN.match(self.text, start)
+        assert m is not None and m.lastgroup in ("number", "suffix")
+        self._number(m, negative=dashes % 2 == 1)
 
-    def _number(self, *, negative: bool, prefix: int = 0) -> None:
-        start = self.pos + prefix
-        m = _NUMBER.match(self.text, start)
-        assert m is not None
+    def _number(self, m: re.Match[str], *, negative: bool) -> None:
         end = m.end()
-        suffix = ""
-        s = _SUFFIX.match(self.text, end)
-        if s is not None:
-            suffix = s.group()
-            end = s.end()
-        tail = self.text[end : end + 1]
-        if tail and (tail.isalnum() or tail == "_"):
+        if end < len(self.text) and _NAME_TAIL.match(self.text, end):
             raise self._error(f"invalid number literal {self.text[self.pos : end + 1]!r}")
-        body = m.group()
+        suffix = m.group("suffix") or ""
         kind = T.FLOAT if suffix.startswith("f") else T.INT
-        self._emit(kind, end - self.pos, Number(body, negative, suffix))
+        self._emit(kind, end, Number(m.group("number"), negative, suffix))
 
-    def _special_float(self, *, negative: bool, prefix: int = 0) -> None:
-        m = _SPECIAL_FLOAT.match(self.text, self.pos + prefix)
-        assert m is not None
-        name, width = m.group(1), m.group(2) or ""
-        value = Number(name, negative, "f" + width)
-        self._emit(T.FLOAT, m.end() - self.pos, value)
+    def _special_float(self, word: str, start: int, *, negative: bool) -> None:
+        name, width = word[:4], word[4:]
+        self._emit(T.FLOAT, start + len(word), Number(name, negative, "f" + width))
 
     def _meta(self) -> None:
         m = _META.match(self.text, self.pos)
@@ -304,36 +310,17 @@ class Lexer:
         key, index = m.group(1), m.group(2).strip()
         if not index.isdigit():
             raise self._error(f"malformed meta reference: index {index!r} is not an integer")
-        self._emit(T.META, m.end() - self.pos, (key, int(index)))
+        self._emit(T.META, m.end(), (key, int(index)))
 
-    def _sigil(self, sigil: str) -> None:
-        nxt = self.pos + 1
-        if sigil == "%":
-            d = _DIGITS.match(self.text, nxt)
-            if d is not None:
-                self._emit(T.GRAPH, d.end() - self.pos, int(d.group()))
-                return
-        m = _IDENT.match(self.text, nxt)
-        if m is None:
-            what = "local" if sigil == "%" else "global"
-            raise self._error(f"expected a {what} variable name after '{sigil}'")
-        kind = T.LOCAL if sigil == "%" else T.GLOBAL
-        self._emit(kind, m.end() - self.pos, m.group())
-
-    def _identifier(self) -> None:
-        m = _IDENT.match(self.text, self.pos)
-        assert m is not None
-        word = m.group()
-        if word == "match" and self.text.startswith("?", m.end()):
-            self._emit(T.KEYWORD, len(word) + 1)
-        elif word in KEYWORDS:
-            self._emit(T.KEYWORD, len(word))
-        elif word in ("True", "False"):
-            self._emit(T.BOOL, len(word), word == "True")
+    def _identifier(self, word: str, end: int) -> None:
+        if word in KEYWORDS:
+            self._emit(T.KEYWORD, end)
+        elif word == "True" or word == "False":
+            self._emit(T.BOOL, end, word == "True")
         elif word == "_":
-            self._emit(T.PUNCT, 1)
+            self._emit(T.PUNCT, end)
         else:
-            self._emit(T.IDENT, len(word), word)
+            self._emit(T.IDENT, end, word)
 
 
 def lex(source: SourceFile) -> Lexed:

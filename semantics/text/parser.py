@@ -44,7 +44,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TypeVar as TypeVar_
 
 import numpy as np
@@ -99,7 +98,7 @@ from .lexer import Number, T, Token, lex
 from .metadata import MetadataError, OpaqueMetaNode, parse_metadata
 
 VERSION = '"0.0.5"'
-MAX_NESTING = 1000
+MAX_NESTING = 1024
 """Deepest nesting (of parentheses, calls, functions, blocks ...) the parser accepts."""
 
 _BINARY_OPS = {
@@ -122,13 +121,6 @@ _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "flo
 _X = TypeVar_("_X")
 
 
-@dataclass
-class _Scope:
-    """Local names bound at one nesting level."""
-
-    names: dict[str, Var] = field(default_factory=dict)
-
-
 class Parser:
     """A recursive-descent parser over the token list (see the module docstring)."""
 
@@ -137,7 +129,10 @@ class Parser:
         self.pos = 0
         self.meta = meta
         self.meta_constants: dict[int, Constant] = {}
-        self.scopes: list[_Scope] = []
+        # The names bound at each nesting level, and for each name its bindings, innermost
+        # last: lookup is one dictionary access however deep the let-chain.
+        self.scopes: list[dict[str, Var]] = []
+        self.env: dict[str, list[Var]] = {}
         self.type_scopes: list[dict[str, TypeVar]] = []
         self.graph: dict[int, Expr] = {}
         self.free_vars: dict[str, Var] = {}
@@ -214,19 +209,29 @@ class Parser:
     # -- scopes ----------------------------------------------------------------------------
 
     def push_scope(self) -> None:
-        self.scopes.append(_Scope())
+        self.scopes.append({})
 
     def pop_scope(self) -> None:
-        self.scopes.pop()
+        for name in self.scopes.pop():
+            stack = self.env[name]
+            stack.pop()
+            if not stack:
+                del self.env[name]
 
     def bind(self, var: Var) -> None:
-        self.scopes[-1].names[var.name_hint] = var
+        scope = self.scopes[-1]
+        name = var.name_hint
+        if name in scope:
+            self.env[name][-1] = var
+        else:
+            self.env.setdefault(name, []).append(var)
+        scope[name] = var
 
     def lookup_local(self, tok: Token) -> Var:
         name = str(tok.value)
-        for scope in reversed(self.scopes):
-            if name in scope.names:
-                return scope.names[name]
+        stack = self.env.get(name)
+        if stack:
+            return stack[-1]
         if name in self.free_vars:
             return self.free_vars[name]
         if self.implicit_free_vars:
@@ -291,6 +296,7 @@ class Parser:
             start_span = self.next().span
             gv = self.globals[str(self.next().value)]
             self.graph = {}
+            self.depth = -1  # a definition's own parameter list and body are level 0
             functions[gv] = self.parse_fn_rest(start_span)
         self.pos = end
         types = {d.header: d for d in type_defs}
@@ -394,7 +400,7 @@ class Parser:
                     attrs = self.parse_kwargs(")")
                     break
                 var = self.parse_binder()
-                if var.name_hint in self.scopes[-1].names:
+                if var.name_hint in self.scopes[-1]:
                     raise self.error(f"duplicate parameter %{var.name_hint}", var.span)
                 self.bind(var)
                 params.append(var)
@@ -648,7 +654,7 @@ class Parser:
             attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
         except AttrError as err:
             where = self.find_kwarg_span(err.key, kwargs_span, span)
-            raise self.error(f"{err.message} in a call of {op.name}", where) from None
+            raise self.error(f"{op.name}: {err.message}", where) from None
         return Call(op, tuple(args), attrs, span=span)
 
     def find_kwarg_span(self, key: str, kwargs_span: Span, call_span: Span) -> Span:
@@ -808,7 +814,7 @@ class Parser:
                 return PatternWildcard(span=tok.span)
             if tok.kind is T.LOCAL:
                 var = self.parse_binder()
-                if var.name_hint in self.scopes[-1].names:
+                if var.name_hint in self.scopes[-1]:
                     raise self.error(f"%{var.name_hint} is bound twice in one pattern", tok.span)
                 self.bind(var)
                 return PatternVar(var, span=var.span)

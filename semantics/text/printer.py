@@ -77,8 +77,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _INT_SUFFIX = {"int16": "i16", "int32": "", "int64": "i64"}
 _FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
 
-Doc = list[str]
-"""A printed fragment: its first line continues the current line; later lines are relative."""
+Doc = list[tuple[int, str]]
+"""A printed fragment: lines with their indentation (in levels) relative to the fragment's
+first line, which continues the current line. Indentation is applied once, at the end, so
+nesting costs nothing per level."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,18 +295,22 @@ def _func_type_joiner(type_params: tuple[TypeVar, ...]) -> Callable[[list[str]],
 class _Block:
     """The statements of one block being printed."""
 
-    lines: list[str] = field(default_factory=list)
+    lines: Doc = field(default_factory=list)
 
 
-def _indent(doc: Doc, prefix: str = "  ") -> list[str]:
-    return [prefix + line if line else line for line in doc]
+def _indent(doc: Doc, levels: int = 1) -> Doc:
+    return [(depth + levels, text) for depth, text in doc]
 
 
-def _statement(head: str, doc: Doc, tail: str) -> list[str]:
+def _lines(doc: Doc) -> list[str]:
+    return ["  " * depth + text if text else text for depth, text in doc]
+
+
+def _statement(head: str, doc: Doc, tail: str) -> Doc:
     """``head`` + the doc + ``tail``: the doc's first line continues the head."""
     if len(doc) == 1:
-        return [head + doc[0] + tail]
-    return [head + doc[0], *doc[1:-1], doc[-1] + tail]
+        return [(doc[0][0], head + doc[0][1] + tail)]
+    return [(doc[0][0], head + doc[0][1]), *doc[1:-1], (doc[-1][0], doc[-1][1] + tail)]
 
 
 class _Names:
@@ -368,8 +374,9 @@ class _ScopeAnalysis:
         # A let written inline as a block result or a let body continues the enclosing block;
         # any other let is written in parentheses, as a block of its own.
         self.continues: set[int] = {
-            id(n) for n in order if isinstance(n, Let) and id(n) in self.inline
-            and id(n) not in value_slot
+            id(n)
+            for n in order
+            if isinstance(n, Let) and id(n) in self.inline and id(n) not in value_slot
         }
         self.referenced: set[int] = {
             id(c) for n in order for c in children(n) if isinstance(c, Var)
@@ -474,7 +481,7 @@ class Printer:
         for data in mod.type_definitions.values():
             items.append(self.type_definition(data))
         for gv, fn in mod.functions.items():
-            items.append("\n".join(self.function(fn, f"def @{gv.name}")))
+            items.append("\n".join(_lines(self.function(fn, f"def @{gv.name}"))))
         text = VERSION_HEADER + "\n" + "\n\n".join(items)
         if items:
             text += "\n"
@@ -530,7 +537,7 @@ class _FunctionPrinter:
         self.walk(fn)
         doc = self.docs[id(fn)]
         # The walk printed it as ``fn ...``; a definition is ``def @f...`` instead.
-        return [head + doc[0][len("fn ") :], *doc[1:]]
+        return [(0, head + doc[0][1][len("fn ") :]), *doc[1:]]
 
     def block(self, key: object) -> _Block:
         if key not in self.blocks:
@@ -554,13 +561,13 @@ class _FunctionPrinter:
     def text(self, e: Expr) -> Doc:
         """How ``e`` is written where it is used: inline, or its ``%N``."""
         if isinstance(e, ATOMS):
-            return [self.atom(e)]
+            return [(0, self.atom(e))]
         return self.docs[id(e)]
 
     def one_line(self, e: Expr) -> str:
         doc = self.text(e)
         assert len(doc) == 1, "only inline positions hold multi-line text"
-        return doc[0]
+        return doc[0][1]
 
     def walk(self, root: Expr) -> None:
         # Tasks: ("visit", e), ("finish", e), ("let", e) emits a let line, ("bind", var) and
@@ -639,7 +646,7 @@ class _FunctionPrinter:
         self.counter += 1
         block = self.block(self.analysis.scope[id(e)])
         block.lines.extend(_statement(f"{name} = ", doc, ";"))
-        self.docs[id(e)] = [name]
+        self.docs[id(e)] = [(0, name)]
 
     def render(self, e: Expr) -> Doc:
         match e:
@@ -649,21 +656,21 @@ class _FunctionPrinter:
                     parts.extend(f"{k}={format_attr(v)}" for k, v in attrs.non_default_items())
                 callee = self.one_line(op)
                 if isinstance(op, Constructor) and not args:
-                    return [callee]
-                return [f"{callee}({', '.join(parts)})"]
+                    return [(0, callee)]
+                return [(0, f"{callee}({', '.join(parts)})")]
             case Tuple(fields):
                 items = [self.one_line(f) for f in fields]
                 if len(items) == 1:
-                    return [f"({items[0]},)"]
-                return ["(" + ", ".join(items) + ")"]
+                    return [(0, f"({items[0]},)")]
+                return [(0, "(" + ", ".join(items) + ")")]
             case TupleGetItem(tup, index):
-                return [f"{self.one_line(tup)}.{index}"]
+                return [(0, f"{self.one_line(tup)}.{index}")]
             case RefCreate(value):
-                return [f"ref({self.one_line(value)})"]
+                return [(0, f"ref({self.one_line(value)})")]
             case RefRead(ref):
-                return [f"ref_read({self.one_line(ref)})"]
+                return [(0, f"ref_read({self.one_line(ref)})")]
             case RefWrite(ref, value):
-                return [f"ref_write({self.one_line(ref)}, {self.one_line(value)})"]
+                return [(0, f"ref_write({self.one_line(ref)}, {self.one_line(value)})")]
             case Function(params, body, ret_type, type_params, attrs):
                 head = "fn "
                 if type_params:
@@ -674,29 +681,29 @@ class _FunctionPrinter:
                 if ret_type is not None:
                     head += " -> " + format_type(ret_type)
                 body_doc = self.block_doc(self.analysis.block_of(e, 0), body)
-                return [head + " {", *_indent(body_doc), "}"]
+                return [(0, head + " {"), *_indent(body_doc), (0, "}")]
             case If(cond, then, otherwise):
                 then_doc = self.block_doc(self.analysis.block_of(e, 1), then)
                 else_doc = self.block_doc(self.analysis.block_of(e, 2), otherwise)
-                return [f"if ({self.one_line(cond)}) {{", *_indent(then_doc), "} else {",
-                        *_indent(else_doc), "}"]  # fmt: skip
+                return [(0, f"if ({self.one_line(cond)}) {{"), *_indent(then_doc),
+                        (0, "} else {"), *_indent(else_doc), (0, "}")]  # fmt: skip
             case Match(data, clauses, complete):
                 keyword = "match" if complete else "match?"
-                lines = [f"{keyword} ({self.one_line(data)}) {{"]
+                lines: Doc = [(0, f"{keyword} ({self.one_line(data)}) {{")]
                 for position, clause in enumerate(clauses, start=1):
                     rhs = self.block_doc(self.analysis.block_of(e, position), clause.rhs)
-                    lines.append(f"  {self.pattern(clause.lhs)} => {{")
-                    lines.extend(_indent(rhs, "    "))
-                    lines.append("  },")
-                lines.append("}")
+                    lines.append((1, f"{self.pattern(clause.lhs)} => {{"))
+                    lines.extend(_indent(rhs, 2))
+                    lines.append((1, "},"))
+                lines.append((0, "}"))
                 return lines
             case Let():
                 if id(e) in self.analysis.continues:
                     return self.text(e.body)
                 inner = self.block_doc(self.analysis.block_of(e, 0), e.body)
-                return ["(", *_indent(inner), ")"]
+                return [(0, "("), *_indent(inner), (0, ")")]
             case Var() | GlobalVar() | Constant() | Op() | Constructor():
-                return [self.atom(e)]
+                return [(0, self.atom(e))]
         raise AssertionError(f"unknown expression {type(e).__name__}")
 
     def binder(self, var: Var) -> str:
