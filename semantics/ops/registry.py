@@ -17,9 +17,12 @@ import dataclasses
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeAlias, cast
 
-from ..syntax import DTYPES, AttrValue
+import numpy as np
+import numpy.typing as npt
+
+from ..syntax import DTYPES, AttrValue, Type
 
 
 class AttrKind(enum.Enum):
@@ -242,13 +245,30 @@ class OpPattern(enum.IntEnum):
     OPAQUE = 8
 
 
+class RelationError(Exception):
+    """A type relation rejects its inputs. The message says what was expected and found."""
+
+
+Relation: TypeAlias = Callable[[tuple[Type, ...], "Attrs | None"], Type]
+"""A type relation: from the (fully known) argument types and the attributes to the result
+type, or a ``RelationError``. Dimensions may be ``?`` or symbolic (see ``ops.shapes``)."""
+
+Tensor: TypeAlias = npt.NDArray[np.generic]
+Reference: TypeAlias = Callable[[tuple[Tensor, ...], "Attrs | None"], "Tensor | tuple[Tensor, ...]"]
+"""Reference semantics: pure numpy, from the argument arrays (each of exactly the dtype and
+shape of its type) and the attributes to an array, or a tuple of arrays for an op whose type
+is a tuple, of exactly the dtype and shape the relation predicts. Raises
+``UndefinedBehavior`` for the cases the spec leaves undefined and ``RelayRuntimeError`` for a
+failed precondition."""
+
+
 @dataclass(frozen=True, slots=True)
 class OpDef:
     """Everything the language knows about one operator.
 
     ``inputs`` names the positional arguments; ``attrs_type`` is ``None`` for an operator
-    without attributes. ``relation`` and ``reference`` are filled by the typing and evaluation
-    chapters (``None`` until then).
+    without attributes. ``relation_name`` names the type relation as TVM did (``Broadcast``,
+    ``Conv2D``) and is the prefix of its error messages.
     """
 
     name: str
@@ -256,8 +276,9 @@ class OpDef:
     attrs_type: type[Attrs] | None
     pattern: OpPattern
     doc: str
-    relation: Callable[..., object] | None = None
-    reference: Callable[..., object] | None = None
+    relation: Relation | None = None
+    reference: Reference | None = None
+    relation_name: str = ""
 
     @property
     def num_inputs(self) -> int:
