@@ -319,6 +319,7 @@ class _Names:
     def __init__(self) -> None:
         self.printed: dict[int, str] = {}
         self.active: dict[str, int] = {}
+        self.next_suffix: dict[str, int] = {}
 
     @staticmethod
     def sanitize(hint: str) -> str:
@@ -332,10 +333,14 @@ class _Names:
     def bind(self, var: Var) -> str:
         base = self.sanitize(var.name_hint)
         name = base
-        k = 1
-        while name in self.active:
+        if name in self.active:
+            # Resume the search where the last one for this base stopped: a long chain of
+            # lets of one name costs linear, not quadratic, time.
+            k = self.next_suffix.get(base, 1)
+            while f"{base}{k}" in self.active:
+                k += 1
             name = f"{base}{k}"
-            k += 1
+            self.next_suffix[base] = k + 1
         self.active[name] = self.active.get(name, 0) + 1
         self.printed[id(var)] = name
         return name
