@@ -40,7 +40,7 @@ def test_wheel_contains_the_linked_subpackages(tmp_path: Path) -> None:
             "-w",
             str(tmp_path),
             str(ROOT),
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
         check=False,
