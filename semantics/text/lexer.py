@@ -120,6 +120,7 @@ _TOKEN = re.compile(
     r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
 )
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_]")
+_NAME_TAIL_RUN = re.compile(r"[A-Za-z0-9_]+")
 
 
 class Lexer:
@@ -288,7 +289,10 @@ class Lexer:
             self._special_float(special.group(), start, negative=dashes % 2 == 1)
             return
         m = _TOKEN.match(self.text, start)
-        assert m is not None and m.lastgroup in ("number", "suffix")
+        if m is None or m.lastgroup not in ("number", "suffix"):
+            word = _NAME_TAIL_RUN.match(self.text, start)
+            found = word.group() if word else self.text[start : start + 1]
+            raise self._error(f"invalid number literal '-{found}'", dashes + len(found))
         self._number(m, negative=dashes % 2 == 1)
 
     def _number(self, m: re.Match[str], *, negative: bool) -> None:
