@@ -109,8 +109,8 @@ def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
 def broadcast_shapes(a: Sequence[Dim], b: Sequence[Dim]) -> tuple[Dim, ...]:
     """Numpy-style broadcasting from the right, as TVM's ``BroadcastRel`` computes it.
 
-    Equal dimensions stay; a 1 takes the other's size; ``?`` against a known size gives that
-    size if it is not 1 (and ``?`` otherwise); two different known sizes are an error.
+    Equal dimensions stay; a 1 takes the other's size; ``?`` takes the other's size; any other
+    pair (two different sizes, or symbolic sizes not provably equal) is an error.
     """
     out: list[Dim] = []
     for i in range(1, max(len(a), len(b)) + 1):
@@ -127,9 +127,8 @@ def broadcast_shapes(a: Sequence[Dim], b: Sequence[Dim]) -> tuple[Dim, ...]:
             out.append(y)
         elif isinstance(y, AnyDim):
             out.append(x)
-        elif same is None:
-            # Two different symbolic sizes: TVM keeps the left one and checks at run time.
-            out.append(x)
         else:
+            # Known and different, or symbolic and not provably equal: TVM's BroadcastRel
+            # rejects both ("Incompatible broadcast type").
             raise RelationError(f"dimensions {x} and {y} are incompatible")
     return tuple(reversed(out))
