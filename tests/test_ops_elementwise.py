@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -897,7 +897,12 @@ def test_where_against_onnxruntime() -> None:
 # Every op: the reference's dtype and shape are the relation's
 
 
-def _element_range(dtype: str, *, nonzero: bool = False, nonnegative: bool = False) -> Any:
+_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
+
+
+def _element_range(
+    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
+) -> st.SearchStrategy[Any]:
     """Small values of ``dtype`` that keep every op of the family clear of overflow."""
     if dtype == "bool":
         return st.just(True) if nonzero else st.booleans()
@@ -905,7 +910,7 @@ def _element_range(dtype: str, *, nonzero: bool = False, nonnegative: bool = Fal
         low = 0 if dtype.startswith("uint") or nonnegative else -3
         values = st.integers(low, 3)
         return values.filter(bool) if nonzero else values
-    return st.floats(0 if nonnegative else -3, 3, width=np.dtype(dtype).itemsize * 8)
+    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
 
 
 @st.composite
