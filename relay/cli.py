@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .semantics.errors import RelayError, Stuck
 from .semantics.text.parser import parse
-from .semantics.text.printer import astext
+from .semantics.text.printer import astext, format_type
+from .semantics.typing import infer_types
 
 EXIT_OK = 0
 EXIT_PROGRAM = 1
@@ -49,8 +50,22 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """``relay fmt FILE``: print the canonical text of a program."""
     text, name = read_source(args.file)
     mod = parse(text, source_name=name)
-    sys.stdout.write(astext(mod))
+    if args.types:
+        info = infer_types(mod)
+        sys.stdout.write(astext(mod, lambda e: info.expr_types.get(id(e))))
+    else:
+        sys.stdout.write(astext(mod))
     sys.stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``relay check FILE``: type-check, then print each global's type in definition order."""
+    text, name = read_source(args.file)
+    mod = parse(text, source_name=name)
+    info = infer_types(mod)
+    for gv in mod.functions:
+        print(f"@{gv.name}: {format_type(info.global_type(gv.name))}")
     return EXIT_OK
 
 
@@ -72,7 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Parse a Relay program and print it in canonical form.",
     )
     fmt.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    fmt.add_argument(
+        "--types", action="store_true", help="type-check, and annotate with /* ty=... */"
+    )
     fmt.set_defaults(handler=cmd_fmt)
+    check = sub.add_parser(
+        "check",
+        help="type-check a program and print the type of each global",
+        description="Type-check a Relay program; print '@name: <type>' for each global "
+        "function, in definition order.",
+    )
+    check.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    check.set_defaults(handler=cmd_check)
     return parser
 
 

@@ -106,8 +106,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import UndefinedBehavior
-from ..syntax import AnyDim, Dim, TensorType, Type
-from ..text.printer import format_dim, format_type
+from ..syntax import Dim, TensorType, Type
+from ..text.printer import format_type
 from .registry import (
     AttrKind,
     Attrs,
@@ -119,7 +119,7 @@ from .registry import (
     attr_field,
     register,
 )
-from .shapes import dims_equal, tensor_arg
+from .shapes import broadcast_shapes, tensor_arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,29 +212,7 @@ def _same_dtype(a: TensorType, b: TensorType, names: tuple[str, str]) -> None:
 
 def _broadcast(a: TensorType, b: TensorType) -> tuple[Dim, ...]:
     """TVM's ``ConcreteBroadcast`` of two shapes (``src/relay/op/type_relations.cc``)."""
-    out: list[Dim] = []
-    for i in range(1, max(len(a.shape), len(b.shape)) + 1):
-        if i > len(a.shape):
-            out.append(b.shape[-i])
-            continue
-        if i > len(b.shape):
-            out.append(a.shape[-i])
-            continue
-        x, y = a.shape[-i], b.shape[-i]
-        if isinstance(x, int) and x == 1:
-            out.append(y)
-        elif isinstance(y, int) and y == 1:
-            out.append(x)
-        elif isinstance(x, AnyDim):
-            out.append(y)
-        elif isinstance(y, AnyDim) or dims_equal(x, y):
-            out.append(x)
-        else:
-            raise RelationError(
-                f"dimensions {format_dim(x)} and {format_dim(y)} are incompatible "
-                f"(broadcasting {format_type(a)} with {format_type(b)})"
-            )
-    return tuple(reversed(out))
+    return broadcast_shapes(a.shape, b.shape)
 
 
 def _identity_relation(accepts: Accepts) -> Relation:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import sympy
 
 from ..syntax import ANY, AnyDim, Dim, TensorType, TupleType, Type, normalize_dim
+from ..text.printer import format_dim
 from .registry import RelationError
 
 
@@ -130,5 +131,5 @@ def broadcast_shapes(a: Sequence[Dim], b: Sequence[Dim]) -> tuple[Dim, ...]:
         else:
             # Known and different, or symbolic and not provably equal: TVM's BroadcastRel
             # rejects both ("Incompatible broadcast type").
-            raise RelationError(f"dimensions {x} and {y} are incompatible")
+            raise RelationError(f"dimensions {format_dim(x)} and {format_dim(y)} are incompatible")
     return tuple(reversed(out))

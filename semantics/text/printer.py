@@ -475,9 +475,10 @@ def _post_order(root: Expr) -> list[Expr]:
 class Printer:
     """Prints modules; ``meta_constants`` collects the constants written as ``meta[...]``."""
 
-    def __init__(self) -> None:
+    def __init__(self, annotate: Callable[[Expr], Type | None] | None = None) -> None:
         self.meta_constants: list[npt.NDArray[np.generic]] = []
         self.meta_index: dict[int, int] = {}
+        self.annotate = annotate
 
     # -- modules ---------------------------------------------------------------------------
 
@@ -538,6 +539,7 @@ class _FunctionPrinter:
         self.blocks: dict[object, _Block] = {}
 
     def definition(self, fn: Function, head: str) -> Doc:
+        self.root = fn
         self.analysis = _ScopeAnalysis(fn)
         self.walk(fn)
         doc = self.docs[id(fn)]
@@ -630,10 +632,7 @@ class _FunctionPrinter:
         ):
             head = ""  # the sequence ``e1; e2``
         else:
-            head = "let " + self.names.ref(var)
-            if var.type_annotation is not None:
-                head += ": " + format_type(var.type_annotation)
-            head += " = "
+            head = "let " + self.binder(var) + " = "
         key = self.analysis.block_of(e, 0) if id(e) not in self.analysis.continues else None
         block = self.block(key) if key is not None else self.block(self.analysis.scope[id(e)])
         block.lines.extend(_statement(head, self.text(e.value), ";"))
@@ -642,8 +641,20 @@ class _FunctionPrinter:
         lines = self.blocks.pop(key, _Block()).lines
         return [*lines, *self.text(result)]
 
+    def type_comment(self, e: Expr) -> str:
+        """`` /* ty=T */`` when printing with types and ``e``'s type is known."""
+        if self.printer.annotate is None:
+            return ""
+        t = self.printer.annotate(e)
+        return "" if t is None else f" /* ty={format_type(t)} */"
+
     def finish(self, e: Expr) -> None:
         doc = self.render(e)
+        if isinstance(e, Call | Tuple | TupleGetItem | Function) and e is not self.root:
+            comment = self.type_comment(e)
+            if comment:
+                depth, last = doc[-1]
+                doc = [*doc[:-1], (depth, last + comment)]
         if id(e) in self.analysis.inline:
             self.docs[id(e)] = doc
             return
@@ -715,7 +726,7 @@ class _FunctionPrinter:
         text = self.names.ref(var)
         if var.type_annotation is not None:
             text += ": " + format_type(var.type_annotation)
-        return text
+        return text if var.type_annotation is not None else text + self.type_comment(var)
 
     def pattern(self, p: Pattern) -> str:
         # Patterns are shallow (their depth is that of a value's type), printed directly.
@@ -733,6 +744,11 @@ class _FunctionPrinter:
         raise AssertionError("unknown pattern")
 
 
-def astext(mod: IRModule) -> str:
-    """The canonical text of ``mod``: header, type definitions, definitions, metadata."""
-    return Printer().module(mod)
+def astext(mod: IRModule, annotate: Callable[[Expr], Type | None] | None = None) -> str:
+    """The canonical text of ``mod``: header, type definitions, definitions, metadata.
+
+    With ``annotate`` (a function giving the type of an expression, or ``None``), calls,
+    tuples, projections, functions and variable binders carry a ``/* ty=... */`` comment, as
+    TVM's printer wrote them.
+    """
+    return Printer(annotate).module(mod)
