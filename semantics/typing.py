@@ -492,20 +492,39 @@ class Checker:
     # -- the walk --------------------------------------------------------------------------
 
     def check_expr(self, root: Expr) -> Type:
-        """Type ``root`` and everything under it, bottom-up with an explicit stack."""
-        stack: list[tuple[Expr, bool]] = [(root, False)]
+        """Type ``root`` and everything under it, with an explicit stack, in evaluation order.
+
+        A ``let`` binds its variable, and a ``match`` its patterns, as soon as the value or
+        scrutinee is typed, before the body or clauses: the rules' premises are the same, but
+        this order lets the relations in a long let-chain fire as they are met instead of
+        being postponed.
+        """
+        visit, bind, finish = 0, 1, 2
+        stack: list[tuple[Expr, int]] = [(root, visit)]
+        started: set[int] = set()
         while stack:
-            e, ready = stack.pop()
-            if id(e) in self.expr_types:
-                continue
-            if not ready:
-                stack.append((e, True))
-                for c in children(e):
-                    if id(c) not in self.expr_types:
-                        stack.append((c, False))
-                continue
-            self.keep.append(e)
-            self.expr_types[id(e)] = self.rule(e)
+            e, phase = stack.pop()
+            if phase == visit:
+                if id(e) in started or id(e) in self.expr_types:
+                    continue
+                started.add(id(e))
+                stack.append((e, finish))
+                match e:
+                    case Let(_, value, body):
+                        stack.extend(((body, visit), (e, bind), (value, visit)))
+                    case Match(data, clauses):
+                        stack.extend((c.rhs, visit) for c in reversed(clauses))
+                        stack.extend(((e, bind), (data, visit)))
+                    case _:
+                        stack.extend((c, visit) for c in reversed(children(e)))
+            elif phase == bind:
+                if isinstance(e, Let):
+                    t_let_bind(self, e)
+                elif isinstance(e, Match):
+                    t_match_bind(self, e)
+            else:
+                self.keep.append(e)
+                self.expr_types[id(e)] = self.rule(e)
         return self.expr_types[id(root)]
 
     def t(self, e: Expr) -> Type:
@@ -733,10 +752,15 @@ def t_let(ctx: Checker, e: Let) -> Type:
     Γ ⊢ e1 : τ1    Γ, x : τ1 ⊢ e2 : τ2
     ────────────────────────────────────
     Γ ⊢ let %x: τ1 = e1; e2 : τ2
+    (the first premise is applied by ``t_let_bind`` as soon as e1 is typed)
     """
+    return ctx.t(e.body)
+
+
+def t_let_bind(ctx: Checker, e: Let) -> None:
+    """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation)."""
     ctx.unify(ctx.var_type(e.var), ctx.t(e.value), "T-Let",
               f"the value bound to %{e.var.name_hint}", e.value.span or e.span)  # fmt: skip
-    return ctx.t(e.body)
 
 
 def t_if(ctx: Checker, e: If) -> Type:
@@ -755,22 +779,27 @@ def t_match(ctx: Checker, e: Match) -> Type:
     Γ ⊢ e : τ    pi : τ ⊣ Γi    Γ, Γi ⊢ ei : τ'   (for each clause)
     ─────────────────────────────────────────────────────────────────
     Γ ⊢ match (e) { p1 => e1, .., pn => en } : τ'
-    (``match`` must be exhaustive; ``match?`` need not be)
+    (``match`` must be exhaustive; ``match?`` need not be. The pattern premises are applied
+    by ``t_match_bind`` as soon as e is typed.)
     """
-    scrutinee = ctx.t(e.data)
     result: Type = IncompleteType()
     for clause in e.clauses:
-        check_pattern(ctx, clause.lhs, scrutinee)
         result = ctx.unify(result, ctx.t(clause.rhs), "T-Match", "this clause",
                            clause.rhs.span or clause.span)  # fmt: skip
-    if not e.clauses:
-        raise ctx.fail("T-Match", "a match needs at least one clause", e.span)
     if e.complete:
         missing = missing_case(ctx.mod, [c.lhs for c in e.clauses])
         if missing is not None:
             raise ctx.fail("T-Match", f"match is not exhaustive: {missing} is not covered "
                            "(use match? for a partial match)", e.span)  # fmt: skip
     return result
+
+
+def t_match_bind(ctx: Checker, e: Match) -> None:
+    """T-Match, pattern premises: pi : τ ⊣ Γi for each clause, where Γ ⊢ e : τ."""
+    if not e.clauses:
+        raise ctx.fail("T-Match", "a match needs at least one clause", e.span)
+    for clause in e.clauses:
+        check_pattern(ctx, clause.lhs, ctx.t(e.data))
 
 
 def t_ref_create(ctx: Checker, e: RefCreate) -> Type:

@@ -79,11 +79,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     return op.reference(args, attrs)
 
 
-def rejects(name: str, match: str, *types: Type, attrs: Attrs | None = None) -> None:
-    with pytest.raises(RelationError, match=match):
-        rel(name, *types, attrs=attrs)
-
-
 def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
     """Floats from a normal distribution; integers small enough that no sum here overflows."""
     if dtype == "bool":
@@ -116,10 +111,17 @@ def onnx_run(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -
     return out
 
 
-def assert_agrees(name: str, args: tuple[Array, ...], attrs: Attrs | None) -> None:
-    """The reference's dtype and shape are those the relation predicts."""
+def assert_agrees(
+    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
+) -> None:
+    """The reference's dtype and shape are those the relation predicts (or, for a case the
+    spec leaves undefined, the relation accepts it and the reference says so)."""
     types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
     predicted = rel(name, *types, attrs=attrs)
+    if not defined:
+        with pytest.raises(UndefinedBehavior):
+            ref(name, *args, attrs=attrs)
+        return
     result = ref(name, *args, attrs=attrs)
     if isinstance(predicted, TupleType):
         assert isinstance(result, tuple) and len(result) == len(predicted.fields)
@@ -184,109 +186,26 @@ def test_conv2d_stride_dilation() -> None:
     assert conv(T(1, 3, 2, 3), T(4, 3, 3, 3)) == T(1, 4, 0, 1)
 
 
-def test_conv2d_groups() -> None:
+def test_conv2d_groups_and_channels() -> None:
     assert conv(T(1, 4, 5, 5), T(6, 2, 3, 3), groups=2) == T(1, 6, 3, 3)
     assert conv(T(1, 4, 5, 5), T(4, 1, 3, 3), groups=4) == T(1, 4, 3, 3)  # depthwise
-    # depthwise with channels and kernel_size: the weight is (C, channels / C, kh, kw)
-    assert conv(T(1, 4, 5, 5), T(4, 2, 3, 3), groups=4, channels=8, kernel_size=(3, 3)) == T(
-        1, 8, 3, 3
-    )
-    # ... or the usual grouped shape when weight's O differs from groups
-    assert conv(T(1, 4, 5, 5), T(8, 1, 3, 3), groups=4, channels=8, kernel_size=(3, 3)) == T(
-        1, 8, 3, 3
-    )
-    rejects(
-        "nn.conv2d", "divided by groups", T(1, 4, 5, 5), T(6, 4, 3, 3), attrs=Conv2DAttrs(groups=2)
-    )
-    rejects(
-        "nn.conv2d",
-        "not divisible by groups",
-        T(1, 5, 5, 5),
-        T(6, 2, 3, 3),
-        attrs=Conv2DAttrs(groups=2),
-    )
-    rejects(
-        "nn.conv2d",
-        "output channels .5. are not divisible",
-        T(1, 4, 5, 5),
-        T(5, 2, 3, 3),
-        attrs=Conv2DAttrs(groups=2),
-    )
-    rejects(
-        "nn.conv2d",
-        "groups must be at least 1",
-        T(1, 4, 5, 5),
-        T(5, 4, 3, 3),
-        attrs=Conv2DAttrs(groups=0),
-    )
-    # a channel multiplier without channels/kernel_size is not depthwise: I must be C/groups
-    rejects(
-        "nn.conv2d", "divided by groups", T(1, 4, 5, 5), T(4, 2, 3, 3), attrs=Conv2DAttrs(groups=4)
-    )
-
-
-def test_conv2d_channels_and_kernel_size_must_match_weight() -> None:
+    # depthwise with channels and kernel_size: the weight is (C, channels / C, kh, kw) ...
+    both = {"channels": 8, "kernel_size": (3, 3)}
+    assert conv(T(1, 4, 5, 5), T(4, 2, 3, 3), groups=4, **both) == T(1, 8, 3, 3)
+    # ... or the usual grouped shape when the weight's O differs from groups
+    assert conv(T(1, 4, 5, 5), T(8, 1, 3, 3), groups=4, **both) == T(1, 8, 3, 3)
     assert conv(T(1, 3, 8, 8), T(4, 3, 3, 3), channels=4, kernel_size=(3, 3)) == T(1, 4, 6, 6)
     assert conv(T(1, 3, 8, 8), T(4, 3, 3, 3), channels=4) == T(1, 4, 6, 6)
     assert conv(T(1, 3, 8, 8), T(4, 3, 3, 3), kernel_size=(3, 3)) == T(1, 4, 6, 6)
-    rejects(
-        "nn.conv2d",
-        "do not match channels=5",
-        T(1, 3, 8, 8),
-        T(4, 3, 3, 3),
-        attrs=Conv2DAttrs(channels=5),
-    )
-    rejects(
-        "nn.conv2d",
-        "inconsistent with kernel_size",
-        T(1, 3, 8, 8),
-        T(4, 3, 3, 3),
-        attrs=Conv2DAttrs(kernel_size=(3, 5)),
-    )
-    rejects(
-        "nn.conv2d",
-        r"does not match \(5, 3, 3, 3\) implied by channels=5",
-        T(1, 3, 8, 8),
-        T(4, 3, 3, 3),
-        attrs=Conv2DAttrs(channels=5, kernel_size=(3, 3)),
-    )
-    rejects(
-        "nn.conv2d",
-        "kernel_size must hold 2",
-        T(1, 3, 8, 8),
-        T(4, 3, 3, 3),
-        attrs=Conv2DAttrs(kernel_size=(3,)),
-    )
 
 
 def test_conv2d_layouts() -> None:
     nhwc = {"data_layout": "NHWC", "kernel_layout": "HWIO"}
     assert conv(T(1, 8, 8, 3), T(3, 3, 3, 4), padding=(1,), **nhwc) == T(1, 8, 8, 4)
     assert conv(T(1, 8, 8, 3), T(3, 3, 3, 4), out_layout="NCHW", **nhwc) == T(1, 4, 6, 6)
-    # depthwise NHWC with the HWOI kernel layout TVM's ConvertLayout picks
-    assert conv(
-        T(1, 6, 6, 4), T(3, 3, 4, 1), groups=4, data_layout="NHWC", kernel_layout="HWOI"
-    ) == T(1, 4, 4, 4)
-    # the NHWC weight check reads I from the kernel layout
-    rejects(
-        "nn.conv2d", "divided by groups", T(1, 8, 8, 3), T(3, 3, 4, 4), attrs=Conv2DAttrs(**nhwc)
-    )
-    bad = [
-        ({"data_layout": "NCHW4c"}, 'data_layout "NCHW4c" is not supported'),
-        ({"data_layout": "NCDHW"}, "permutation of NCHW"),
-        ({"kernel_layout": "OIHW16o"}, 'kernel_layout "OIHW16o"'),
-        ({"kernel_layout": "GOIHW"}, "permutation of OIHW"),
-        ({"out_layout": "NCH"}, 'out_layout "NCH"'),
-    ]
-    for attrs, message in bad:
-        rejects("nn.conv2d", message, T(1, 3, 8, 8), T(4, 3, 3, 3), attrs=Conv2DAttrs(**attrs))
-    rejects(
-        "nn.conv2d",
-        "expected a 4-D tensor for data",
-        T(3, 8, 8),
-        T(4, 3, 3, 3),
-        attrs=Conv2DAttrs(),
-    )
+    # depthwise NHWC with the HWOI kernel layout TVM's ConvertLayout picks for it
+    hwoi = {"data_layout": "NHWC", "kernel_layout": "HWOI"}
+    assert conv(T(1, 6, 6, 4), T(3, 3, 4, 1), groups=4, **hwoi) == T(1, 4, 4, 4)
 
 
 def test_conv2d_symbolic_and_unknown_dims() -> None:
@@ -300,44 +219,16 @@ def test_conv2d_symbolic_and_unknown_dims() -> None:
     assert conv(T(n, h, 8, 3), T(3, 3, 3, 4), **nhwc) == T(n, h - 2, 6, 4)
 
 
-def test_conv2d_dtypes_and_bad_attrs() -> None:
-    i8 = {"dtype": "int8"}
-    assert conv(T(1, 3, 8, 8, **i8), T(4, 3, 3, 3, **i8), out_dtype="int32") == T(
-        1, 4, 6, 6, dtype="int32"
-    )
-    assert conv(T(1, 3, 8, 8, **i8), T(4, 3, 3, 3, **i8)) == T(1, 4, 6, 6, **i8)
+def test_conv2d_dtypes() -> None:
+    i8 = T(1, 3, 8, 8, dtype="int8"), T(4, 3, 3, 3, dtype="int8")
+    assert conv(*i8, out_dtype="int32") == T(1, 4, 6, 6, dtype="int32")
+    assert conv(*i8) == T(1, 4, 6, 6, dtype="int8")
     # TVM's relation does not compare the weight's dtype with the data's
     assert conv(T(1, 3, 8, 8), T(4, 3, 3, 3, dtype="float16")) == T(1, 4, 6, 6)
-    good = (T(1, 3, 8, 8), T(4, 3, 3, 3))
-    rejects(
-        "nn.conv2d",
-        "padding must hold 1, 2 or 4 integers, found 3",
-        *good,
-        attrs=Conv2DAttrs(padding=(1, 1, 1)),
-    )
-    rejects("nn.conv2d", "padding must be non-negative", *good, attrs=Conv2DAttrs(padding=(-1,)))
-    rejects("nn.conv2d", "strides must be positive", *good, attrs=Conv2DAttrs(strides=(0, 1)))
-    rejects("nn.conv2d", "dilation must hold 2 integers", *good, attrs=Conv2DAttrs(dilation=(1,)))
-    rejects(
-        "nn.conv2d",
-        "longer than the padded input",
-        T(1, 3, 2, 8),
-        T(4, 3, 5, 3),
-        attrs=Conv2DAttrs(),
-    )
-    rejects(
-        "nn.conv2d",
-        "expected a tensor for weight, found a tuple",
-        T(1, 3, 8, 8),
-        TupleType(()),
-        attrs=Conv2DAttrs(),
-    )
 
 
-def dense(
-    data: TensorType, weight: TensorType, units: int | None = None, out_dtype: str = ""
-) -> Type:
-    return rel("nn.dense", data, weight, attrs=DenseAttrs(units=units, out_dtype=out_dtype))
+def dense(data: TensorType, weight: TensorType, units: int | None = None, out: str = "") -> Type:
+    return rel("nn.dense", data, weight, attrs=DenseAttrs(units=units, out_dtype=out))
 
 
 def test_dense_relation() -> None:
@@ -348,33 +239,9 @@ def test_dense_relation() -> None:
     assert dense(T(n, ANY), T(3, 5)) == T(n, 3)  # no check against an unknown dimension
     assert dense(T(ANY, 5), T(ANY, 5)) == T(ANY, ANY)
     assert dense(T(n, ANY), T(3, 5), units=3) == T(n, 3)
-    assert dense(T(2, 5, dtype="int8"), T(3, 5, dtype="int8"), out_dtype="int32") == T(
-        2, 3, dtype="int32"
-    )
+    i8 = {"dtype": "int8"}
+    assert dense(T(2, 5, **i8), T(3, 5, **i8), out="int32") == T(2, 3, dtype="int32")
     assert dense(T(2, 5), T(3, 5, dtype="float16")) == T(2, 3)  # weight dtype unchecked
-    rejects(
-        "nn.dense",
-        r"weight shape \(3, 5\) does not match \(4, 5\) implied by units=4",
-        T(2, 5),
-        T(3, 5),
-        attrs=DenseAttrs(units=4),
-    )
-    rejects("nn.dense", r"does not match \(3, 6\)", T(2, 6), T(3, 5), attrs=DenseAttrs(units=3))
-    rejects(
-        "nn.dense",
-        "has last dimension 6, weight .* has 5",
-        T(2, 6),
-        T(3, 5),
-        attrs=DenseAttrs(units=None),
-    )
-    rejects(
-        "nn.dense",
-        "expected a 2-D tensor for weight, found rank 3",
-        T(2, 5),
-        T(1, 3, 5),
-        attrs=DenseAttrs(units=None),
-    )
-    rejects("nn.dense", "rank at least 1, found rank 0", T(), T(3, 5), attrs=DenseAttrs(units=None))
 
 
 def pool(name: str, data: TensorType, **attrs: Any) -> Type:
@@ -384,115 +251,48 @@ def pool(name: str, data: TensorType, **attrs: Any) -> Type:
 
 @pytest.mark.parametrize("name", ["nn.max_pool2d", "nn.avg_pool2d"])
 def test_pool2d_relation(name: str) -> None:
-    assert pool(name, T(1, 3, 8, 8), pool_size=(3, 3), strides=(2, 2)) == T(1, 3, 3, 3)
-    assert pool(name, T(1, 3, 8, 8), pool_size=(3, 3), strides=(2, 2), ceil_mode=True) == T(
-        1, 3, 4, 4
-    )
-    assert pool(name, T(1, 3, 7, 7), pool_size=(3, 3), strides=(2, 2), ceil_mode=True) == T(
-        1, 3, 3, 3
-    )
-    assert pool(name, T(1, 3, 8, 8), pool_size=(2, 2), padding=(1,)) == T(1, 3, 9, 9)
-    assert pool(name, T(1, 3, 8, 8), pool_size=(2, 2), padding=(1, 0)) == T(1, 3, 9, 7)
-    assert pool(name, T(1, 3, 8, 8), pool_size=(2, 2), padding=(1, 0, 0, 2)) == T(1, 3, 8, 9)
+    k3s2 = {"pool_size": (3, 3), "strides": (2, 2)}
+    assert pool(name, T(1, 3, 8, 8), **k3s2) == T(1, 3, 3, 3)
+    assert pool(name, T(1, 3, 8, 8), ceil_mode=True, **k3s2) == T(1, 3, 4, 4)
+    assert pool(name, T(1, 3, 7, 7), ceil_mode=True, **k3s2) == T(1, 3, 3, 3)
+    k2 = {"pool_size": (2, 2)}
+    assert pool(name, T(1, 3, 8, 8), padding=(1,), **k2) == T(1, 3, 9, 9)
+    assert pool(name, T(1, 3, 8, 8), padding=(1, 0), **k2) == T(1, 3, 9, 7)
+    assert pool(name, T(1, 3, 8, 8), padding=(1, 0, 0, 2), **k2) == T(1, 3, 8, 9)
     assert pool(name, T(1, 3, 8, 8), pool_size=(3, 3), dilation=(2, 2)) == T(1, 3, 4, 4)
-    assert pool(name, T(1, 8, 8, 3), pool_size=(2, 2), strides=(2, 2), layout="NHWC") == T(
-        1, 4, 4, 3
-    )
-    assert pool(name, T(1, 2, 8, 8, 4), pool_size=(2, 2), strides=(2, 2), layout="NCHW4c") == T(
-        1, 2, 4, 4, 4
-    )
-    assert pool(name, T(8, 8), pool_size=(2, 2), layout="HW") == T(7, 7)
-    assert pool(name, T(n, 3, h, 8), pool_size=(2, 2), strides=(2, 2)) == T(
-        n, 3, (h - 2) // 2 + 1, 4
-    )
-    assert pool(name, T(n, 3, 2 * h, 8), pool_size=(2, 2), strides=(2, 2)) == T(n, 3, h, 4)
-    assert pool(name, T(ANY, 3, ANY, 8), pool_size=(2, 2)) == T(ANY, 3, ANY, 7)
-    assert pool(name, T(1, 3, 8, 8, dtype="int8"), pool_size=(2, 2)) == T(1, 3, 7, 7, dtype="int8")
+    k2s2 = {"pool_size": (2, 2), "strides": (2, 2)}
+    assert pool(name, T(1, 8, 8, 3), layout="NHWC", **k2s2) == T(1, 4, 4, 3)
+    assert pool(name, T(1, 2, 8, 8, 4), layout="NCHW4c", **k2s2) == T(1, 2, 4, 4, 4)
+    assert pool(name, T(8, 8), layout="HW", **k2) == T(7, 7)
+    assert pool(name, T(n, 3, h, 8), **k2s2) == T(n, 3, (h - 2) // 2 + 1, 4)
+    assert pool(name, T(n, 3, 2 * h, 8), **k2s2) == T(n, 3, h, 4)
+    assert pool(name, T(ANY, 3, ANY, 8), **k2) == T(ANY, 3, ANY, 7)
+    assert pool(name, T(1, 3, 8, 8, dtype="int8"), **k2) == T(1, 3, 7, 7, dtype="int8")
     # out_layout does not enter the relation
-    assert pool(name, T(1, 3, 8, 8), pool_size=(2, 2), out_layout="NHWC") == T(1, 3, 7, 7)
-    cls = MaxPool2DAttrs if name == "nn.max_pool2d" else AvgPool2DAttrs
-    rejects(name, "longer than the padded input", T(1, 3, 2, 8), attrs=cls(pool_size=(3, 3)))
-    rejects(
-        name,
-        "longer than the padded input",
-        T(1, 3, 4, 8),
-        attrs=cls(pool_size=(3, 3), dilation=(2, 1)),
-    )
-    rejects(
-        name,
-        'invalid layout "NCW": expected one H and one W',
-        T(1, 3, 8),
-        attrs=cls(pool_size=(2, 2), layout="NCW"),
-    )
-    rejects(
-        name,
-        "H and W cannot be split",
-        T(1, 3, 8, 8, 2),
-        attrs=cls(pool_size=(2, 2), layout="NCHW2h"),
-    )
-    rejects(name, "has 4 axes but the data has rank 3", T(3, 8, 8), attrs=cls(pool_size=(2, 2)))
-    rejects(name, "rank at least 2, found rank 1", T(8), attrs=cls(pool_size=(2, 2)))
-    rejects(
-        name,
-        "padding must hold 1, 2 or 4",
-        T(1, 3, 8, 8),
-        attrs=cls(pool_size=(2, 2), padding=(1, 1, 1)),
-    )
-    rejects(name, "pool_size must hold 2", T(1, 3, 8, 8), attrs=cls(pool_size=(2,)))
-    rejects(name, "pool_size must be positive", T(1, 3, 8, 8), attrs=cls(pool_size=(0, 2)))
+    assert pool(name, T(1, 3, 8, 8), out_layout="NHWC", **k2) == T(1, 3, 7, 7)
 
 
 def test_global_avg_pool2d_relation() -> None:
     gap = "nn.global_avg_pool2d"
     assert rel(gap, T(n, 3, 7, 7), attrs=GlobalPool2DAttrs()) == T(n, 3, 1, 1)
     assert rel(gap, T(n, ANY, ANY, 3), attrs=GlobalPool2DAttrs(layout="NHWC")) == T(n, 1, 1, 3)
-    assert rel(gap, T(2, 3, 7, 7, dtype="int32"), attrs=GlobalPool2DAttrs()) == T(
-        2, 3, 1, 1, dtype="int32"
-    )
-    rejects(gap, "expected one H and one W", T(2, 3, 7), attrs=GlobalPool2DAttrs(layout="NCW"))
-    rejects(gap, "rank at least 2", T(3), attrs=GlobalPool2DAttrs())
+    i32 = T(2, 3, 7, 7, dtype="int32")
+    assert rel(gap, i32, attrs=GlobalPool2DAttrs()) == T(2, 3, 1, 1, dtype="int32")
 
 
 def test_batch_norm_relation() -> None:
     bn = "nn.batch_norm"
     v = T(3)
-    expected = TupleType((T(2, 3, 4, 4), v, v))
-    assert rel(bn, T(2, 3, 4, 4), v, v, v, v, attrs=BatchNormAttrs()) == expected
-    assert rel(bn, T(n, 4, 4, 3), v, v, v, v, attrs=BatchNormAttrs(axis=-1)) == TupleType(
-        (T(n, 4, 4, 3), v, v)
-    )
+    assert rel(bn, T(2, 3, 4), v, v, v, v, attrs=BatchNormAttrs()) == TupleType((T(2, 3, 4), v, v))
+    last = BatchNormAttrs(axis=-1)
+    assert rel(bn, T(n, 4, 4, 3), v, v, v, v, attrs=last) == TupleType((T(n, 4, 4, 3), v, v))
     c = dim_symbol("c")
     vc = T(c)
     assert rel(bn, T(n, c), vc, vc, vc, vc, attrs=BatchNormAttrs()) == TupleType((T(n, c), vc, vc))
-    half = T(3, dtype="float16")
-    assert rel(
-        bn, T(2, 3, dtype="float16"), half, half, half, half, attrs=BatchNormAttrs()
-    ) == TupleType((T(2, 3, dtype="float16"), half, half))
-    rejects(
-        bn,
-        r"expected Tensor\[\(3,\), float32\] for gamma, found Tensor\[\(4,\), float32\]",
-        T(2, 3, 4, 4),
-        T(4),
-        v,
-        v,
-        v,
-        attrs=BatchNormAttrs(),
-    )
-    rejects(
-        bn, "for moving_var, found Tensor.*float16", T(2, 3), v, v, v, half, attrs=BatchNormAttrs()
-    )
-    rejects(bn, "for beta, found Tensor.*3, 1", T(2, 3), v, T(3, 1), v, v, attrs=BatchNormAttrs())
-    rejects(
-        bn,
-        "axis -2 is out of range for a tensor of rank 4",
-        T(2, 3, 4, 4),
-        v,
-        v,
-        v,
-        v,
-        attrs=BatchNormAttrs(axis=-2),
-    )
-    rejects(bn, "axis 4 is out of range", T(2, 3, 4, 4), v, v, v, v, attrs=BatchNormAttrs(axis=4))
+    f16 = T(3, dtype="float16")
+    data = T(2, 3, dtype="float16")
+    expected = TupleType((data, f16, f16))
+    assert rel(bn, data, f16, f16, f16, f16, attrs=BatchNormAttrs()) == expected
 
 
 def test_dropout_relation() -> None:
@@ -502,10 +302,8 @@ def test_dropout_relation() -> None:
 
 
 def test_pad_relation() -> None:
-    scalar = T()
-
     def pad(data: TensorType, widths: tuple[tuple[int, ...], ...], mode: str = "constant") -> Type:
-        return rel("nn.pad", data, scalar, attrs=PadAttrs(pad_width=widths, pad_mode=mode))
+        return rel("nn.pad", data, T(), attrs=PadAttrs(pad_width=widths, pad_mode=mode))
 
     assert pad(T(2, 3), ((1, 1), (0, 2))) == T(4, 5)
     assert pad(T(n, 3), ((1, 1), (0, 2)), "edge") == T(n + 2, 5)
@@ -513,42 +311,8 @@ def test_pad_relation() -> None:
     assert pad(T(2, 3, dtype="int8"), ((0, 0), (-3, 0))) == T(2, 0, dtype="int8")
     assert pad(T(), ()) == T()
     # pad_val is not constrained by TVM's relation
-    assert rel("nn.pad", T(2), T(1, dtype="int32"), attrs=PadAttrs(pad_width=((1, 0),))) == T(3)
-    rejects(
-        "nn.pad",
-        r"expected 2 \(before, after\) pairs in pad_width",
-        T(2, 3),
-        scalar,
-        attrs=PadAttrs(pad_width=((1, 1),)),
-    )
-    rejects(
-        "nn.pad",
-        "pad_width of axis 1 must be a .before, after. pair, found .1, 2, 3.",
-        T(2, 3),
-        scalar,
-        attrs=PadAttrs(pad_width=((1, 1), (1, 2, 3))),
-    )
-    rejects(
-        "nn.pad",
-        "padding axis 0 of extent 2 by .-2, -1. leaves -1",
-        T(2),
-        scalar,
-        attrs=PadAttrs(pad_width=((-2, -1),)),
-    )
-    rejects(
-        "nn.pad",
-        'pad_mode must be constant, edge or reflect, found "wrap"',
-        T(2),
-        scalar,
-        attrs=PadAttrs(pad_width=((1, 1),), pad_mode="wrap"),
-    )
-    rejects(
-        "nn.pad",
-        "expected a tensor for pad_val",
-        T(2),
-        TupleType(()),
-        attrs=PadAttrs(pad_width=((1, 1),)),
-    )
+    one = PadAttrs(pad_width=((1, 0),))
+    assert rel("nn.pad", T(2), T(1, dtype="int32"), attrs=one) == T(3)
 
 
 def test_bias_add_relation() -> None:
@@ -557,22 +321,6 @@ def test_bias_add_relation() -> None:
     assert rel(ba, T(n, 3, 4), T(4), attrs=BiasAddAttrs(axis=-1)) == T(n, 3, 4)
     assert rel(ba, T(n, h), T(h), attrs=BiasAddAttrs(axis=1)) == T(n, h)
     assert rel(ba, T(n, ANY), T(5), attrs=BiasAddAttrs(axis=1)) == T(n, ANY)
-    rejects(
-        ba,
-        r"expected Tensor\[\(3,\), float32\] for bias, found Tensor\[\(4,\), float32\]",
-        T(2, 3, 4),
-        T(4),
-        attrs=BiasAddAttrs(),
-    )
-    rejects(ba, "for bias, found Tensor.*int32", T(2, 3), T(3, dtype="int32"), attrs=BiasAddAttrs())
-    rejects(
-        ba,
-        "axis 3 is out of range for a tensor of rank 3",
-        T(2, 3, 4),
-        T(3),
-        attrs=BiasAddAttrs(axis=3),
-    )
-    rejects(ba, "axis -4 is out of range", T(2, 3, 4), T(3), attrs=BiasAddAttrs(axis=-4))
 
 
 def test_batch_flatten_relation() -> None:
@@ -582,19 +330,123 @@ def test_batch_flatten_relation() -> None:
     assert rel(bf, T(2, 3, ANY, 4)) == T(2, ANY)
     assert rel(bf, T(5, dtype="bool")) == T(5, 1, dtype="bool")
     assert rel(bf, T(0, 3, 0)) == T(0, 0)
-    rejects(bf, "rank at least 1, found rank 0", T())
 
 
 @pytest.mark.parametrize("name", ["nn.softmax", "nn.log_softmax"])
 def test_softmax_relation(name: str) -> None:
     assert rel(name, T(n, 10), attrs=SoftmaxAttrs()) == T(n, 10)
-    assert rel(name, T(n, ANY, 3, dtype="float16"), attrs=SoftmaxAttrs(axis=-3)) == T(
-        n, ANY, 3, dtype="float16"
-    )
-    rejects(
-        name, "axis 2 is out of range for a tensor of rank 2", T(2, 3), attrs=SoftmaxAttrs(axis=2)
-    )
-    rejects(name, "axis -3 is out of range", T(2, 3), attrs=SoftmaxAttrs(axis=-3))
+    f16 = T(n, ANY, 3, dtype="float16")
+    assert rel(name, f16, attrs=SoftmaxAttrs(axis=-3)) == f16
+    assert rel(name, T(2, dtype="int32"), attrs=SoftmaxAttrs()) == T(2, dtype="int32")
+
+
+def Conv(**attrs: Any) -> Conv2DAttrs:
+    return Conv2DAttrs(**attrs)
+
+
+def Max(**attrs: Any) -> MaxPool2DAttrs:
+    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
+
+
+def Avg(**attrs: Any) -> AvgPool2DAttrs:
+    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
+
+
+X = T(1, 3, 8, 8)
+W = T(4, 3, 3, 3)
+V3 = T(3)
+NO_UNITS = DenseAttrs(units=None)
+ONE_PAD = PadAttrs(pad_width=((1, 1),))
+
+REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
+    # op, argument types, attributes, the error message (a regular expression)
+    ("nn.conv2d", (T(1, 4, 5, 5), T(6, 4, 3, 3)), Conv(groups=2), "divided by groups"),
+    ("nn.conv2d", (T(1, 5, 5, 5), T(6, 2, 3, 3)), Conv(groups=2), "5. are not divisible by"),
+    ("nn.conv2d", (T(1, 4, 5, 5), T(5, 2, 3, 3)), Conv(groups=2), "output channels .5. are not"),
+    ("nn.conv2d", (T(1, 4, 5, 5), T(5, 4, 3, 3)), Conv(groups=0), "groups must be at least 1"),
+    # a channel multiplier without channels/kernel_size is not depthwise: I must be C/groups
+    ("nn.conv2d", (T(1, 4, 5, 5), T(4, 2, 3, 3)), Conv(groups=4), "divided by groups .4."),
+    ("nn.conv2d", (X, W), Conv(channels=5), "has 4 output channels, expected channels=5"),
+    ("nn.conv2d", (X, W), Conv(kernel_size=(3, 5)), "inconsistent with kernel_size=.3, 5."),
+    ("nn.conv2d", (X, W), Conv(channels=5, kernel_size=(3, 3)), r"\(5, 3, 3, 3\) implied by"),
+    ("nn.conv2d", (X, W), Conv(kernel_size=(3,)), "kernel_size must hold 2 integers, found 1"),
+    ("nn.conv2d", (X, W), Conv(data_layout="NCHW4c"), 'data_layout "NCHW4c" is not supported'),
+    ("nn.conv2d", (X, W), Conv(data_layout="NCDHW"), "expected a permutation of NCHW"),
+    ("nn.conv2d", (X, W), Conv(kernel_layout="OIHW16o"), 'kernel_layout "OIHW16o"'),
+    ("nn.conv2d", (X, W), Conv(kernel_layout="GOIHW"), "expected a permutation of OIHW"),
+    ("nn.conv2d", (X, W), Conv(out_layout="NCH"), 'out_layout "NCH" is not supported'),
+    ("nn.conv2d", (T(3, 8, 8), W), Conv(), "expected a 4-D tensor for data in layout NCHW"),
+    (
+        "nn.conv2d",
+        (T(1, 8, 8, 3), T(3, 3, 4, 4)),
+        Conv(data_layout="NHWC", kernel_layout="HWIO"),
+        r"input channels \(3\) divided by groups \(1\) must match .* weight \(4\)",
+    ),
+    ("nn.conv2d", (X, W), Conv(padding=(1, 1, 1)), "padding must hold 1, 2 or 4 .*, found 3"),
+    ("nn.conv2d", (X, W), Conv(padding=(-1,)), "padding must be non-negative"),
+    ("nn.conv2d", (X, W), Conv(strides=(0, 1)), "strides must be positive, found .0, 1."),
+    ("nn.conv2d", (X, W), Conv(dilation=(1,)), "dilation must hold 2 integers"),
+    ("nn.conv2d", (T(1, 3, 2, 8), T(4, 3, 5, 3)), Conv(), "window .5. is longer than the padded"),
+    ("nn.conv2d", (X, TupleType(())), Conv(), "expected a tensor for weight, found a tuple"),
+    ("nn.dense", (T(2, 5), T(3, 5)), DenseAttrs(units=4), r"\(3, 5\) does not match \(4, 5\)"),
+    ("nn.dense", (T(2, 6), T(3, 5)), DenseAttrs(units=3), r"does not match \(3, 6\)"),
+    ("nn.dense", (T(2, 6), T(3, 5)), NO_UNITS, "has last dimension 6, weight .* has 5"),
+    ("nn.dense", (T(2, 5), T(1, 3, 5)), NO_UNITS, "expected a 2-D tensor for weight, found rank"),
+    ("nn.dense", (T(), T(3, 5)), NO_UNITS, "rank at least 1, found rank 0"),
+    ("nn.max_pool2d", (T(1, 3, 2, 8),), Max(pool_size=(3, 3)), "window .3. is longer"),
+    ("nn.avg_pool2d", (T(1, 3, 4, 8),), Avg(pool_size=(3, 3), dilation=(2, 1)), "window .5."),
+    ("nn.max_pool2d", (T(1, 3, 8),), Max(layout="NCW"), "expected one H and one W axis"),
+    ("nn.avg_pool2d", (T(1, 3, 8, 8, 2),), Avg(layout="NCHW2h"), "H and W cannot be split"),
+    ("nn.max_pool2d", (T(3, 8, 8),), Max(), 'layout "NCHW" has 4 axes but the data has rank 3'),
+    ("nn.avg_pool2d", (T(8),), Avg(), "rank at least 2, found rank 1"),
+    ("nn.max_pool2d", (X,), Max(padding=(1, 1, 1)), "padding must hold 1, 2 or 4"),
+    ("nn.avg_pool2d", (X,), Avg(pool_size=(2,)), "pool_size must hold 2"),
+    ("nn.max_pool2d", (X,), Max(pool_size=(0, 2)), "pool_size must be positive"),
+    ("nn.global_avg_pool2d", (T(2, 3, 7),), GlobalPool2DAttrs(layout="NCW"), "one H and one W"),
+    ("nn.global_avg_pool2d", (T(3),), GlobalPool2DAttrs(), "rank at least 2"),
+    (
+        "nn.batch_norm",
+        (T(2, 3, 4, 4), T(4), V3, V3, V3),
+        BatchNormAttrs(),
+        r"expected Tensor\[\(3,\), float32\] for gamma, found Tensor\[\(4,\), float32\]",
+    ),
+    (
+        "nn.batch_norm",
+        (T(2, 3), V3, V3, V3, T(3, dtype="float16")),
+        BatchNormAttrs(),
+        "for moving_var, found Tensor.*float16",
+    ),
+    ("nn.batch_norm", (T(2, 3), V3, T(3, 1), V3, V3), BatchNormAttrs(), "for beta, found .*3, 1"),
+    ("nn.batch_norm", (T(2, 3), V3, V3, T(2), V3), BatchNormAttrs(), "for moving_mean"),
+    ("nn.batch_norm", (T(2, 3, 4), V3, V3, V3, V3), BatchNormAttrs(axis=-2), "axis -2 is out of"),
+    ("nn.batch_norm", (T(2, 3), V3, V3, V3, V3), BatchNormAttrs(axis=2), "axis 2 is out of range"),
+    ("nn.pad", (T(2, 3), T()), ONE_PAD, r"expected 2 \(before, after\) pairs in pad_width"),
+    (
+        "nn.pad",
+        (T(2, 3), T()),
+        PadAttrs(pad_width=((1, 1), (1, 2, 3))),
+        r"pad_width of axis 1 must be a \(before, after\) pair, found \(1, 2, 3\)",
+    ),
+    ("nn.pad", (T(2), T()), PadAttrs(pad_width=((-2, -1),)), "axis 0 of extent 2 .* leaves -1"),
+    ("nn.pad", (T(2), T()), PadAttrs(pad_width=((1, 1),), pad_mode="wrap"), 'found "wrap"'),
+    ("nn.pad", (T(2), TupleType(())), ONE_PAD, "expected a tensor for pad_val"),
+    ("nn.bias_add", (T(2, 3, 4), T(4)), BiasAddAttrs(), r"Tensor\[\(3,\), float32\] for bias"),
+    ("nn.bias_add", (T(2, 3), T(3, dtype="int32")), BiasAddAttrs(), "for bias, found .*int32"),
+    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=3), "axis 3 is out of range .* rank 3"),
+    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=-4), "axis -4 is out of range"),
+    ("nn.batch_flatten", (T(),), None, "rank at least 1, found rank 0"),
+    ("nn.softmax", (T(2, 3),), SoftmaxAttrs(axis=2), "axis 2 is out of range .* rank 2"),
+    ("nn.log_softmax", (T(2, 3),), SoftmaxAttrs(axis=-3), "axis -3 is out of range"),
+    ("nn.dropout", (TupleType(()),), DropoutAttrs(), "expected a tensor for data"),
+]
+
+
+@pytest.mark.parametrize(("name", "types", "attrs", "message"), REJECTED)
+def test_relation_rejects(
+    name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
+) -> None:
+    with pytest.raises(RelationError, match=message):
+        rel(name, *types, attrs=attrs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -800,7 +652,7 @@ def test_dense_integers_and_float16() -> None:
             attrs=DenseAttrs(units=None),
         )
     h16 = np.full((1, 4096), 1, np.float16)
-    # float16 is accumulated in float32: 4096 ones sum exactly even though float16 spacing is 4
+    # float16 is accumulated in float32: a float16 accumulator would stop at 2048
     assert ref("nn.dense", h16, h16, attrs=DenseAttrs(units=None)).tolist() == [[4096]]
 
 
@@ -1118,7 +970,7 @@ def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
 @st.composite
 def conv_cases(draw: st.DrawFn) -> tuple[tuple[Array, ...], Attrs]:
     rng = np.random.default_rng(draw(SEEDS))
-    dtype = pick(draw, NUMERIC)
+    dtype = pick(draw, ALL)
     out_dtype = draw(st.sampled_from(["", dtype, "int32" if dtype in INTS else "float64"]))
     data_layout, kernel_layout = draw(
         st.sampled_from([("NCHW", "OIHW"), ("NHWC", "HWIO"), ("NHWC", "HWOI"), ("CHWN", "IHWO")])
@@ -1175,13 +1027,16 @@ def conv_cases(draw: st.DrawFn) -> tuple[tuple[Array, ...], Attrs]:
 @settings(max_examples=60)
 @given(conv_cases())
 def test_conv2d_reference_agrees_with_relation(case: tuple[tuple[Array, ...], Attrs]) -> None:
-    assert_agrees("nn.conv2d", *case)
+    args, attrs = case
+    assert isinstance(attrs, Conv2DAttrs)
+    out_dtype = attrs.out_dtype or str(args[0].dtype)
+    assert_agrees("nn.conv2d", args, attrs, defined=out_dtype != "bool")
 
 
 @st.composite
 def pool_cases(draw: st.DrawFn, avg: bool) -> tuple[tuple[Array, ...], Attrs]:
     rng = np.random.default_rng(draw(SEEDS))
-    dtype = pick(draw, NUMERIC if avg else ALL)
+    dtype = pick(draw, ALL)
     layout = draw(st.sampled_from(["NCHW", "NHWC", "NCHW4c", "HW"]))
     kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
     strides = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
@@ -1210,6 +1065,9 @@ def pool_cases(draw: st.DrawFn, avg: bool) -> tuple[tuple[Array, ...], Attrs]:
 
 
 def agrees_unless_zero_count(name: str, args: tuple[Array, ...], attrs: Attrs) -> None:
+    if args[0].dtype == bool:
+        assert_agrees(name, args, attrs, defined=False)
+        return
     try:
         assert_agrees(name, args, attrs)
     except UndefinedBehavior as e:  # only the ceil_mode + count_include_pad integer corner
@@ -1231,7 +1089,7 @@ def test_avg_pool2d_reference_agrees_with_relation(case: tuple[tuple[Array, ...]
 @settings(max_examples=40)
 @given(
     SEEDS,
-    st.sampled_from(NUMERIC),
+    st.sampled_from(ALL),
     st.sampled_from(["NCHW", "NHWC"]),
     st.lists(st.integers(1, 3), min_size=4, max_size=4),
 )
@@ -1239,7 +1097,8 @@ def test_global_avg_pool2d_reference_agrees_with_relation(
     seed: int, dtype: str, layout: str, shape: list[int]
 ) -> None:
     data = random(np.random.default_rng(seed), tuple(shape), dtype)
-    assert_agrees("nn.global_avg_pool2d", (data,), GlobalPool2DAttrs(layout=layout))
+    attrs = GlobalPool2DAttrs(layout=layout)
+    assert_agrees("nn.global_avg_pool2d", (data,), attrs, defined=dtype != "bool")
 
 
 shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
@@ -1249,7 +1108,7 @@ shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
 @given(
     SEEDS,
     st.sampled_from(("nn.softmax", "nn.log_softmax")),
-    st.sampled_from(FLOATS),
+    st.sampled_from(ALL),
     shapes,
     st.data(),
 )
@@ -1258,11 +1117,11 @@ def test_softmax_reference_agrees_with_relation(
 ) -> None:
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     x = random(np.random.default_rng(seed), shape, dtype)
-    assert_agrees(name, (x,), SoftmaxAttrs(axis=axis))
+    assert_agrees(name, (x,), SoftmaxAttrs(axis=axis), defined=dtype in FLOATS)
 
 
 @settings(max_examples=40)
-@given(SEEDS, st.sampled_from(NUMERIC), shapes, st.integers(0, 3), st.booleans(), st.data())
+@given(SEEDS, st.sampled_from(ALL), shapes, st.integers(0, 3), st.booleans(), st.data())
 def test_dense_reference_agrees_with_relation(
     seed: int, dtype: str, shape: tuple[int, ...], units: int, give_units: bool, data: st.DataObject
 ) -> None:
@@ -1271,20 +1130,19 @@ def test_dense_reference_agrees_with_relation(
     x = random(rng, shape, dtype)
     weight_dtype = data.draw(st.sampled_from([dtype, "float32"])) if dtype in FLOATS else dtype
     wt = random(rng, (units, shape[-1]), weight_dtype)
-    assert_agrees(
-        "nn.dense", (x, wt), DenseAttrs(units=units if give_units else None, out_dtype=out_dtype)
-    )
+    attrs = DenseAttrs(units=units if give_units else None, out_dtype=out_dtype)
+    assert_agrees("nn.dense", (x, wt), attrs, defined=(out_dtype or dtype) != "bool")
 
 
 @settings(max_examples=40)
-@given(SEEDS, st.sampled_from(NUMERIC), shapes, st.data())
+@given(SEEDS, st.sampled_from(ALL), shapes, st.data())
 def test_bias_add_reference_agrees_with_relation(
     seed: int, dtype: str, shape: tuple[int, ...], data: st.DataObject
 ) -> None:
     rng = np.random.default_rng(seed)
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     x, b = random(rng, shape, dtype), random(rng, (shape[axis],), dtype)
-    assert_agrees("nn.bias_add", (x, b), BiasAddAttrs(axis=axis))
+    assert_agrees("nn.bias_add", (x, b), BiasAddAttrs(axis=axis), defined=dtype != "bool")
 
 
 @settings(max_examples=30)
@@ -1298,7 +1156,7 @@ def test_batch_flatten_and_dropout_agree_with_relation(
 
 
 @settings(max_examples=40)
-@given(SEEDS, st.sampled_from(FLOATS), shapes, st.booleans(), st.booleans(), st.data())
+@given(SEEDS, st.sampled_from(ALL), shapes, st.booleans(), st.booleans(), st.data())
 def test_batch_norm_reference_agrees_with_relation(
     seed: int, dtype: str, shape: tuple[int, ...], center: bool, scale: bool, data: st.DataObject
 ) -> None:
@@ -1310,7 +1168,8 @@ def test_batch_norm_reference_agrees_with_relation(
     attrs = BatchNormAttrs(
         axis=axis, center=center, scale=scale, epsilon=data.draw(st.sampled_from([1e-5, 0.1]))
     )
-    assert_agrees("nn.batch_norm", (x, gamma, beta, mean, var), attrs)
+    args = (x, gamma, beta, mean, var)
+    assert_agrees("nn.batch_norm", args, attrs, defined=dtype in FLOATS)
 
 
 @st.composite

@@ -3,20 +3,115 @@
 ::
 
     sum | mean | max | min | prod(data, axis=None, keepdims=False, exclude=False)
-                                                                ReduceAttrs     comm_reduce
+                                            ReduceAttrs     comm_reduce  relation Reduce
     argmax | argmin(data, axis=None, keepdims=False, select_last_index=False, exclude=False)
-                                                                ArgReduceAttrs  comm_reduce
+                                            ArgReduceAttrs  comm_reduce  relation ArgReduce
 
-Attribute fields and fusion patterns follow TVM 0.18 (``include/tvm/relay/attrs/reduce.h``,
-``src/relay/op/tensor/reduce.cc``).
+Attribute fields, fusion patterns, relations and computes follow TVM 0.18
+(``include/tvm/relay/attrs/reduce.h``, ``src/relay/op/tensor/reduce.cc``,
+``include/tvm/topi/reduction.h``, ``src/tir/op/op.cc``).
+
+**Reduced axes** (``GetReduceAxes``). ``axis=None`` and ``axis=[]`` both reduce every axis;
+otherwise each listed axis may be negative (counted from the end) and must lie in
+``[-rank, rank)``. ``exclude=True`` reduces the axes *not* listed. A repeated axis is
+rejected here; TVM accepted it and then wrote past the end of its output-shape vector
+(``ReduceShapeImpl``), a crash or a garbage shape, so rejecting is the only sound reading.
+**Result shape** (``ReduceShapeImpl``): the reduced axes are dropped, or kept with extent 1
+under ``keepdims``; with no axis reduced the input shape is returned whatever ``keepdims``
+says. When some reduced dimension is not a known integer (``?`` or symbolic), the product of
+the known reduced dimensions that come before it must be below 2^31 - 1 (TVM's reporter
+assertion; it does not check the all-known case). ``Reduce`` keeps the input dtype.
+``ArgReduce`` rejects rank 0 and returns int32 (TVM used the dtype of the first dimension
+expression, which is int32 for every shape this syntax can write; a TVM ``3i64`` dimension
+would have given int64).
+
+**Values** (``topi`` reducers, lowered to ``acc = identity; acc = combine(acc, x)`` over the
+reduced elements, in an order TVM's schedules choose freely):
+
+- ``sum``: ``+`` from 0 in the input dtype; on bool it is ``any`` (topi dispatches bool
+  ``sum`` to ``tvm::any``). ``prod``: ``*`` from 1; on bool that is ``all`` (bool is a 1-bit
+  unsigned integer to TVM's code generator, and ``i1`` multiplication is ``and``).
+  int8/int16/uint8/uint16 wrap.
+- ``max`` / ``min``: ``select(acc > x, acc, x)`` / ``select(acc < x, acc, x)`` (LLVM ordered
+  compares) starting from TVM's
+  ``min_value`` / ``max_value`` of the dtype, which for floats is the *lowest / highest
+  finite* value (-65504 for float16, ``-FLT_MAX``, ``-DBL_MAX``), not an infinity. So an
+  all--inf slice has max ``-FLT_MAX``, and a slice over a size-0 axis gives that finite
+  value. bool: ``max`` is ``any``, ``min`` is ``all``. Integers: the dtype's bounds.
+- ``argmax`` / ``argmin``: a (index, value) reducer starting from ``(-1, min_value)`` /
+  ``(-1, max_value)``; it keeps the accumulator when it is strictly better, or equal with the
+  lower index (the higher with ``select_last_index``). The index is the row-major position
+  within the reduced axes (``RavelIndex``). Ties go to the first index, or the last with
+  ``select_last_index``; and the identity's index ``-1`` takes part: a slice whose best value
+  equals the identity value (an all-``min_value`` slice, e.g. all zeros for unsigned and
+  bool ``argmax``, all ``-FLT_MAX`` for float32) gives ``-1`` unless ``select_last_index``;
+  a slice of only -inf (argmax) or +inf (argmin), or an empty slice, gives ``-1`` always.
+- ``mean`` (``MeanCompute``): ``sum`` divided by the element count ``cast(dtype, count)``.
+  Floats divide in their dtype; float16 is cast to float32, summed and divided there, and
+  cast back. Integers use ``topi::divide``, which is TIR ``Div``: truncation toward zero
+  (LLVM ``sdiv``/``udiv``) of the (possibly wrapped) integer sum. bool: the ``any`` of a
+  single element, divided by 1.
+- With no axis reduced (rank 0, or ``exclude`` listing every axis) every op returns its input
+  unchanged (``ReduceCompute`` returns ``topi::identity``, no combiner runs: a rank-0 ``max``
+  of NaN is NaN, of -inf is -inf).
+
+Float evaluation: ``sum``/``prod``/``mean`` of float32 and float64 are computed in the
+dtype (numpy's pairwise order; TVM's order is schedule-dependent); float16 ``sum`` and
+``prod`` accumulate in float32 and round once (numpy's half loops do this; TVM accumulates in
+float16, so its results differ by rounding that grows with the reduction length — the
+comparison policy in ``oracles/compare.py`` budgets for it — and a float16 intermediate
+product may overflow to inf in TVM where this one does not).
+
+**Undefined behaviour** (``UndefinedBehavior`` from the reference):
+
+1. ``sum``/``prod``/``mean`` of int32, int64, uint32 or uint64 where some evaluation order
+   overflows: TVM's LLVM backend emits ``add nsw``/``mul nsw`` for signed and
+   ``add nuw``/``mul nuw`` for unsigned integers of 32 bits or more
+   (``DEFINE_CODEGEN_BINARY_OP``, ``src/target/llvm/codegen_llvm.cc``) and the reduction
+   order is the schedule's choice. Exactly: some subset of the reduced elements has a sum
+   (the positives, or the negatives) or product outside the dtype's range.
+2. ``mean`` over zero elements: the count 0 reaches ``TryConstFold<Div>``'s "Divide by
+   zero" check (a compile-time failure; with dynamic shapes, a run-time division by zero).
+3. ``mean`` of an integer or bool tensor whose element count does not fit the dtype (int8
+   counts of 128 or more, bool counts of 2 or more, ...): ``cast(dtype, count)`` builds an
+   ``IntImm`` whose range check fails ("Literal value ... exceeds maximum of ...").
+4. ``max``/``min``/``argmax``/``argmin`` with a NaN among the reduced elements: the ordered
+   compare makes the result depend on the evaluation order (a NaN is dropped when a later
+   element is combined into it), and CUDA's ``max`` (``fmaxf``) drops NaN altogether.
+5. ``exclude=True`` with ``axis=None`` on a tensor of rank 1 or more: the relation reduces
+   every axis, but ``GetExcludeAxes`` fails ("Cannot set exclude when axis=None").
+6. ``axis=[]`` without ``exclude`` on a tensor of rank 1 or more: the relation reduces every
+   axis, but ``topi``'s ``GetRealAxis`` reduces none, so the kernel's result does not have
+   the type's shape.
+7. ``argmax``/``argmin`` with no axis reduced (``exclude`` listing every axis) on a tensor
+   that is not int32: ``ArgReduceCompute`` returns the input itself, not indices, so the
+   kernel's dtype contradicts the relation's int32. (On int32 input the input is returned,
+   as TVM did.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, TypeAlias
 
-from .registry import AttrKind, Attrs, OpDef, OpPattern, attr_field, register
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import UndefinedBehavior
+from ..syntax import Dim, TensorType, Type
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    Tensor,
+    attr_field,
+    register,
+)
+from .shapes import normalize_axis, tensor_arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,16 +149,372 @@ class ArgReduceAttrs(Attrs):
     )
 
 
-_REDUCTIONS: tuple[tuple[str, type[Attrs], str], ...] = (
-    ("sum", ReduceAttrs, "Sum of the elements over the reduced axes."),
-    ("mean", ReduceAttrs, "Arithmetic mean of the elements over the reduced axes."),
-    ("max", ReduceAttrs, "Maximum of the elements over the reduced axes."),
-    ("min", ReduceAttrs, "Minimum of the elements over the reduced axes."),
-    ("prod", ReduceAttrs, "Product of the elements over the reduced axes."),
-    ("argmax", ArgReduceAttrs, "Index of the maximum over the reduced axes (int32)."),
-    ("argmin", ArgReduceAttrs, "Index of the minimum over the reduced axes (int32)."),
-)
+AnyReduceAttrs: TypeAlias = ReduceAttrs | ArgReduceAttrs
+
+_INT32_MAX = 2**31 - 1
+
+
+def _reduce_attrs(attrs: Attrs | None, default: AnyReduceAttrs) -> AnyReduceAttrs:
+    """``attrs`` as reduction attributes; ``None`` means all defaults."""
+    if attrs is None:
+        return default
+    if not isinstance(attrs, ReduceAttrs | ArgReduceAttrs):
+        raise RelationError(f"expected {type(default).__name__}, found {type(attrs).__name__}")
+    return attrs
+
+
+# ---------------------------------------------------------------------------------------------
+# Relations
+
+
+def reduce_axes(ndim: int, axis: tuple[int, ...] | None, exclude: bool) -> tuple[int, ...]:
+    """The sorted axes a reduction folds (TVM's ``GetReduceAxes``), or a ``RelationError``.
+
+    ``None`` and ``()`` mean every axis (with or without ``exclude``, as in TVM).
+    """
+    if not axis:
+        return tuple(range(ndim))
+    normalized = [normalize_axis(a, ndim) for a in axis]
+    seen: set[int] = set()
+    for a, n in zip(axis, normalized, strict=True):
+        if n in seen:
+            raise RelationError(
+                f"expected distinct axes, found axis {a} repeated in axis={list(axis)}"
+            )
+        seen.add(n)
+    if exclude:
+        return tuple(i for i in range(ndim) if i not in seen)
+    return tuple(sorted(seen))
+
+
+def _reduced_shape(
+    shape: tuple[Dim, ...], axes: tuple[int, ...], keepdims: bool
+) -> tuple[Dim, ...]:
+    """TVM's ``ReduceShapeImpl``: drop (or set to 1) the reduced axes."""
+    if not axes:
+        return shape
+    # TVM asserts this only when some reduced extent is unknown, and multiplies only the known
+    # extents that come before the first unknown one.
+    known = 1
+    for a in axes:
+        d = shape[a]
+        if not isinstance(d, int):  # ? or symbolic
+            if known >= _INT32_MAX:
+                raise RelationError(
+                    f"expected the known reduced extent before dimension {a} ({d}) to be below "
+                    f"int32 max ({_INT32_MAX}), found {known}"
+                )
+            break
+        known *= d
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _one_tensor(arg_types: tuple[Type, ...]) -> TensorType:
+    if len(arg_types) != 1:
+        raise RelationError(f"expected 1 argument, found {len(arg_types)}")
+    return tensor_arg(arg_types[0], "data")
+
+
+def reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Reduce``: the input dtype, with the reduced axes dropped or kept as 1."""
+    data = _one_tensor(arg_types)
+    a = _reduce_attrs(attrs, ReduceAttrs())
+    axes = reduce_axes(len(data.shape), a.axis, a.exclude)
+    return TensorType(_reduced_shape(data.shape, axes, a.keepdims), data.dtype)
+
+
+def arg_reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ArgReduce``: int32 indices, with the reduced axes dropped or kept as 1; rank >= 1."""
+    data = _one_tensor(arg_types)
+    a = _reduce_attrs(attrs, ArgReduceAttrs())
+    if not data.shape:
+        raise RelationError("expected a tensor of rank at least 1, found rank 0")
+    axes = reduce_axes(len(data.shape), a.axis, a.exclude)
+    return TensorType(_reduced_shape(data.shape, axes, a.keepdims), "int32")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference semantics
+
+
+Array: TypeAlias = npt.NDArray[Any]
+"""An array of any element type (the references compute on several)."""
+Scalar: TypeAlias = bool | int | float
+
+
+@dataclass(frozen=True, slots=True)
+class _Folded:
+    """The input with the reduced axes moved last and flattened: ``rows[..., k]``."""
+
+    rows: Array
+    out_shape: tuple[int, ...]
+    reduces: bool  # whether any axis is reduced (else every op is the identity)
+
+
+def _fold(x: Array, attrs: AnyReduceAttrs, op: str) -> _Folded:
+    axes = reduce_axes(x.ndim, attrs.axis, attrs.exclude)
+    if x.ndim > 0 and attrs.axis is None and attrs.exclude:
+        raise UndefinedBehavior(f"{op} with exclude=True and axis=None (TVM's compute rejects it)")
+    if x.ndim > 0 and attrs.axis == () and not attrs.exclude:
+        raise UndefinedBehavior(
+            f"{op} with axis=[]: TVM's relation reduces every axis but its compute reduces none"
+        )
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    kept_shape = tuple(int(x.shape[i]) for i in kept)
+    extent = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    rows = x.transpose(kept + axes).reshape((*kept_shape, extent))
+    if attrs.keepdims:
+        out_shape = tuple(1 if i in axes else int(x.shape[i]) for i in range(x.ndim))
+    else:
+        out_shape = kept_shape
+    return _Folded(rows, out_shape, bool(axes))
+
+
+def _finish(result: Array, folded: _Folded, dtype: npt.DTypeLike) -> Tensor:
+    out: Tensor = np.asarray(result).astype(dtype, copy=False).reshape(folded.out_shape)
+    return out
+
+
+def _lowest(dtype: np.dtype[Any]) -> Scalar:
+    """TVM's ``min_value``: the lowest finite value (0 / False for unsigned and bool)."""
+    if dtype.kind == "f":
+        return float(np.finfo(dtype).min)
+    if dtype.kind == "b":
+        return False
+    return int(np.iinfo(dtype).min)
+
+
+def _highest(dtype: np.dtype[Any]) -> Scalar:
+    """TVM's ``max_value``: the highest finite value (True for bool)."""
+    if dtype.kind == "f":
+        return float(np.finfo(dtype).max)
+    if dtype.kind == "b":
+        return True
+    return int(np.iinfo(dtype).max)
+
+
+def _traps_on_overflow(dtype: np.dtype[Any]) -> bool:
+    """Whether TVM's LLVM code marks ``+`` and ``*`` on ``dtype`` nsw/nuw (32 bits or more)."""
+    return dtype.kind in "iu" and dtype.itemsize >= 4
+
+
+def _check_sum_overflow(rows: Array, op: str) -> None:
+    """UB 1 for sums: the positives (or the negatives) of some row leave the dtype's range."""
+    info = np.iinfo(rows.dtype)
+    wide = rows.astype(object)
+    highest = np.where(wide > 0, wide, 0).sum(axis=-1)
+    lowest = np.where(wide < 0, wide, 0).sum(axis=-1)
+    if np.any(highest > info.max) or np.any(lowest < info.min):
+        raise UndefinedBehavior(
+            f"{op} of {rows.dtype} overflows in some evaluation order (TVM emits nsw/nuw adds)"
+        )
+
+
+def _check_prod_overflow(rows: Array, op: str) -> None:
+    """UB 1 for products: the product of some subset of a row leaves the dtype's range.
+
+    The largest magnitude reachable is that of all nonzero elements; when it is exactly
+    ``-min`` (2**(bits-1)) it overflows only if that magnitude can be reached positive: the
+    elements of magnitude 2 or more multiply to a positive number, or a -1 can flip the sign.
+    """
+    info = np.iinfo(rows.dtype)
+    wide = rows.astype(object)
+    magnitude = np.where(wide != 0, np.abs(wide), 1).prod(axis=-1)
+    over = magnitude > info.max
+    if info.min < 0:
+        big_negatives = np.count_nonzero((wide <= -2), axis=-1)
+        reaches_positive = (big_negatives % 2 == 0) | np.any(wide == -1, axis=-1)
+        over = (magnitude > -info.min) | ((magnitude == -info.min) & reaches_positive)
+    if np.any(over):
+        raise UndefinedBehavior(
+            f"{op} of {rows.dtype} overflows in some evaluation order (TVM emits nsw/nuw muls)"
+        )
+
+
+def _check_no_nan(rows: Array, op: str) -> None:
+    """UB 4: a NaN among the elements of a comparison-based reduction."""
+    if rows.dtype.kind == "f" and np.isnan(rows).any():
+        raise UndefinedBehavior(
+            f"{op} over a NaN: TVM's result depends on the evaluation order and the target"
+        )
+
+
+def _sum_rows(rows: Array, op: str) -> Array:
+    """``sum`` of each row, in the row dtype (TVM's ``topi::sum``)."""
+    dtype = rows.dtype
+    if dtype.kind == "b":
+        return np.asarray(np.any(rows, axis=-1))
+    if _traps_on_overflow(dtype):
+        _check_sum_overflow(rows, op)
+    if dtype == np.float16:
+        return np.asarray(np.sum(rows, axis=-1, dtype=np.float32)).astype(np.float16)
+    # Narrow integers wrap, as numpy's fixed-width add does.
+    return np.asarray(np.sum(rows, axis=-1, dtype=dtype))
+
+
+def _quiet(reference: Reference) -> Reference:
+    """``reference`` without numpy's warnings for float overflow and invalid results: an
+    inf - inf or a sum overflowing to inf is a value of the semantics, not a fault."""
+
+    def quiet(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return reference(args, attrs)
+
+    quiet.__name__, quiet.__doc__ = reference.__name__, reference.__doc__
+    return quiet
+
+
+def _sum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sum`` as TVM's ``topi::sum`` computed it (``any`` on bool)."""
+    (x,) = args
+    folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "sum")
+    if not folded.reduces:
+        return np.array(x, copy=True)
+    return _finish(_sum_rows(folded.rows, "sum"), folded, x.dtype)
+
+
+def _prod_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``prod`` as TVM's ``topi::prod`` computed it (``all`` on bool)."""
+    (x,) = args
+    folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "prod")
+    if not folded.reduces:
+        return np.array(x, copy=True)
+    rows = folded.rows
+    if rows.dtype.kind == "b":
+        return _finish(np.all(rows, axis=-1), folded, x.dtype)
+    if _traps_on_overflow(rows.dtype):
+        _check_prod_overflow(rows, "prod")
+    compute = np.float32 if rows.dtype == np.float16 else rows.dtype
+    return _finish(np.asarray(np.prod(rows, axis=-1, dtype=compute)), folded, x.dtype)
+
+
+def _max_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``max`` from TVM's ``min_value`` of the dtype."""
+    (x,) = args
+    folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "max")
+    if not folded.reduces:
+        return np.array(x, copy=True)
+    rows = folded.rows
+    _check_no_nan(rows, "max")
+    result = np.max(rows, axis=-1, initial=_lowest(rows.dtype))
+    return _finish(np.asarray(result), folded, x.dtype)
+
+
+def _min_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``min`` from TVM's ``max_value`` of the dtype."""
+    (x,) = args
+    folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "min")
+    if not folded.reduces:
+        return np.array(x, copy=True)
+    rows = folded.rows
+    _check_no_nan(rows, "min")
+    result = np.min(rows, axis=-1, initial=_highest(rows.dtype))
+    return _finish(np.asarray(result), folded, x.dtype)
+
+
+def _mean_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``mean`` as TVM's ``MeanCompute``: sum, then divide by ``cast(dtype, count)``."""
+    (x,) = args
+    folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "mean")
+    if not folded.reduces:
+        return np.array(x, copy=True)
+    rows = folded.rows
+    dtype = rows.dtype
+    count = int(rows.shape[-1])
+    if count == 0:
+        raise UndefinedBehavior("mean over zero elements divides by a count of 0")
+    if dtype.kind == "f":
+        compute = np.dtype(np.float32) if dtype == np.float16 else dtype
+        total = np.asarray(np.sum(rows, axis=-1, dtype=compute))
+        return _finish(total / np.asarray(count, dtype=compute), folded, dtype)
+    high = 1 if dtype.kind == "b" else int(np.iinfo(dtype).max)
+    if count > high:
+        raise UndefinedBehavior(
+            f"mean over {count} elements of {dtype}: the count does not fit the dtype"
+        )
+    total = _sum_rows(rows, "mean")
+    if dtype.kind == "b":
+        return _finish(total, folded, dtype)  # divided by a count of 1
+    divisor = np.asarray(count, dtype=dtype)
+    quotient = total // divisor
+    # Floor division rounds a negative inexact quotient down; TIR Div truncates toward zero.
+    inexact_negative = (total % divisor != 0) & (total < 0)
+    return _finish(quotient + inexact_negative.astype(dtype), folded, dtype)
+
+
+def _arg_reference(op: str, better: str) -> Reference:
+    """The reference of ``argmax`` (``better="max"``) or ``argmin`` (``"min"``)."""
+
+    def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+        (x,) = args
+        a = _reduce_attrs(attrs, ArgReduceAttrs())
+        assert isinstance(a, ArgReduceAttrs)
+        folded = _fold(x, a, op)
+        if not folded.reduces:
+            if x.dtype != np.int32:
+                raise UndefinedBehavior(
+                    f"{op} reducing no axis returns its {x.dtype} input in TVM, not int32 indices"
+                )
+            return np.array(x, copy=True)
+        rows = folded.rows
+        _check_no_nan(rows, op)
+        extent = int(rows.shape[-1])
+        if extent == 0:
+            return _finish(np.full(rows.shape[:-1], -1), folded, np.int32)
+        pick = np.argmax if better == "max" else np.argmin
+        if a.select_last_index:
+            index = extent - 1 - pick(rows[..., ::-1], axis=-1)
+        else:
+            index = pick(rows, axis=-1)
+        best = np.take_along_axis(rows, index[..., None], axis=-1)[..., 0]
+        # The identity (-1, min_value) / (-1, max_value) wins over a best value beyond it, and
+        # over an equal one when ties go to the lower index.
+        if better == "max":
+            identity = _lowest(rows.dtype)
+            beats = best >= identity if a.select_last_index else best > identity
+        else:
+            identity = _highest(rows.dtype)
+            beats = best <= identity if a.select_last_index else best < identity
+        return _finish(np.where(beats, index, -1), folded, np.int32)
+
+    reference.__name__ = f"_{op}_reference"
+    reference.__doc__ = f"``{op}`` as TVM's ``Make{op.capitalize()}Reducer`` computed it."
+    return reference
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration
+
+_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, Reference, str], ...] = (
+    ("sum", ReduceAttrs, reduce_relation, "Reduce", _quiet(_sum_reference),
+     "Sum of the elements over the reduced axes."),
+    ("mean", ReduceAttrs, reduce_relation, "Reduce", _quiet(_mean_reference),
+     "Arithmetic mean of the elements over the reduced axes."),
+    ("max", ReduceAttrs, reduce_relation, "Reduce", _max_reference,
+     "Maximum of the elements over the reduced axes."),
+    ("min", ReduceAttrs, reduce_relation, "Reduce", _min_reference,
+     "Minimum of the elements over the reduced axes."),
+    ("prod", ReduceAttrs, reduce_relation, "Reduce", _quiet(_prod_reference),
+     "Product of the elements over the reduced axes."),
+    ("argmax", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmax", "max"),
+     "Index of the maximum over the reduced axes (int32)."),
+    ("argmin", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmin", "min"),
+     "Index of the minimum over the reduced axes (int32)."),
+)  # fmt: skip
 """Every reduction: one input ``data``, pattern comm_reduce (argmax and argmin too, in TVM)."""
 
-for _name, _attrs_type, _doc in _REDUCTIONS:
-    register(OpDef(_name, ("data",), _attrs_type, OpPattern.COMM_REDUCE, _doc))
+for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
+    register(
+        OpDef(
+            _name,
+            ("data",),
+            _attrs_type,
+            OpPattern.COMM_REDUCE,
+            _doc,
+            relation=_relation,
+            reference=_reference,
+            relation_name=_relation_name,
+        )
+    )
