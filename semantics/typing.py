@@ -64,6 +64,7 @@ from .ops.shapes import dims_equal
 from .syntax import (
     AnyDim,
     Call,
+    Clause,
     Constant,
     Constructor,
     Dim,
@@ -431,14 +432,15 @@ class Checker:
             for t in ctor.inputs:
                 self.check_well_formed(t, known, ctor.span)
 
-    def check_well_formed(self, t: Type, type_vars: set[str], span: Span | None) -> None:
-        """Type variables are bound, and ADTs are applied to the right number of arguments."""
+    def check_well_formed(self, t: Type, type_vars: set[str] | None, span: Span | None) -> None:
+        """ADTs exist and are applied to the right number of arguments, and type variables are
+        bound (when ``type_vars``, the names in scope, is given)."""
         stack = [t]
         while stack:
             u = stack.pop()
             match u:
                 case TypeVar(name):
-                    if name not in type_vars:
+                    if type_vars is not None and name not in type_vars:
                         raise self.fail("T-Type", f"unbound type variable {name}", u.span or span)
                 case TypeCall(func, args):
                     try:
@@ -457,7 +459,8 @@ class Checker:
                 case TupleType(fields):
                     stack.extend(fields)
                 case FuncType(args, ret, type_params):
-                    type_vars = type_vars | {tv.name for tv in type_params}
+                    if type_vars is not None:
+                        type_vars = type_vars | {tv.name for tv in type_params}
                     stack.extend(args)
                     stack.append(ret)
                 case RefType(value):
@@ -465,6 +468,12 @@ class Checker:
 
     def signature(self, fn: Function) -> Type:
         """A global's declared type: annotations where written, holes elsewhere."""
+        scope = {tv.name for tv in fn.type_params}
+        for p in fn.params:
+            if p.type_annotation is not None:
+                self.check_well_formed(p.type_annotation, scope, p.span)
+        if fn.ret_type is not None:
+            self.check_well_formed(fn.ret_type, scope, fn.span)
         params = tuple(self.var_type(p) for p in fn.params)
         ret = fn.ret_type if fn.ret_type is not None else IncompleteType()
         return FuncType(params, ret, fn.type_params)
@@ -472,7 +481,11 @@ class Checker:
     def var_type(self, var: Var) -> Type:
         t = self.var_types.get(id(var))
         if t is None:
-            t = var.type_annotation if var.type_annotation is not None else IncompleteType()
+            if var.type_annotation is not None:
+                self.check_well_formed(var.type_annotation, None, var.span)
+                t = var.type_annotation
+            else:
+                t = IncompleteType()
             self.var_types[id(var)] = t
         return t
 
@@ -685,7 +698,7 @@ def t_fn(ctx: Checker, e: Function) -> Type:
     """
     body = ctx.t(e.body)
     if e.ret_type is not None:
-        body = ctx.unify(e.ret_type, body, "T-Fn", "the function body", e.body.span or e.span)
+        body = ctx.unify(e.ret_type, body, "T-Fn", "the function body", _where(e.body, e))
     return FuncType(tuple(ctx.var_type(p) for p in e.params), body, e.type_params)
 
 
@@ -709,7 +722,7 @@ def t_call(ctx: Checker, e: Call) -> Type:
                        f"{'' if len(fn_type.arg_types) == 1 else 's'}, found {len(e.args)}, "
                        f"in a call of {format_type(fn_type)}", e.span)  # fmt: skip
     for i, (param, arg) in enumerate(zip(fn_type.arg_types, e.args, strict=True)):
-        ctx.unify(param, ctx.t(arg), "T-Call", f"argument {i}", arg.span or e.span)
+        ctx.unify(param, ctx.t(arg), "T-Call", f"argument {i}", _where(arg, e))
     return fn_type.ret_type
 
 
@@ -760,7 +773,7 @@ def t_let(ctx: Checker, e: Let) -> Type:
 def t_let_bind(ctx: Checker, e: Let) -> None:
     """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation)."""
     ctx.unify(ctx.var_type(e.var), ctx.t(e.value), "T-Let",
-              f"the value bound to %{e.var.name_hint}", e.value.span or e.span)  # fmt: skip
+              f"the value bound to %{e.var.name_hint}", _where(e.value, e))  # fmt: skip
 
 
 def t_if(ctx: Checker, e: If) -> Type:
@@ -769,9 +782,9 @@ def t_if(ctx: Checker, e: If) -> Type:
     ──────────────────────────────────────────
     Γ ⊢ if (c) { e1 } else { e2 } : τ
     """
-    ctx.unify(BOOL, ctx.t(e.cond), "T-If", "the condition", e.cond.span or e.span)
+    ctx.unify(BOOL, ctx.t(e.cond), "T-If", "the condition", _where(e.cond, e))
     return ctx.unify(ctx.t(e.true_branch), ctx.t(e.false_branch), "T-If",
-                     "the else branch", e.false_branch.span or e.span)  # fmt: skip
+                     "the else branch", _where(e.false_branch, e))  # fmt: skip
 
 
 def t_match(ctx: Checker, e: Match) -> Type:
@@ -785,7 +798,7 @@ def t_match(ctx: Checker, e: Match) -> Type:
     result: Type = IncompleteType()
     for clause in e.clauses:
         result = ctx.unify(result, ctx.t(clause.rhs), "T-Match", "this clause",
-                           clause.rhs.span or clause.span)  # fmt: skip
+                           _where(clause.rhs, clause))  # fmt: skip
     if e.complete:
         missing = missing_case(ctx.mod, [c.lhs for c in e.clauses])
         if missing is not None:
@@ -818,7 +831,7 @@ def t_ref_read(ctx: Checker, e: RefRead) -> Type:
     Γ ⊢ ref_read(e) : τ
     """
     value: Type = IncompleteType()
-    ctx.unify(RefType(value), ctx.t(e.ref), "T-RefRead", "the reference", e.ref.span or e.span)
+    ctx.unify(RefType(value), ctx.t(e.ref), "T-RefRead", "the reference", _where(e.ref, e))
     return ctx.solver.resolve(value)
 
 
@@ -830,9 +843,9 @@ def t_ref_write(ctx: Checker, e: RefWrite) -> Type:
     """
     value: Type = IncompleteType()
     ctx.unify(RefType(value), ctx.t(e.ref), "T-RefWrite", "the reference",
-              e.ref.span or e.span)  # fmt: skip
+              _where(e.ref, e))  # fmt: skip
     ctx.unify(value, ctx.t(e.value), "T-RefWrite", "the value written",
-              e.value.span or e.span)  # fmt: skip
+              _where(e.value, e))  # fmt: skip
     return UNIT
 
 
@@ -972,6 +985,14 @@ def _specialize(row: _Row, ctor: Constructor, n: int) -> _Row | None:
 
 # ---------------------------------------------------------------------------------------------
 # Helpers and the entry point
+
+
+def _where(child: Expr, parent: Expr | Clause) -> Span | None:
+    """Where to point for an error about ``child``: its own span, unless it is a shared atom
+    (a variable's span is its binding site, not this use), then the parent's."""
+    if isinstance(child, Var | GlobalVar | Constructor | Op) or child.span is None:
+        return parent.span
+    return child.span
 
 
 def _relation_name(e: Call) -> str:
