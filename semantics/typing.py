@@ -50,6 +50,7 @@ with type parameters (``fn [A](%x: A) { %x }``).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -1024,12 +1025,18 @@ def _call_text(e: Call) -> str:
 def _deep_types() -> Iterator[None]:
     # Expressions are walked with an explicit stack; types (whose nesting is not program
     # depth, but can be deep in generated programs) are resolved recursively.
+    # The cyclic garbage collector is paused too: the checker allocates many long-lived
+    # objects and no cycles, and full collections made large programs superlinear.
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
         sys.setrecursionlimit(limit)
+        if collecting:
+            gc.enable()
 
 
 def infer_types(mod: IRModule) -> TypeInfo:
