@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .syntax import ATOMS, Expr, Function, If, Match, children
+from .syntax import ATOMS, Expr, Function, If, Match, children, post_order
 
 ScopeKey = tuple[int, int]
 """A scope: ``(id(opener), position)`` of the child that the opener evaluates in it."""
@@ -54,7 +54,7 @@ class SharingPlan:
 
 def sharing_plan(root: Function) -> SharingPlan:
     """The plan for the global function ``root``."""
-    order = _post_order(root)
+    order = list(post_order(root))
     plan = SharingPlan()
     uses: dict[int, int] = {}
     for node in order:
@@ -135,22 +135,3 @@ def _common_ancestor(
         a = parent[a]  # type: ignore[assignment]
         b = parent[b]  # type: ignore[assignment]
     return a
-
-
-def _post_order(root: Expr) -> list[Expr]:
-    out: list[Expr] = []
-    seen: set[int] = set()
-    stack: list[tuple[Expr, bool]] = [(root, False)]
-    while stack:
-        node, ready = stack.pop()
-        if ready:
-            out.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for c in reversed(children(node)):
-            if id(c) not in seen:
-                stack.append((c, False))
-    return out

@@ -215,6 +215,20 @@ Type: TypeAlias = (
 )
 
 
+def type_children(t: Type) -> tuple[Type, ...]:
+    """The types directly inside ``t``."""
+    match t:
+        case TupleType(fields):
+            return fields
+        case FuncType(args, ret):
+            return (*args, ret)
+        case RefType(value):
+            return (value,)
+        case TypeCall(_, args):
+            return args
+    return ()
+
+
 def scalar_type(dtype: str) -> TensorType:
     """The rank-0 tensor type of ``dtype``."""
     return TensorType((), dtype)

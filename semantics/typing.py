@@ -100,6 +100,7 @@ from .syntax import (
     Var,
     children,
     normalize_dim,
+    type_children,
 )
 from .text.printer import format_type, scalar_literal
 
@@ -193,18 +194,9 @@ class Solver:
         stack = [t]
         while stack:
             u = stack.pop()
-            match u:
-                case IncompleteType():
-                    return False
-                case TupleType(fields):
-                    stack.extend(fields)
-                case FuncType(args, ret):
-                    stack.extend(args)
-                    stack.append(ret)
-                case RefType(value):
-                    stack.append(value)
-                case TypeCall(_, args):
-                    stack.extend(args)
+            if isinstance(u, IncompleteType):
+                return False
+            stack.extend(type_children(u))
         return True
 
     # -- unification -----------------------------------------------------------------------
@@ -272,16 +264,7 @@ class Solver:
             u = self.resolve(stack.pop())
             if u is hole:
                 raise _Mismatch("a type would have to contain itself")
-            match u:
-                case TupleType(fields):
-                    stack.extend(fields)
-                case FuncType(args, ret):
-                    stack.extend(args)
-                    stack.append(ret)
-                case RefType(value):
-                    stack.append(value)
-                case TypeCall(_, args):
-                    stack.extend(args)
+            stack.extend(type_children(u))
         self.holes[hole.id] = t
 
     def unify_dim(self, a: Dim, b: Dim) -> None:
@@ -336,20 +319,11 @@ def _dim_symbols(t: Type) -> set[sympy.Symbol]:
     stack = [t]
     while stack:
         u = stack.pop()
-        match u:
-            case TensorType(shape):
-                for d in shape:
-                    if isinstance(d, sympy.Expr):
-                        out |= d.free_symbols
-            case TupleType(fields):
-                stack.extend(fields)
-            case FuncType(args, ret):
-                stack.extend(args)
-                stack.append(ret)
-            case RefType(value):
-                stack.append(value)
-            case TypeCall(_, args):
-                stack.extend(args)
+        if isinstance(u, TensorType):
+            for d in u.shape:
+                if isinstance(d, sympy.Expr):
+                    out |= d.free_symbols
+        stack.extend(type_children(u))
     return out
 
 

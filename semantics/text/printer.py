@@ -69,6 +69,7 @@ from ..syntax import (
     Var,
     children,
     pattern_vars,
+    post_order,
 )
 from .metadata import write_metadata
 
@@ -359,7 +360,7 @@ class _ScopeAnalysis:
     """Which nodes are inline, and the block of every bound node (iterative, one pass)."""
 
     def __init__(self, body: Expr) -> None:
-        order = _post_order(body)
+        order = list(post_order(body))
         uses: dict[int, int] = {}
         inline_slot: dict[int, bool] = {}
         value_slot: set[int] = set()  # lets used as the value of a let
@@ -451,25 +452,6 @@ def _inline_position(parent: Expr, position: int) -> bool:
         case Let():
             return True
     return False
-
-
-def _post_order(root: Expr) -> list[Expr]:
-    out: list[Expr] = []
-    seen: set[int] = set()
-    stack: list[tuple[Expr, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            out.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for c in reversed(children(node)):
-            if id(c) not in seen:
-                stack.append((c, False))
-    return out
 
 
 class Printer:
