@@ -287,3 +287,14 @@ def test_fmt_types_annotates_like_tvm() -> None:
     assert "%0 = add(%x, %y) /* ty=float32 */;" in text
     assert "multiply(%0, %0) /* ty=float32 */" in text
     assert relay.astext(relay.parse(text)) == relay.astext(mod)
+
+
+def test_every_operator_has_a_relation_a_reference_and_a_relation_name() -> None:
+    from relay.semantics.ops import OPS
+
+    incomplete = [
+        name
+        for name, op in OPS.items()
+        if op.relation is None or op.reference is None or not op.relation_name
+    ]
+    assert not incomplete
