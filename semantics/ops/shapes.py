@@ -10,6 +10,7 @@ which propagate ``?`` and keep integers as ``int``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 import sympy
 
@@ -18,7 +19,7 @@ from ..text.printer import format_dim
 from .registry import RelationError
 
 
-def is_known(d: Dim) -> bool:
+def is_known(d: Dim) -> TypeGuard[int]:
     """Whether ``d`` is a concrete integer."""
     return isinstance(d, int)
 
