@@ -10,8 +10,13 @@ The public API is small; everything else is reachable through the subpackages
   ``/* ty=... */`` comments if ``types``;
 - ``infer_types(mod) -> TypeInfo``: the type of every global and sub-expression; raises
   ``RelayTypeError``;
+- ``evaluate(mod, *args, entry="main", engine="interpreter") -> Value``: apply a global to
+  arguments (numpy arrays or values) and return its value;
 - ``RelayError`` and its subclasses.
 """
+
+import numpy as np
+import numpy.typing as npt
 
 from .semantics.errors import (
     BackendError,
@@ -28,6 +33,7 @@ from .semantics.syntax import IRModule
 from .semantics.text.parser import parse
 from .semantics.text.printer import astext as _astext
 from .semantics.typing import TypeInfo, infer_types
+from .semantics.values import TensorValue, Value
 
 
 def astext(mod: IRModule, *, types: bool = False) -> str:
@@ -40,6 +46,60 @@ def astext(mod: IRModule, *, types: bool = False) -> str:
         return _astext(mod)
     info = infer_types(mod)
     return _astext(mod, lambda e: info.expr_types.get(id(e)))
+
+
+def evaluate(
+    mod: IRModule,
+    *args: Value | npt.NDArray[np.generic] | np.generic,
+    entry: str = "main",
+    engine: str = "interpreter",
+    fuel: int = 1_000_000,
+) -> Value:
+    """Apply the global ``entry`` of ``mod`` to ``args`` and return the value.
+
+    Each argument is a value (``relay.semantics.values``) or a numpy array or scalar, which
+    becomes a ``TensorValue`` of its own dtype (so write ``np.float32(1)``, not ``1.0``).
+    ``engine`` is ``"interpreter"`` (the definitional interpreter; until it lands this runs
+    the spec) or ``"spec"`` (the big-step rules). The module should be well-typed
+    (``infer_types``): on an ill-typed one evaluation may get ``Stuck``. Raises
+    ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion`` (out of ``fuel``) when
+    evaluation fails. A returned reference's contents are not part of the value: use the
+    engines in ``relay.oracles.conformance`` to get the final store as well.
+    """
+    from .oracles.conformance import ENGINES, engine_named, interpreter_engine
+
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is not one of {', '.join(map(repr, ENGINES))}")
+    run = interpreter_engine() if engine == "interpreter" else None
+    if run is None:
+        run = engine_named("spec")
+    values = tuple(_as_value(a, i) for i, a in enumerate(args, start=1))
+    return run(mod, values, entry=entry, fuel=fuel).value
+
+
+def _as_value(arg: object, index: int) -> Value:
+    from .semantics.syntax import DTYPES
+    from .semantics.values import (
+        ClosureValue,
+        ConstructorFnValue,
+        ConstructorValue,
+        RefValue,
+        TupleValue,
+    )
+
+    if isinstance(arg, TensorValue | TupleValue | ClosureValue | ConstructorValue
+                  | ConstructorFnValue | RefValue):  # fmt: skip
+        return arg
+    if isinstance(arg, np.ndarray | np.generic):
+        data = np.asarray(arg)
+        if data.dtype.name not in DTYPES:
+            raise TypeError(f"argument {index} has dtype {data.dtype.name}; expected one of "
+                            f"{', '.join(DTYPES)}")  # fmt: skip
+        return TensorValue(np.ascontiguousarray(data, dtype=data.dtype.name))
+    raise TypeError(
+        f"argument {index} is a {type(arg).__name__}; expected a numpy array or scalar (such as "
+        "np.float32(1.5)) or a value from relay.semantics.values"
+    )
 
 
 __version__ = "0.1.0"
@@ -58,6 +118,7 @@ __all__ = [
     "UndefinedBehavior",
     "__version__",
     "astext",
+    "evaluate",
     "infer_types",
     "parse",
 ]
