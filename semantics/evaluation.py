@@ -439,10 +439,17 @@ def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> tuple[Value, St
         except RelayError as err:
             if err.span is None:
                 err.span = e.span
-            err.message = f"E-Call-Op: {e.op.name}: {err.message}"
+            err.message = op_failure_message(e.op.name, err.message)
             raise
         node.value = _op_output(out)
         return node.value, state
+
+
+def op_failure_message(op: str, message: str) -> str:
+    """``E-Call-Op: <op>: <what the reference semantics said>`` (the op named once)."""
+    if not message.startswith(f"{op}:") and not message.startswith(f"{op} "):
+        message = f"{op}: {message}"
+    return f"E-Call-Op: {message}"
 
 
 def _op_input(v: Value, e: Call) -> object:
@@ -647,7 +654,9 @@ def evaluate(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 12_000))
     try:
-        value, state = e_call_closure(ev, call, ClosureValue(fn), args, state)
+        with ev.rule("E-Call-Closure", call) as root:
+            value, state = e_call_closure(ev, call, ClosureValue(fn), args, state)
+            root.value = value
     except RecursionError:
         raise Exhaustion("out of depth: the program nests deeper than the spec evaluator "
                          "can follow (use the interpreter)", fn.span) from None  # fmt: skip

@@ -239,7 +239,8 @@ def test_explain_prints_the_derivation_then_the_value(program: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-1] == "⇓ 1"
-    assert any(line.startswith("E-Match") for line in lines)
+    assert lines[0].startswith("E-Call-Closure")  # the entry call is the conclusion
+    assert any(line.lstrip().startswith("E-Match") for line in lines)
     assert any(line.lstrip().startswith("M-Ctor") for line in lines)
     assert any(line.startswith("  ") for line in lines)  # premises are indented
 

@@ -569,15 +569,17 @@ class Parser:
 
     def parse_binexpr(self) -> Expr:
         """Operator-precedence parsing, with a stack: all operators are left-associative."""
-        operands: list[Expr] = [self.parse_postfix()]
+        # Each operand keeps the span of its own text: a variable's node carries the span of
+        # its binder, which is not where this use is written.
+        operands: list[tuple[Expr, Span]] = [self.parse_operand()]
         operators: list[tuple[int, str, Span]] = []
 
         def reduce() -> None:
-            _, name, span = operators.pop()
-            rhs = operands.pop()
-            lhs = operands.pop()
-            full = (lhs.span or span).merge(rhs.span)
-            operands.append(Call(Op(name, span=span), (lhs, rhs), None, span=full))
+            _, name, op_span = operators.pop()
+            rhs, rhs_span = operands.pop()
+            lhs, lhs_span = operands.pop()
+            span = lhs_span.merge(rhs_span)
+            operands.append((Call(Op(name, span=op_span), (lhs, rhs), None, span=span), span))
 
         while self.tok.kind is T.PUNCT and self.tok.text in _BINARY_OPS:
             op_tok = self.next()
@@ -585,10 +587,15 @@ class Parser:
             while operators and operators[-1][0] >= prec:
                 reduce()
             operators.append((prec, name, op_tok.span))
-            operands.append(self.parse_postfix())
+            operands.append(self.parse_operand())
         while operators:
             reduce()
-        return operands[0]
+        return operands[0][0]
+
+    def parse_operand(self) -> tuple[Expr, Span]:
+        start = self.tok.span
+        e = self.parse_postfix()
+        return e, self.span_from(start)
 
     def parse_postfix(self) -> Expr:
         start = self.tok.span
