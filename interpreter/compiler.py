@@ -1,0 +1,739 @@
+"""Compiling a module to the machine's instructions, once, without recursion on its depth.
+
+The walk follows the spec's evaluation order exactly (a call's arguments left to right, then its
+callee; a tuple's fields left to right; the shared nodes hoisted before an ``if``, ``match`` or
+``fn`` where ``sharing_plan`` says), so that:
+
+- instructions run in the order the spec's rules fire, and every rule firing (a fuel spend) is
+  charged to the next instruction after it, with its node's span;
+- variables become registers, resolved here once; a captured variable is read from the frame
+  of the enclosing function (``LoadOuter``), because closures capture the frame itself;
+- a shared node is compiled once, as a subroutine of the function owning its scope (the
+  innermost function around the scope ``sharing_plan`` gives it), with a memo register in that
+  function's frame. Each activation of a scope is one frame, or a branch inside one, and a
+  branch runs at most once per frame, so "one memo register per frame" is exactly the spec's
+  "one memo entry per scope activation".
+
+The walk is a worklist of thunks and a stack of result registers, so a 100,000-deep let-chain
+or call nest compiles without Python recursion.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar, assert_never
+
+from ..semantics.errors import Span
+from ..semantics.ops import OPS
+from ..semantics.sharing import SharingPlan, sharing_plan
+from ..semantics.syntax import (
+    ATOMS,
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    IRModule,
+    Let,
+    Match,
+    Op,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+    children,
+)
+from ..semantics.values import ClosureValue, ConstructorFnValue, TensorValue, Value
+from .instructions import (
+    ANY,
+    CTOR,
+    GENERAL,
+    STEP_BIND,
+    STEP_CTOR,
+    STEP_TUPLE,
+    UNSET,
+    Branch,
+    CallGlobal,
+    CallValue,
+    ClauseCode,
+    Enter,
+    FunctionCode,
+    Instr,
+    Jump,
+    LoadOuter,
+    MakeClosure,
+    MakeCtor,
+    MakeTuple,
+    MatchClauses,
+    OpCall,
+    PatternStep,
+    Project,
+    RaiseStuck,
+    RefGet,
+    RefNew,
+    RefSet,
+    Return,
+    ReturnShared,
+    UseShared,
+    fetcher,
+)
+
+Task = Callable[[], None]
+InstrT = TypeVar("InstrT", bound=Instr)
+
+
+class _Context:
+    """The frame layout of one function being compiled, and the variables in scope in it."""
+
+    __slots__ = ("code", "consts", "parent", "registers", "scope")
+
+    def __init__(self, code: FunctionCode, parent: _Context | None) -> None:
+        self.code = code
+        self.parent = parent
+        self.registers = 0
+        self.consts: dict[object, tuple[int, Value]] = {}
+        self.scope: dict[Var, int] = {}
+
+    def register(self) -> int:
+        self.registers += 1
+        return self.registers - 1
+
+    def const(self, key: object, value: Value) -> int:
+        """A register holding ``value`` from the start (part of the frame template)."""
+        entry = self.consts.get(key)
+        if entry is None:
+            entry = self.consts[key] = (self.register(), value)
+        return entry[0]
+
+    def finish(self) -> None:
+        template = [UNSET] * self.registers
+        for slot, value in self.consts.values():
+            template[slot] = value
+        self.code.template = template
+        self.code.rest = template[len(self.code.fn.params) :]
+
+
+class _Stream:
+    """Instructions being emitted, and the rule firings not yet charged to one."""
+
+    __slots__ = ("ctx", "instrs", "label", "pending")
+
+    def __init__(self, ctx: _Context, instrs: list[Instr]) -> None:
+        self.ctx = ctx
+        self.instrs = instrs
+        self.pending: list[Span | None] = []
+        self.label = 0  # the last position a jump was aimed at
+
+    def spend(self, e: Expr) -> None:
+        self.pending.append(e.span)
+
+    def emit(self, ins: InstrT) -> InstrT:
+        if self.pending:
+            ins.cost = len(self.pending)
+            ins.spans = tuple(self.pending)
+            self.pending.clear()
+        self.instrs.append(ins)
+        return ins
+
+    def here(self) -> int:
+        """The position of the next instruction, as a jump target."""
+        self.label = len(self.instrs)
+        return self.label
+
+    def ret(self, reg: int) -> None:
+        """Return ``reg``: by marking the instruction that computes it, if it is the last one
+        (and not a jump target) and no rule firing waits to be charged; else by a ``Return``."""
+        last = self.instrs[-1] if self.instrs else None
+        if (
+            isinstance(last, OpCall | MakeCtor | MakeTuple)
+            and last.dst == reg
+            and not self.pending
+            and self.label != len(self.instrs)
+        ):
+            last.ret = True
+        else:
+            self.emit(Return(reg))
+
+
+@dataclass(eq=False)
+class Program:
+    """A compiled module: the code of every global, and of every function met so far."""
+
+    mod: IRModule
+    globals: dict[str, FunctionCode] = field(default_factory=dict)
+    codes: dict[int, FunctionCode] = field(default_factory=dict)
+    compiler: Compiler | None = None
+
+    def function_code(self, fn: Function) -> FunctionCode:
+        """The code of ``fn``; a function from outside the module is compiled on first use."""
+        code = self.codes.get(id(fn))
+        if code is None:
+            assert self.compiler is not None
+            code = self.compiler.compile_root(fn)
+        return code
+
+
+class Compiler:
+    """Turns the functions of one module into ``FunctionCode`` (see the module docstring)."""
+
+    def __init__(self, mod: IRModule, program: Program) -> None:
+        self.mod = mod
+        self.program = program
+        # The same plans as the spec's evaluator: built per global, a node's last one wins.
+        self.plans: dict[int, SharingPlan] = {}
+        self.global_values: dict[str, ClosureValue] = {}
+        for gv, fn in mod.functions.items():
+            tree = _tree_nodes(fn)
+            if tree is not None:
+                # Nothing is shared, so the plan is empty: no node is shared or hoisted.
+                for node_id in tree:
+                    self.plans.pop(node_id, None)
+            else:
+                plan = sharing_plan(fn)
+                for node_id in plan.scope:
+                    self.plans[node_id] = plan
+            self.global_values.setdefault(gv.name, ClosureValue(fn))
+        self.subroutines: dict[int, tuple[_Context, int, list[Instr]]] = {}
+        self.compiled: set[int] = set()
+        self.contexts: list[_Context] = []
+        self.tasks: list[Task] = []
+        self.results: list[int] = []
+
+    # -----------------------------------------------------------------------------------------
+    # Driver
+
+    def compile_module(self) -> None:
+        for name, closure in self.global_values.items():
+            # Every global's code exists before any is compiled: calls refer to it directly.
+            code = self.program.codes.setdefault(id(closure.fn), FunctionCode(closure.fn, name))
+            self.program.globals[name] = code
+        for closure in self.global_values.values():
+            self.compile_root(closure.fn)
+
+    def compile_root(self, fn: Function) -> FunctionCode:
+        """Compile a function with no enclosing function (a global), and what it contains."""
+        start = len(self.contexts)
+        code = self._function(fn, None, None)
+        tasks = self.tasks
+        while tasks:
+            tasks.pop()()
+        assert not self.results, "unbalanced result stack"
+        for ctx in self.contexts[start:]:
+            ctx.finish()
+        return code
+
+    def _seq(self, *steps: Task) -> None:
+        """Run ``steps`` in order, after the task running now (and before anything queued)."""
+        self.tasks.extend(reversed(steps))
+
+    def _then(self, steps: list[Task], finish: Task) -> None:
+        """Run ``steps`` then ``finish``; with no steps, ``finish`` right away."""
+        if steps:
+            self._seq(*steps, finish)
+        else:
+            finish()
+
+    def _done(self, s: _Stream, reg: int, tail: bool) -> None:
+        """The value is in ``reg``: return it (tail position) or hand it to the parent."""
+        if tail:
+            s.ret(reg)
+        else:
+            self.results.append(reg)
+
+    def _pop(self, n: int) -> tuple[int, ...]:
+        if n == 0:
+            return ()
+        regs = tuple(self.results[-n:])
+        del self.results[-n:]
+        return regs
+
+    def _stuck(self, s: _Stream, message: str, span: Span | None, rule: str) -> int:
+        s.emit(RaiseStuck(message, rule, span))
+        return s.ctx.register()
+
+    # -----------------------------------------------------------------------------------------
+    # Functions and sharing
+
+    def _function(self, fn: Function, parent: _Context | None, rec_var: Var | None) -> FunctionCode:
+        code = self.program.codes.get(id(fn))
+        if code is None:
+            code = self.program.codes[id(fn)] = FunctionCode(fn, "fn")
+        if id(fn) in self.compiled:
+            return code
+        self.compiled.add(id(fn))
+        ctx = _Context(code, parent)
+        self.contexts.append(ctx)
+        for _ in fn.params:
+            ctx.register()
+        if rec_var is not None:
+            code.rec_slot = ctx.register()
+            ctx.scope[rec_var] = code.rec_slot
+        for i, param in enumerate(fn.params):
+            ctx.scope[param] = i
+        s = _Stream(ctx, code.code)
+        self.tasks.append(lambda: self._expr(fn.body, s, True))
+        return code
+
+    def _shared(self, e: Expr) -> bool:
+        plan = self.plans.get(id(e))
+        return plan is not None and id(e) in plan.shared
+
+    def _hoist_steps(self, opener: Expr, s: _Stream) -> list[Task]:
+        """Evaluate (for effect) the shared nodes hoisted before ``opener``."""
+        plan = self.plans.get(id(opener))
+        steps: list[Task] = []
+        for node in () if plan is None else plan.hoisted.get(id(opener), ()):
+            steps += [partial(self._expr, node, s, False), self._discard]
+        return steps
+
+    def _discard(self) -> None:
+        self.results.pop()
+
+    def _home(self, e: Expr, ctx: _Context) -> tuple[_Context, int] | None:
+        """The context owning the scope of the shared node ``e``, and how many levels up."""
+        plan = self.plans[id(e)]
+        key = plan.scope.get(id(e))
+        # A function opens the scope of position 0 (its body); an if or a match those of its
+        # branches and clauses (positions 1 and up), each inside the scope the opener is in.
+        while key is not None and key[1] != 0:
+            key = plan.scope.get(key[0])
+        if key is None:
+            return None
+        depth = 0
+        c: _Context | None = ctx
+        while c is not None and id(c.code.fn) != key[0]:
+            c = c.parent
+            depth += 1
+        return None if c is None else (c, depth)
+
+    def _use_shared(self, e: Expr, s: _Stream) -> int:
+        """E-Shared: the memo of ``e`` in its scope's frame, computed by its code if empty."""
+        found = self._home(e, s.ctx)
+        if found is None:
+            return self._stuck(s, "a shared sub-expression is used outside its scope", e.span,
+                               "E-Shared")  # fmt: skip
+        home, depth = found
+        entry = self.subroutines.get(id(e))
+        if entry is None:
+            sub = _Stream(home, [])
+            memo = home.register()
+            entry = self.subroutines[id(e)] = (home, memo, sub.instrs)
+            # The node's own rule, in the scope it is first met in (its spend is at the use).
+
+            def finish() -> None:
+                sub.emit(ReturnShared(self.results.pop(), memo))
+
+            self._seq(lambda: self._unshared(e, sub, False), finish)
+        _, memo, code = entry
+        dst = memo if depth == 0 else s.ctx.register()
+        s.emit(UseShared(depth, memo, code, dst))
+        return dst
+
+    # -----------------------------------------------------------------------------------------
+    # Expressions, one case per rule family (as ``evaluate_expr``)
+
+    def _expr(self, e: Expr, s: _Stream, tail: bool) -> None:
+        """Compile ``e``: its value ends up on ``self.results`` (or is returned, if ``tail``)."""
+        s.spend(e)
+        if self._shared(e):
+            self._done(s, self._use_shared(e, s), tail)
+        else:
+            self._unshared(e, s, tail)
+
+    def _unshared(self, e: Expr, s: _Stream, tail: bool) -> None:
+        ctx = s.ctx
+        match e:
+            case Call():
+                self._call(e, s, tail)
+            case Var():
+                self._done(s, self._var(e, s), tail)
+            case GlobalVar(name):
+                closure = self.global_values.get(name)
+                if closure is None:
+                    reg = self._stuck(s, f"undefined global @{name}", e.span, "E-Global")
+                else:
+                    reg = ctx.const(("global", name), closure)
+                self._done(s, reg, tail)
+            case Constant(data):
+                self._done(s, ctx.const(id(e), TensorValue(data)), tail)
+            case Constructor():
+                self._done(s, ctx.const(id(e), ConstructorFnValue(e)), tail)
+            case Op(name):
+                message = f"operator {name} used as a value: only its calls evaluate"
+                self._done(s, self._stuck(s, message, e.span, "E-Op"), tail)
+            case Tuple(fields):
+
+                def make_tuple() -> None:
+                    dst = ctx.register()
+                    s.emit(MakeTuple(fetcher(self._pop(len(fields))), dst))
+                    self._done(s, dst, tail)
+
+                self._then(self._operands(fields, s), make_tuple)
+            case TupleGetItem(tup, index):
+
+                def project() -> None:
+                    dst = ctx.register()
+                    s.emit(Project(self.results.pop(), index, dst, e.span))
+                    self._done(s, dst, tail)
+
+                self._seq(lambda: self._expr(tup, s, False), project)
+            case Let():
+                self._let(e, s, tail)
+            case If():
+                self._if(e, s, tail)
+            case Function():
+
+                def make_closure() -> None:
+                    dst = ctx.register()
+                    s.emit(MakeClosure(e, None, dst))
+                    self._done(s, dst, tail)
+                    self._function(e, ctx, None)
+
+                self._seq(*self._hoist_steps(e, s), make_closure)
+            case Match():
+                self._match(e, s, tail)
+            case RefCreate(value):
+
+                def ref_new() -> None:
+                    dst = ctx.register()
+                    s.emit(RefNew(self.results.pop(), dst))
+                    self._done(s, dst, tail)
+
+                self._seq(lambda: self._expr(value, s, False), ref_new)
+            case RefRead(ref):
+
+                def ref_get() -> None:
+                    dst = ctx.register()
+                    s.emit(RefGet(self.results.pop(), dst, e.span))
+                    self._done(s, dst, tail)
+
+                self._seq(lambda: self._expr(ref, s, False), ref_get)
+            case RefWrite(ref, value):
+
+                def ref_set() -> None:
+                    dst = ctx.register()
+                    src = self.results.pop()
+                    s.emit(RefSet(self.results.pop(), src, dst, e.span))
+                    self._done(s, dst, tail)
+
+                self._then(self._operands((ref, value), s), ref_set)
+            case _:
+                assert_never(e)
+
+    def _operands(self, es: Sequence[Expr], s: _Stream) -> list[Task]:
+        """Compile operands in order: the leading simple ones now, the rest by tasks."""
+        steps: list[Task] = []
+        for e in es:
+            if not steps and self._simple(e):
+                self._expr(e, s, False)
+            else:
+                steps.append(partial(self._expr, e, s, False))
+        return steps
+
+    def _simple(self, e: Expr) -> bool:
+        """An atom, or an operator applied to atoms: compiled at once, it queues no task (and
+        binds nothing), so it can be compiled before the tasks queued now have run."""
+        if self._shared(e):
+            return False
+        if isinstance(e, ATOMS):
+            return True
+        return (
+            isinstance(e, Call)
+            and isinstance(e.op, Op)
+            and all(isinstance(a, ATOMS) and not self._shared(a) for a in e.args)
+        )
+
+    def _var(self, e: Var, s: _Stream) -> int:
+        """E-Var: a register of this frame, or one loaded from an enclosing function's."""
+        c: _Context | None = s.ctx
+        depth = 0
+        while c is not None:
+            slot = c.scope.get(e)
+            if slot is not None:
+                if depth == 0:
+                    return slot
+                dst = s.ctx.register()
+                s.emit(LoadOuter(depth, slot, dst))
+                return dst
+            c = c.parent
+            depth += 1
+        return self._stuck(s, f"unbound variable %{e.name_hint}", e.span, "E-Var")
+
+    def _bind(self, ctx: _Context, var: Var, reg: int) -> Task:
+        """Bind ``var`` to ``reg``; the task returned undoes it."""
+        old = ctx.scope.get(var)
+        ctx.scope[var] = reg
+
+        def unbind() -> None:
+            if old is None:
+                del ctx.scope[var]
+            else:
+                ctx.scope[var] = old
+
+        return unbind
+
+    def _let(self, e: Let, s: _Stream, tail: bool) -> None:
+        """E-Let and E-Let-Rec; a let-chain becomes one task per binding, not a recursion."""
+        ctx = s.ctx
+
+        def body(reg: int) -> None:
+            self._seq(lambda: self._expr(e.body, s, tail), self._bind(ctx, e.var, reg))
+
+        value = e.value
+        if isinstance(value, Function) and not self._shared(value):
+
+            def make_rec_closure() -> None:
+                s.spend(value)
+                dst = ctx.register()
+                s.emit(MakeClosure(value, e.var, dst))
+                body(dst)
+                self._function(value, ctx, e.var)
+
+            self._seq(*self._hoist_steps(value, s), make_rec_closure)
+        elif self._simple(value):
+            self._expr(value, s, False)
+            body(self.results.pop())
+        else:
+            self._seq(lambda: self._expr(value, s, False), lambda: body(self.results.pop()))
+
+    def _arms(self, s: _Stream, arms: list[tuple[Task, Expr, Task]], tail: bool) -> list[Task]:
+        """The steps compiling each arm: ``start``, the expression, ``end``, then a join."""
+        dst = -1 if tail else s.ctx.register()
+        jumps: list[Jump] = []
+        steps: list[Task] = []
+
+        def finish_arm(end: Task) -> None:
+            if not tail:
+                jumps.append(s.emit(Jump(-1, self.results.pop(), dst)))
+            end()
+
+        for start, rhs, end in arms:
+            steps += [start, partial(self._expr, rhs, s, tail), partial(finish_arm, end)]
+
+        def join() -> None:
+            for jump in jumps:
+                jump.target = s.here()
+            if not tail:
+                self.results.append(dst)
+
+        steps.append(join)
+        return steps
+
+    def _if(self, e: If, s: _Stream, tail: bool) -> None:
+        """E-If-True / E-If-False: the condition, the hoisted nodes, then one branch."""
+        hoists = self._hoist_steps(e, s)
+
+        def branch() -> None:
+            ins = s.emit(Branch(self.results.pop(), -1, not hoists, e.span))
+
+            def start(is_else: bool) -> None:
+                if is_else:
+                    ins.else_pc = s.here()
+                if hoists:
+                    # The hoisted nodes run after the condition's check and before the branch's
+                    # scope is entered, in whichever branch is taken.
+                    self._seq(*self._hoist_steps(e, s), enter)
+
+            def enter() -> None:
+                s.emit(Enter())
+
+            arms = [
+                (lambda: start(False), e.true_branch, lambda: None),
+                (lambda: start(True), e.false_branch, lambda: None),
+            ]
+            self._seq(*self._arms(s, arms, tail))
+
+        self._seq(lambda: self._expr(e.cond, s, False), branch)
+
+    def _match(self, e: Match, s: _Stream, tail: bool) -> None:
+        """E-Match / E-Match-Fail: the scrutinee, the hoisted nodes, then the first clause."""
+        ctx = s.ctx
+
+        def clauses() -> None:
+            data = self.results.pop()
+            ins = s.emit(MatchClauses(data, (), e.complete, e.span))
+            codes: list[ClauseCode] = []
+            arms: list[tuple[Task, Expr, Task]] = []
+
+            def start(p: Pattern, unbinds: list[Task]) -> None:
+                codes.append(self._pattern(p, ctx, s.here(), unbinds))
+
+            def end(unbinds: list[Task]) -> None:
+                for undo in reversed(unbinds):
+                    undo()
+
+            for clause in e.clauses:
+                unbinds: list[Task] = []
+                arms.append(
+                    (partial(start, clause.lhs, unbinds), clause.rhs, partial(end, unbinds))
+                )
+            steps = self._arms(s, arms, tail)
+
+            def seal() -> None:
+                ins.clauses = tuple(codes)
+
+            self._seq(*steps, seal)
+
+        self._seq(lambda: self._expr(e.data, s, False), *self._hoist_steps(e, s), clauses)
+
+    def _pattern(self, p: Pattern, ctx: _Context, target: int, unbinds: list[Task]) -> ClauseCode:
+        """``p ⊨ v ⇒ ρ'`` compiled: registers for its variables, bound in scope for the clause."""
+
+        def bind(var: Var) -> int:
+            reg = ctx.register()
+            unbinds.append(self._bind(ctx, var, reg))
+            return reg
+
+        match p:
+            case PatternWildcard():
+                return ClauseCode(ANY, target)
+            case PatternVar(var):
+                return ClauseCode(ANY, target, slot=bind(var))
+            case PatternConstructor(ctor, patterns) if all(
+                isinstance(q, PatternVar | PatternWildcard) for q in patterns
+            ):
+                binds = tuple(
+                    (i, bind(q.var)) for i, q in enumerate(patterns) if isinstance(q, PatternVar)
+                )
+                return ClauseCode(CTOR, target, name=ctor.name, binds=binds)
+        program: list[PatternStep] = []
+        count = 1
+        stack: list[tuple[Pattern, int]] = [(p, 0)]
+        while stack:
+            q, index = stack.pop()
+            match q:
+                case PatternWildcard():
+                    pass
+                case PatternVar(var):
+                    program.append((STEP_BIND, index, "", bind(var)))
+                case PatternConstructor(Constructor(name), patterns):
+                    program.append((STEP_CTOR, index, name, len(patterns)))
+                    stack.extend((patterns[j], count + j) for j in reversed(range(len(patterns))))
+                    count += len(patterns)
+                case PatternTuple(patterns):
+                    program.append((STEP_TUPLE, index, "", len(patterns)))
+                    stack.extend((patterns[j], count + j) for j in reversed(range(len(patterns))))
+                    count += len(patterns)
+                case _:
+                    assert_never(q)
+        return ClauseCode(GENERAL, target, program=tuple(program))
+
+    def _call(self, e: Call, s: _Stream, tail: bool) -> None:
+        """E-Call-Op, E-Call-Closure, E-Call-Constructor: arguments, then the callee."""
+        ctx = s.ctx
+        callee, n = e.op, len(e.args)
+        if isinstance(callee, Op):
+            opdef = OPS.get(callee.name)
+
+            def op_call() -> None:
+                args = self._pop(n)
+                if opdef is None or opdef.reference is None:
+                    message = f"operator {callee.name} has no reference semantics"
+                    reg = self._stuck(s, message, e.span, "E-Call-Op")
+                else:
+                    reg = ctx.register()
+                    s.emit(
+                        OpCall(callee.name, opdef.reference, e.attrs, fetcher(args), reg, e.span)
+                    )
+                self._done(s, reg, tail)
+
+            self._then(self._operands(e.args, s), op_call)
+            return
+        direct_global = (
+            isinstance(callee, GlobalVar)
+            and callee.name in self.global_values
+            and len(self.global_values[callee.name].fn.params) == n
+        )
+        direct_ctor = isinstance(callee, Constructor) and len(callee.inputs) == n
+
+        def call() -> None:
+            if direct_global:
+                assert isinstance(callee, GlobalVar)
+                s.spend(callee)
+                code = self.program.globals[callee.name]
+                dst = -1 if tail else ctx.register()
+                s.emit(CallGlobal(code, fetcher(self._pop(n)), dst, tail))
+                if not tail:
+                    self.results.append(dst)
+            elif direct_ctor:
+                assert isinstance(callee, Constructor)
+                s.spend(callee)
+                dst = ctx.register()
+                s.emit(MakeCtor(callee, fetcher(self._pop(n)), dst))
+                self._done(s, dst, tail)
+            else:
+                f = self.results.pop()
+                dst = -1 if tail else ctx.register()
+                s.emit(CallValue(f, fetcher(self._pop(n)), n, dst, tail, e.span))
+                if not tail:
+                    self.results.append(dst)
+
+        steps = self._operands(e.args, s)
+        if not (direct_global or direct_ctor):
+            steps.append(lambda: self._expr(callee, s, False))
+        self._then(steps, call)
+
+
+def _tree_nodes(root: Function) -> list[int] | None:
+    """The nodes ``sharing_plan(root)`` would cover, if no node is used twice (else ``None``).
+
+    A shortcut, not a second definition: ``sharing_plan`` is linear but slow on the 100,000-node
+    let-chains of A-normal form, and when no non-atomic node has two uses its plan is empty.
+    The nodes are returned so that they drop any plan an earlier global gave them, as
+    ``sharing_plan``'s empty plan would override it.
+    """
+    nodes = [id(root), id(root.body)]
+    seen: set[int] = set()
+    stack: list[Expr] = [root]
+    while stack:
+        for child in children(stack.pop()):
+            if isinstance(child, ATOMS):
+                continue
+            if id(child) in seen:
+                return None
+            seen.add(id(child))
+            nodes.append(id(child))
+            stack.append(child)
+    return nodes
+
+
+@contextmanager
+def few_full_collections() -> Iterator[None]:
+    """Run with Python's full garbage collections rare (young ones as usual).
+
+    A deep run keeps a growing heap of frames and values alive (compiling a large module, of
+    instructions and tasks), and each full collection walks all of it and everything else in
+    the process: measured, about 40% of the time of a 100,000-deep recursion, and half of the
+    time of compiling a 100,000-binding let-chain. The garbage the machine makes in cycles (a
+    closure and the frame it captured) mostly dies young, where the young collections still
+    find it. The thresholds are process-wide, and restored on the way out.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 5_000), old[1], max(old[2], 1_000))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+def compile_module(mod: IRModule) -> Program:
+    """Compile every global function of ``mod``."""
+    program = Program(mod)
+    compiler = Compiler(mod, program)
+    program.compiler = compiler
+    with few_full_collections():
+        compiler.compile_module()
+    return program
