@@ -196,7 +196,7 @@ def main() -> None:
     print(f"  the rest, {rest * 1e3:.1f} ms, is {rest / t_py_sum:.1f}x python's whole run")
     print(f"copy and count  interpreter {t_count * 1e3:9.1f} ms   python {t_py_count * 1e3:8.1f} ms"
           f"   ratio {t_count / t_py_count:7.1f}x")  # fmt: skip
-    steps = 8 * n  # per element: 2 matches, 2 calls, 2 constructors, 2 returns
+    steps = 6 * n  # per element, in each function: a match, a call, a returning constructor
     print(
         f"  {t_count / steps * 1e9:.0f} ns per machine instruction, "
         f"{t_count / (2 * n) * 1e6:.2f} us per Relay call"

@@ -13,7 +13,9 @@ locations and failures, the same fuel count. What differs is how it runs:
   programs with ``Exhaustion``.
 
 ``evaluate(mod, args, entry="main", fuel=..., max_allocation_bytes=...)`` returns the spec's
-``Result`` (without a derivation).
+``Result`` (without a derivation). A module is compiled on its first evaluation and the
+compiled form kept for the last few modules (``program_for``); ``compile_module`` compiles one
+afresh.
 """
 
 from .compiler import Program, compile_module

@@ -2,8 +2,9 @@
 
 A global or local function compiles to a ``FunctionCode``: a flat list of instructions over a
 frame of registers (a Python list), plus the frame's template (constants and globals already in
-place). Every expression node gets a register; variables are registers too, resolved at compile
-time (a variable of an enclosing function is read from the captured frame ``depth`` levels up).
+place). Each computed value gets a register of its own, written once per activation; a variable
+names the register of its value, resolved at compile time (a variable of an enclosing function
+is read from the captured frame ``depth`` levels up).
 A shared node (``%N``) is compiled once, as a subroutine that runs in the frame of the function
 owning its scope and leaves its value in a memo register there; each use is a ``UseShared``.
 

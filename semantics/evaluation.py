@@ -231,7 +231,12 @@ def e_shared(
         ρ, σ ⊢ e ⇓ v, σ
     otherwise e is evaluated by its own rule and (a, e) ↦ v is added to the memo.
     """
-    activation = env.scopes[plan.scope[id(e)]]
+    scope = plan.scope[id(e)]
+    if scope not in env.scopes:
+        # Sharing is per global function (as ToANormalForm is); a node shared between two
+        # globals has no scope in one of them.
+        raise Stuck("a shared sub-expression is used outside its scope", e.span, rule="E-Shared")
+    activation = env.scopes[scope]
     key = (activation, id(e))
     if key in state.memo:
         with ev.rule("E-Shared", e) as node:

@@ -1,0 +1,175 @@
+"""Dataflow program generator: throughput, outcomes, and how often values stay finite.
+
+For small programs (up to 20 operator calls) and medium ones (up to 200), it generates
+programs with ``oracles.gen_dataflow.dataflow_programs`` and default arguments with
+``oracles.gen_args.arguments``, and checks each one as ``property_tests/test_gen_dataflow.py``
+does: type inference (the inferred type of ``@main`` must be the predicted one), the spec
+evaluator with a derivation (every operator call's value must have its type), and print then
+parse (alpha-equal, printing a fixpoint). It prints, per size:
+
+- programs generated and checked per second on one core (this script runs on one), with the
+  split between generating and checking and the mean program size;
+- the outcomes: a value, undefined behaviour, exhaustion;
+- the fraction of programs whose values (every operator call's result, hence also the
+  result of ``@main``) are all finite, among all programs and among those that evaluated;
+- for small programs, Z3 validations of operator calls per second (the first three calls of
+  each program).
+
+How generation is driven: a ``@given(st.data())`` function, run once with
+``max_examples=N``, ``phases=[Phase.generate]`` (no shrinking, no database replay) and
+``derandomize=True`` (the same programs every run); it draws one program and its arguments
+per example and times the draws and the checks separately. This is the way tests consume the
+strategies, so the figures include Hypothesis's own overhead, and it uses no private
+Hypothesis API nor ``.example()`` (which is meant for the REPL and warns when used in code).
+
+    python benchmarks/generator.py [--small N] [--medium N] [--no-z3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
+from relay.oracles.validate import validate_call
+from relay.semantics.equality import alpha_equal
+from relay.semantics.errors import Exhaustion, UndefinedBehavior
+from relay.semantics.evaluation import Derivation, evaluate
+from relay.semantics.syntax import FuncType
+from relay.semantics.text.parser import parse
+from relay.semantics.text.printer import astext
+from relay.semantics.typing import infer_types
+from relay.semantics.values import TensorValue, TupleValue, Value
+
+
+@dataclass
+class Tally:
+    """What one run measured."""
+
+    programs: int = 0
+    nodes: int = 0
+    generate_s: float = 0.0
+    check_s: float = 0.0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    finite: int = 0
+    z3_calls: int = 0
+    z3_s: float = 0.0
+
+
+def finite(v: Value) -> bool:
+    """Whether every element of a tensor (or of every tensor of a tuple) is finite."""
+    if isinstance(v, TensorValue):
+        return v.data.dtype.kind != "f" or bool(np.isfinite(v.data).all())
+    if isinstance(v, TupleValue):
+        return all(finite(f) for f in v.fields)
+    return True
+
+
+def op_values(d: Derivation | None) -> list[Value]:
+    """The values of every ``E-Call-Op`` node of a derivation."""
+    out: list[Value] = []
+    stack = [d] if d is not None else []
+    while stack:
+        node = stack.pop()
+        if node.rule == "E-Call-Op" and node.value is not None:
+            out.append(node.value)
+        stack.extend(node.premises)
+    return out
+
+
+def check(p: DataflowProgram, args: tuple[Value, ...], tally: Tally) -> None:
+    """Type, evaluate and round-trip one program, recording the outcome."""
+    info = infer_types(p.mod)
+    assert info.global_type("main") == FuncType(p.param_types, p.result_type)
+    try:
+        result = evaluate(p.mod, args, explain=True)
+    except UndefinedBehavior:
+        tally.outcomes["undefined behaviour"] += 1
+    except Exhaustion:
+        tally.outcomes["exhaustion"] += 1
+    else:
+        tally.outcomes["value"] += 1
+        tally.finite += all(finite(v) for v in op_values(result.derivation))
+    text = astext(p.mod)
+    again = parse(text)
+    assert alpha_equal(p.mod, again) and astext(again) == text
+
+
+def run(max_nodes: int, count: int, z3: bool) -> Tally:
+    """Generate and check ``count`` programs of at most ``max_nodes`` calls."""
+    tally = Tally()
+
+    @settings(
+        max_examples=count,
+        phases=[Phase.generate],
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],  # a benchmark, not a test
+    )
+    @given(data=st.data())
+    def one(data: st.DataObject) -> None:
+        start = time.perf_counter()
+        p = data.draw(dataflow_programs(max_nodes=max_nodes))
+        args = data.draw(p.arguments())
+        middle = time.perf_counter()
+        check(p, args, tally)
+        end = time.perf_counter()
+        tally.programs += 1
+        tally.nodes += len(p.calls)
+        tally.generate_s += middle - start
+        tally.check_s += end - middle
+        if z3:
+            for c in p.calls[:3]:
+                begin = time.perf_counter()
+                problems = validate_call(c.op_name, c.arg_types, c.call.attrs)
+                tally.z3_s += time.perf_counter() - begin
+                tally.z3_calls += 1
+                assert not problems, problems
+
+    one()
+    return tally
+
+
+def report(name: str, max_nodes: int, t: Tally) -> None:
+    total = t.generate_s + t.check_s
+    evaluated = t.outcomes["value"]
+    print(f"{name} programs (at most {max_nodes} calls, mean {t.nodes / t.programs:.1f}):")
+    print(
+        f"  {t.programs / total:7.1f} programs/s generated and checked on one core "
+        f"({t.programs / t.generate_s:.1f}/s generating alone, {t.programs / t.check_s:.1f}/s "
+        f"checking alone; checking takes {t.check_s / t.generate_s:.2f}x generating)"
+    )
+    shown = ", ".join(f"{k} {v / t.programs:.1%}" for k, v in t.outcomes.most_common())
+    print(f"  outcomes: {shown}")
+    print(
+        f"  all values finite: {t.finite / t.programs:.1%} of programs, "
+        f"{t.finite / max(evaluated, 1):.1%} of those that evaluated"
+    )
+    if t.z3_calls:
+        print(f"  Z3 validation: {t.z3_calls / t.z3_s:.1f} calls/s ({t.z3_calls} calls)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", type=int, default=300, help="small programs to generate")
+    parser.add_argument("--medium", type=int, default=60, help="medium programs to generate")
+    parser.add_argument("--no-z3", action="store_true", help="skip the Z3 validation figure")
+    args = parser.parse_args()
+    small = run(20, args.small, z3=not args.no_z3)
+    medium = run(200, args.medium, z3=False)
+    report("small", 20, small)
+    report("medium", 200, medium)
+    per_node_small = (small.generate_s + small.check_s) / small.nodes
+    per_node_medium = (medium.generate_s + medium.check_s) / medium.nodes
+    print(f"time per node, medium / small: {per_node_medium / per_node_small:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
