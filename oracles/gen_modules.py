@@ -92,6 +92,7 @@ from relay.semantics.syntax import (
     children,
     pattern_vars,
     post_order,
+    type_children,
 )
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import missing_case, substitute
@@ -341,6 +342,16 @@ def _match_type(
                 _match_type(f, g, params, subst) for f, g in zip(fs, gs, strict=True)
             )
     return pattern == target
+
+
+def _mentions_adt(t: Type) -> bool:
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, TypeCall):
+            return True
+        stack.extend(type_children(u))
+    return False
 
 
 def _instance_of(fn_type: FuncType, t: FuncType) -> bool:
@@ -645,16 +656,21 @@ class _Builder:
         depth: int,
         type_params: tuple[TypeVar, ...] = (),
     ) -> Function:
-        """``fn (%p: t..) -> ret { body }``, capturing ``ctx``; the result type is written
-        when drawn so (always for a polymorphic ``fn``: without it, a hole in it would be
-        shared between instantiations)."""
+        """``fn [T..](%p: t..) -> ret { body }``, capturing ``ctx``."""
         params = tuple(Var("p", a) for a in args)
         inner = ctx.function_body(
             [_Binding(p, a) for p, a in zip(params, args, strict=True)], type_params
         )
         body = self.term(inner, ret, depth)
-        annotated = bool(type_params) or self.flag()
-        return Function(params, body, ret if annotated else None, type_params)
+        return Function(params, body, self.result_annotation(ret, type_params), type_params)
+
+    def result_annotation(self, ret: Type, type_params: Sequence[TypeVar]) -> Type | None:
+        """A function's result type, or ``None`` where drawn so. A polymorphic function whose
+        result mentions an ADT always has it written: a body such as ``Nil`` leaves a hole in
+        its type that, unwritten, would be shared by all instantiations (no generalisation)."""
+        if type_params and _mentions_adt(ret):
+            return ret
+        return None if self.flag() else ret
 
     def function_values(self, t: FuncType) -> list[_Rule]:
         """Globals and constructors used as function values of type ``t``."""
@@ -1006,7 +1022,7 @@ class _Builder:
                               rec, depth)  # fmt: skip
         zero = Constant(np.array(0, dtype="int32"))
         body = If(Call(Op("less_equal"), (n, zero)), base, step)
-        return Function(params, body, ret, type_params)
+        return Function(params, body, self.result_annotation(ret, type_params), type_params)
 
     def structural(
         self,
@@ -1043,7 +1059,8 @@ class _Builder:
                 rhs = self.recursing(clause_ctx, rec, depth)
             lhs = PatternConstructor(ctor, tuple(PatternVar(v) for v in vars_))
             clauses.append(Clause(lhs, rhs))
-        return Function(params, Match(x, tuple(clauses)), ret, type_params)
+        body = Match(x, tuple(clauses))
+        return Function(params, body, self.result_annotation(ret, type_params), type_params)
 
     def recursing(self, ctx: _Ctx, rec: _Rec, depth: int) -> Let:
         """``let %y = f(smaller, ..); e``: where recursion is allowed, it happens at least once
@@ -1135,7 +1152,8 @@ class _Builder:
                 params = tuple(Var("p", a) for a in extra)
                 bindings = [_Binding(p, a) for p, a in zip(params, extra, strict=True)]
                 inner = ctx.function_body(bindings, type_params)
-                fn = Function(params, self.term(inner, ret, depth), ret, type_params)
+                body = self.term(inner, ret, depth)
+                fn = Function(params, body, self.result_annotation(ret, type_params), type_params)
         arg_types = tuple(p.type_annotation for p in fn.params)
         assert all(a is not None for a in arg_types)
         fn_type = FuncType(tuple(a for a in arg_types if a is not None), ret, type_params)
@@ -1172,7 +1190,8 @@ class _Builder:
         return GlobalVar("main"), fn, param_types, ret
 
     def module(self) -> ModuleCase:
-        self.palette = [self.tensor_type() for _ in range(self.integer(1, 3))]
+        # The tensor types drawn types use: int32 first (what they shrink to), then others.
+        self.palette = [INT32, *(self.tensor_type() for _ in range(self.integer(0, 2)))]
         for template in _TEMPLATES:
             if self.flag():
                 self.add_adt(template())

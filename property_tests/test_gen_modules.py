@@ -228,13 +228,14 @@ def test_generated_modules_are_well_typed_and_sound(
         f"{format_type(main_type.ret_type)}"
     )
     for gv, fn in mod.functions.items():
-        if gv.name != "main":
-            declared = FuncType(
-                tuple(p.type_annotation for p in fn.params if p.type_annotation is not None),
-                fn.ret_type if fn.ret_type is not None else IncompleteType(),
-                fn.type_params,
-            )
-            assert alpha_equal(info.global_type(gv.name), declared), gv.name
+        inferred = info.global_type(gv.name)
+        assert isinstance(inferred, FuncType)
+        declared = FuncType(
+            tuple(p.type_annotation for p in fn.params if p.type_annotation is not None),
+            fn.ret_type if fn.ret_type is not None else inferred.ret_type,
+            fn.type_params,
+        )
+        assert alpha_equal(inferred, declared), f"@{gv.name}: {format_type(inferred)}"
     try:
         result = evaluate(mod, args, fuel=FUEL)
     except Stuck as err:
