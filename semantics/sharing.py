@@ -90,6 +90,7 @@ def sharing_plan(root: Function) -> SharingPlan:
     # inside the nested scopes of an opener of its own scope is hoisted before that opener.
     enter, complete, open_nested, close_nested = 0, 1, 2, 3
     openers: list[Expr] = []
+    enclosing: list[Expr] = []  # shared nodes being walked
     seen: set[int] = set()
     stack: list[tuple[Expr, int]] = [(root.body, enter)]
     while stack:
@@ -100,10 +101,17 @@ def sharing_plan(root: Function) -> SharingPlan:
             openers.pop()
         elif phase == complete:
             if id(node) in plan.shared:
-                _hoist(plan, node, openers)
+                enclosing.pop()
+                # A shared node inside another shared node of its own scope is evaluated
+                # when that one is (its first use is there): hoisting it on its own would
+                # run it before the variables bound around it inside the enclosing node.
+                if not any(plan.scope[id(m)] == plan.scope[id(node)] for m in enclosing):
+                    _hoist(plan, node, openers)
         elif id(node) not in seen and not isinstance(node, ATOMS):
             seen.add(id(node))
             stack.append((node, complete))
+            if id(node) in plan.shared:
+                enclosing.append(node)
             kids = children(node)
             nested = [c for i, c in enumerate(kids) if opens_scope(node, i)]
             operands = [c for i, c in enumerate(kids) if not opens_scope(node, i)]
