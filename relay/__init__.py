@@ -95,7 +95,7 @@ def _as_value(arg: object, index: int) -> Value:
         if data.dtype.name not in DTYPES:
             raise TypeError(f"argument {index} has dtype {data.dtype.name}; expected one of "
                             f"{', '.join(DTYPES)}")  # fmt: skip
-        return TensorValue(np.ascontiguousarray(data, dtype=data.dtype.name))
+        return TensorValue(np.array(data, dtype=data.dtype.name, order="C"))  # keeps rank 0
     raise TypeError(
         f"argument {index} is a {type(arg).__name__}; expected a numpy array or scalar (such as "
         "np.float32(1.5)) or a value from relay.semantics.values"

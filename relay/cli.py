@@ -98,7 +98,7 @@ def read_argument(mod: IRModule, index: int, text: str) -> Expr:
         if data.dtype.name not in DTYPES:
             raise UsageError(f"argument {index}: {text} holds {data.dtype.name} values; Relay "
                              f"tensors are one of {', '.join(DTYPES)}")  # fmt: skip
-        native = np.ascontiguousarray(data, dtype=data.dtype.name)  # native byte order
+        native = np.array(data, dtype=data.dtype.name, order="C")  # native order, rank kept
         return Constant(native, span=Span(SourceFile(text, ""), 1, 1, 1, 1))
     source = SourceFile(f"<argument {index}>", text)
     try:
