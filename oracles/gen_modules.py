@@ -34,10 +34,11 @@ region. A counting-down function is never used as a value. References hold only 
 values (no functions, no type variables), so no cycle can be tied through the store. Programs
 can still be exponential (a call tree), so evaluations run with fuel.
 
-**Shrinking.** Every choice is an integer range or a ``sampled_from`` whose first option is
-the simplest: fewer globals, no type definitions, shallower bodies, a variable or a constant
-before a compound form, introduction forms before elimination forms, rank-0 ``int32`` before
-other tensor types, tensors before compound types, constants towards zero. So a failing
+**Shrinking.** Every choice is an integer drawn from a range whose low end is the simplest
+option (a list of options is indexed, simplest first): fewer globals, no type definitions,
+shallower bodies, a variable or a constant before a compound form, introduction forms before
+elimination forms, rank-0 ``int32`` (always the first tensor type) before the other tensor
+types, tensors before compound types, constants towards zero, no type annotation. So a failing
 module shrinks towards fewer nodes, smaller shapes and simpler types.
 """
 
@@ -377,6 +378,10 @@ _COMPARISONS = ("less", "greater", "equal", "not_equal", "less_equal", "greater_
 
 _Rule = Callable[[], Expr]
 
+_INTEGERS: dict[tuple[int, int], st.SearchStrategy[int]] = {}
+_BOOLEANS = st.booleans()
+_FLOATS = st.floats(-4, 4, width=32)
+
 
 class _Builder:
     """One module being built; every choice is drawn through ``draw``."""
@@ -396,13 +401,21 @@ class _Builder:
     # -- drawing ---------------------------------------------------------------------------
 
     def integer(self, lo: int, hi: int) -> int:
-        return lo if lo == hi else self.draw(st.integers(lo, hi))
+        """An integer in ``[lo, hi]``, shrinking towards ``lo``."""
+        if lo == hi:
+            return lo
+        strategy = _INTEGERS.get((lo, hi))
+        if strategy is None:
+            strategy = _INTEGERS[lo, hi] = st.integers(lo, hi)
+        return self.draw(strategy)
 
     def flag(self) -> bool:
-        return self.draw(st.booleans())
+        """A bool, shrinking towards ``False``."""
+        return self.draw(_BOOLEANS)
 
     def pick(self, items: Sequence[_X]) -> _X:
-        return items[0] if len(items) == 1 else self.draw(st.sampled_from(items))
+        """One of ``items``, shrinking towards the first."""
+        return items[self.integer(0, len(items) - 1)]
 
     def choose(self, options: Sequence[_Rule]) -> Expr:
         return options[self.integer(0, len(options) - 1)]()
@@ -640,7 +653,7 @@ class _Builder:
         elif t.dtype == "int32":
             values = [self.integer(-3, 3) for _ in range(size)]
         else:
-            values = [self.draw(st.floats(-4, 4, width=32)) for _ in range(size)]
+            values = [self.draw(_FLOATS) for _ in range(size)]
         return Constant(np.array(values, dtype=t.dtype).reshape(shape))
 
     def construct(

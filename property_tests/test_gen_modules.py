@@ -16,6 +16,9 @@
 - **Coverage.** Over a few hundred modules, every feature TVM's feature detector names occurs,
   and so does each feature of ``EXTRA_FEATURES`` (polymorphism, partial matches, aliasing
   references, both kinds of recursion, ...).
+
+The default run takes about 25 s on two cores. The ``slow`` variants draw 1,000 larger modules
+(``pytest -m slow property_tests/test_gen_modules.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +91,9 @@ from relay.semantics.values import (
 
 FUEL = 20_000
 COVERAGE_EXAMPLES = 300
+LONG_EXAMPLES = 1_000
+LARGE = {"max_globals": 4, "max_depth": 6, "max_nodes": 100, "max_adts": 2}
+"""Sizes for the ``slow`` variants (``pytest -m slow property_tests/test_gen_modules.py``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,10 +124,17 @@ def values(t: Type) -> st.SearchStrategy[Value]:
     return st.tuples(*(values(f) for f in t.fields)).map(TupleValue)
 
 
-@st.composite
-def cases_with_arguments(draw: st.DrawFn) -> tuple[ModuleCase, list[Value]]:
-    case = draw(modules())
-    return case, [draw(values(t)) for t in case.param_types]
+def with_arguments(
+    cases: st.SearchStrategy[ModuleCase],
+) -> st.SearchStrategy[tuple[ModuleCase, list[Value]]]:
+    """Each case with arguments drawn for its ``@main``."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> tuple[ModuleCase, list[Value]]:
+        case = draw(cases)
+        return case, [draw(values(t)) for t in case.param_types]
+
+    return build()
 
 
 def type_errors(mod: IRModule, v: Value, t: Type, store: Store) -> list[str]:
@@ -213,11 +227,8 @@ def agrees(inferred: Type, built: Type) -> bool:
 # (a) Type soundness
 
 
-@given(cases_with_arguments())
-def test_generated_modules_are_well_typed_and_sound(
-    case_and_args: tuple[ModuleCase, list[Value]],
-) -> None:
-    case, args = case_and_args
+def check_soundness(case: ModuleCase, args: list[Value]) -> None:
+    """Progress and preservation for one module (see the module docstring)."""
     mod = case.mod
     info = infer_types(mod)  # progress of the checker: a RelayTypeError fails the test
     main_type = info.global_type("main")
@@ -248,16 +259,43 @@ def test_generated_modules_are_well_typed_and_sound(
     assert not problems, "\n".join(problems)
 
 
+@given(with_arguments(modules()))
+def test_generated_modules_are_well_typed_and_sound(
+    case_and_args: tuple[ModuleCase, list[Value]],
+) -> None:
+    check_soundness(*case_and_args)
+
+
+@pytest.mark.slow
+@settings(max_examples=LONG_EXAMPLES)
+@given(with_arguments(modules(**LARGE)))
+def test_large_generated_modules_are_well_typed_and_sound(
+    case_and_args: tuple[ModuleCase, list[Value]],
+) -> None:
+    check_soundness(*case_and_args)
+
+
 # ---------------------------------------------------------------------------------------------
 # (b) Print, parse, print
 
 
-@given(modules())
-def test_print_parse_round_trip(case: ModuleCase) -> None:
+def check_round_trip(case: ModuleCase) -> None:
     text = astext(case.mod)
     parsed = parse(text)
     assert alpha_equal(case.mod, parsed), text
     assert astext(parsed) == text
+
+
+@given(modules())
+def test_print_parse_round_trip(case: ModuleCase) -> None:
+    check_round_trip(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=LONG_EXAMPLES)
+@given(modules(**LARGE))
+def test_large_modules_round_trip(case: ModuleCase) -> None:
+    check_round_trip(case)
 
 
 # ---------------------------------------------------------------------------------------------
