@@ -233,12 +233,11 @@ class _Entry:
     def __post_init__(self) -> None:
         self.leaf = isinstance(self.expr, Var | Constant)
         if isinstance(self.type, TensorType):
-            _check_concrete(self.type)
             if _eligible(self.type):
                 self.offers.append((None, self.type, self.positive[0]))
         elif isinstance(self.type, TupleType):
             for i, f in enumerate(self.type.fields):
-                if isinstance(f, TensorType) and _eligible(_check_concrete(f)):
+                if isinstance(f, TensorType) and _eligible(f):
                     self.offers.append((i, f, self.positive[i]))
 
 
@@ -250,21 +249,15 @@ Builder: TypeAlias = "Callable[[_Graph], Built]"
 Fits: TypeAlias = Callable[[TensorType], bool]
 
 
-def _check_concrete(t: TensorType) -> TensorType:
-    """``t``, after checking that its dimensions are integers (every generated one is)."""
-    for d in t.shape:
-        assert isinstance(d, int), f"generated shapes are concrete, found {format_type(t)}"
-    return t
-
-
 def _dims(t: TensorType) -> tuple[int, ...]:
-    """The shape of a generated tensor type: integers (checked as it joins the pool)."""
+    """The shape of a tensor type the generator offers as an input: integers (``_eligible``)."""
     return cast(tuple[int, ...], t.shape)
 
 
 def _eligible(t: Type) -> bool:
-    """Whether a pool value of type ``t`` may be offered as an input."""
-    if not isinstance(t, TensorType):
+    """Whether a pool value of type ``t`` may be offered as an input: a tensor of concrete
+    shape (a dynamic operator's ``?`` result is only ever a sink) that is not too big."""
+    if not isinstance(t, TensorType) or not all(isinstance(d, int) for d in t.shape):
         return False
     shape = _dims(t)
     return (
@@ -1363,6 +1356,26 @@ BUILDERS: dict[str, Builder] = {
     "nn.pad": _pad,
 }
 """How to build a well-typed call of every registered operator, by name."""
+
+# The other operator groups' builders, each in its own module (they import from this one).
+from . import (  # noqa: E402
+    builders_arith,
+    builders_dynq,
+    builders_indexing,
+    builders_nnconv,
+    builders_nnnorm,
+    builders_shaping,
+)
+
+for _group in (
+    builders_arith,
+    builders_indexing,
+    builders_shaping,
+    builders_nnconv,
+    builders_nnnorm,
+    builders_dynq,
+):
+    BUILDERS.update(_group.BUILDERS)
 
 OP_ORDER: tuple[str, ...] = tuple(BUILDERS)
 """The operators in the order a node's choice shrinks along (simplest first)."""

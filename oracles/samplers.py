@@ -972,6 +972,27 @@ SAMPLERS: dict[str, Sampler] = {
 """A strategy of calls for every registered op, by op name."""
 
 
+# The other operator groups' samplers, each in its own module (they import from this one).
+from . import (  # noqa: E402
+    samplers_arith,
+    samplers_dynq,
+    samplers_indexing,
+    samplers_nnconv,
+    samplers_nnnorm,
+    samplers_shaping,
+)
+
+for _group in (
+    samplers_arith,
+    samplers_indexing,
+    samplers_shaping,
+    samplers_nnconv,
+    samplers_nnnorm,
+    samplers_dynq,
+):
+    SAMPLERS.update(_group.SAMPLERS)
+
+
 def missing_samplers() -> list[str]:
     """Registered ops without an entry in ``SAMPLERS``."""
     return sorted(set(OPS) - set(SAMPLERS))

@@ -896,6 +896,19 @@ _RULES: dict[str, Encoding] = {
     "nn.pad": _pad,
 }
 
+# The other operator groups' encodings, each in its own module (they import from this one).
+from . import (  # noqa: E402
+    z3_arith,
+    z3_dynq,
+    z3_indexing,
+    z3_nnconv,
+    z3_nnnorm,
+    z3_shaping,
+)
+
+for _group in (z3_arith, z3_indexing, z3_shaping, z3_nnconv, z3_nnnorm, z3_dynq):
+    _RULES.update(_group.RULES)
+
 Z3_ENCODINGS: dict[str, Encoding] = {name: _checked(rule) for name, rule in _RULES.items()}
 """The Z3 encoding of every registered op's type relation, by op name."""
 

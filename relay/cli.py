@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import __version__
+from . import __version__, cli_ops
 from .oracles.conformance import (
     DEFAULT_FUEL,
     ENGINES,
@@ -277,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_run_arguments(explain)
     explain.set_defaults(handler=cmd_explain)
+    for module in (cli_ops,):
+        module.add_parser(sub)
     return parser
 
 

@@ -262,13 +262,28 @@ is a tuple, of exactly the dtype and shape the relation predicts. Raises
 failed precondition."""
 
 
+ShapeFunc: TypeAlias = Callable[
+    [tuple[Tensor, ...], "Attrs | None"], "tuple[int, ...] | tuple[tuple[int, ...], ...]"
+]
+"""A shape function: from the argument arrays and the attributes to the output shape (a tuple
+of shapes for an op whose type is a tuple). It agrees with the relation wherever the relation
+knows the shape."""
+
+
 @dataclass(frozen=True, slots=True)
 class OpDef:
     """Everything the language knows about one operator.
 
     ``inputs`` names the positional arguments; ``attrs_type`` is ``None`` for an operator
     without attributes. ``relation_name`` names the type relation as TVM did (``Broadcast``,
-    ``Conv2D``) and is the prefix of its error messages.
+    ``Conv2D``) and is the prefix of its error messages. ``family`` is the op family (the
+    ``relay ops`` table groups by it: ``elementwise``, ``reduce``, ``transform``, ``nn``,
+    ``image``, ``dynamic``, ``quantized``, ``annotation``). ``check`` says how the reference
+    semantics is checked independently of itself: ``onnxruntime:<ONNX op>`` where a test compares
+    it with onnxruntime on random inputs, otherwise ``independent:<what>`` naming the different
+    formulation a test compares it with. ``shape_func`` is the shape function of a dynamic
+    operator (``dyn.*``): the output shape from the argument values, where the type relation
+    can only say ``?``.
     """
 
     name: str
@@ -279,6 +294,9 @@ class OpDef:
     relation: Relation | None = None
     reference: Reference | None = None
     relation_name: str = ""
+    family: str = ""
+    check: str = ""
+    shape_func: ShapeFunc | None = None
 
     @property
     def num_inputs(self) -> int:

@@ -1,0 +1,3 @@
+"""Operators of the ``annotation`` module (being written: see the operator-library issue)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Operators of the ``nn_conv`` module (being written: see the operator-library issue)."""
+
+from __future__ import annotations

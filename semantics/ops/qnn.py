@@ -1,0 +1,3 @@
+"""Operators of the ``qnn`` module (being written: see the operator-library issue)."""
+
+from __future__ import annotations
