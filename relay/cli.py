@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import __version__, cli_ops
+from . import __version__, cli_fuzz, cli_gen, cli_ops
 from .oracles.conformance import (
     DEFAULT_FUEL,
     ENGINES,
@@ -277,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_run_arguments(explain)
     explain.set_defaults(handler=cmd_explain)
-    for module in (cli_ops,):
+    for module in (cli_ops, cli_gen, cli_fuzz):
         module.add_parser(sub)
     return parser
 

@@ -1,0 +1,9 @@
+"""``relay gen`` (being written)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    """Add the ``gen`` subcommand to ``sub`` (an argparse subparsers object)."""
