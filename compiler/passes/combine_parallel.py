@@ -1,0 +1,3 @@
+"""The combine_parallel pass (being written)."""
+
+from __future__ import annotations

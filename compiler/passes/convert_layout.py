@@ -1,0 +1,3 @@
+"""The convert_layout pass (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The dce pass (being written)."""
+
+from __future__ import annotations

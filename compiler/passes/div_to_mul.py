@@ -1,0 +1,3 @@
+"""The div_to_mul pass (being written)."""
+
+from __future__ import annotations

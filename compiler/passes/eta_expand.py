@@ -1,0 +1,3 @@
+"""The eta_expand pass (being written)."""
+
+from __future__ import annotations

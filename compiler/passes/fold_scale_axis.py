@@ -1,0 +1,3 @@
+"""The fold_scale_axis pass (being written)."""
+
+from __future__ import annotations

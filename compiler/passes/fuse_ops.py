@@ -1,0 +1,3 @@
+"""The fuse_ops pass (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The inline pass (being written)."""
+
+from __future__ import annotations

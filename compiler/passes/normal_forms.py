@@ -1,0 +1,3 @@
+"""The normal_forms pass (being written)."""
+
+from __future__ import annotations
