@@ -86,6 +86,8 @@ class Pass:
     postconditions."""
 
     opt_level: ClassVar[int] = 0
+    focus_ops: ClassVar[frozenset[str]] = frozenset()
+    """Operators the pass rewrites: ``relay fuzz`` draws programs rich in them more often."""
 
     @property
     def name(self) -> str:

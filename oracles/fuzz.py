@@ -43,7 +43,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from relay.compiler import passes as builtin
-from relay.compiler.pass_manager import BUILTIN_PASSES, Pass, as_pass
+from relay.compiler.pass_manager import BUILTIN_PASSES, Pass, as_pass, flatten
 from relay.semantics.errors import ParseError
 from relay.semantics.syntax import IRModule
 from relay.semantics.text.parser import parse
@@ -52,7 +52,7 @@ from relay.semantics.values import Value, value_to_json
 
 from .conformance import value_from_json
 from .gen_args import values
-from .gen_dataflow import dataflow_programs
+from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
 from .pass_oracle import DEFAULT_FUEL, Verdict, check_pass
 
@@ -149,13 +149,22 @@ class Case:
         return "Case(\n" + astext(self.mod) + "\n)"
 
 
-def cases(max_nodes: int = 12) -> st.SearchStrategy[Case]:
-    """Dataflow programs of up to ``max_nodes`` operator calls, and whole modules; each with
-    arguments. Shrinks towards a small dataflow program."""
+def cases(max_nodes: int = 12, focus: Sequence[str] = ()) -> st.SearchStrategy[Case]:
+    """Programs with arguments for ``@main``: dataflow programs of up to ``max_nodes`` operator
+    calls and whole modules. Dataflow programs use a small random subset of the operators
+    (swarm testing: a few operators, each used several times, find more bugs than every
+    operator once), and half of them also the ``focus`` operators a pass rewrites. Shrinks
+    towards a small dataflow program of the first operators."""
+    focus = tuple(n for n in focus if n in OP_ORDER)
+    swarm = st.lists(st.sampled_from(OP_ORDER), min_size=1, max_size=6, unique=True)
 
     @st.composite
     def dataflow(draw: st.DrawFn) -> Case:
-        program = draw(dataflow_programs(max_nodes=max_nodes))
+        ops: list[str] = draw(swarm)
+        with_focus: bool = draw(st.booleans())
+        if focus and with_focus:
+            ops = list(dict.fromkeys([*focus, *ops]))
+        program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops))
         return Case(program.mod, tuple(draw(program.arguments())))
 
     @st.composite
@@ -224,6 +233,11 @@ class _State:
     last_progress: float = field(default_factory=time.monotonic)
 
 
+def focus_of(p: Pass) -> list[str]:
+    """The focus operators of ``p`` and, for a pipeline, of every pass in it."""
+    return sorted({op for q in flatten([p]) for op in q.focus_ops})
+
+
 def fuzz_pass(
     loaded: LoadedPass,
     *,
@@ -282,7 +296,7 @@ def fuzz_pass(
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         print_blob=False,
-    )(hypothesis_seed(seed)(given(cases(max_nodes))(body)))
+    )(hypothesis_seed(seed)(given(cases(max_nodes, focus_of(loaded.pass_)))(body)))
     try:
         test()
     except _Stop:

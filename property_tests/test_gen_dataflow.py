@@ -49,7 +49,7 @@ from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import Exhaustion, UndefinedBehavior
 from relay.semantics.evaluation import Derivation, evaluate
 from relay.semantics.ops import OPS
-from relay.semantics.syntax import DTYPES, Call, FuncType, TensorType, TupleType, Type, Var
+from relay.semantics.syntax import ANY, DTYPES, Call, FuncType, TensorType, TupleType, Type, Var
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext, format_type
 from relay.semantics.typing import infer_types
@@ -60,10 +60,14 @@ MEDIUM = 200
 
 
 def type_mismatch(v: Value, t: Type) -> str | None:
-    """Why ``v`` is not a value of type ``t`` (tensors and tuples), or ``None`` if it is."""
+    """Why ``v`` is not a value of type ``t`` (tensors and tuples), or ``None`` if it is; a
+    ``?`` dimension (a dynamic operator's result) holds any size."""
     match v, t:
         case TensorValue(data), TensorType(shape, dtype):
-            if data.dtype.name != dtype or tuple(data.shape) != shape:
+            fits = len(data.shape) == len(shape) and all(
+                d is ANY or d == n for d, n in zip(shape, data.shape, strict=True)
+            )
+            if data.dtype.name != dtype or not fits:
                 return f"a {data.dtype.name}{list(data.shape)} tensor for {format_type(t)}"
             return None
         case TupleValue(fields), TupleType(types) if len(fields) == len(types):

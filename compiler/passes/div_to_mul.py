@@ -54,6 +54,7 @@ class DivToMul(Pass):
     """
 
     opt_level = 0
+    focus_ops = frozenset({"divide"})
 
     def transform(self, mod: IRModule) -> IRModule:
         return rewrite_module(mod, rewrite_division)
