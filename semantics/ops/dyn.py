@@ -1,3 +1,435 @@
-"""Operators of the ``dyn`` module (being written: see the operator-library issue)."""
+"""Dynamic operators (``dyn.*``): a shape, or slice bounds, taken from a tensor argument's value.
+
+::
+
+    dyn.reshape(data, newshape, allowzero=False)   ReshapeAttrs       DynamicReshape     injective
+    dyn.broadcast_to(data, shape)                  InitOpAttrs        DynamicBroadCastTo broadcast
+    dyn.zeros | dyn.ones(shape, dtype=)            InitOpAttrs        DynamicInitOp      elemwise
+    dyn.full(fill_value, shape, dtype="")          InitOpAttrs        DynamicFull        elemwise
+    dyn.strided_slice(data, begin, end, strides, slice_mode="end")
+                                                   StridedSliceAttrs  DynStridedSlice    injective
+
+The attributes classes are the static operators' (``ops.transform``); TVM 0.18's dynamic ops
+read only some of their fields (``allowzero``, ``dtype``, ``slice_mode``) and ignore the rest
+(``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``axes``), which this module also
+ignores. Patterns follow ``src/relay/op/dyn/tensor/transform.cc`` (``dyn.zeros`` and
+``dyn.ones`` register none there; ``python/tvm/relay/op/dyn/_tensor.py`` makes them elemwise).
+
+Typing. A *shape tensor* (``newshape``, ``shape``, ``begin``, ``end``, ``strides``) is a
+rank-1 tensor of an integer dtype whose length is a known integer: the result's rank comes
+from that length (TVM: "Dynamic Reshape doesn't support Dynamic Rank"), each result dimension
+is ``?``. ``dyn.reshape``, ``dyn.zeros``, ``dyn.ones``, ``dyn.full``: rank ``len(shape)``;
+``dyn.broadcast_to``: rank ``len(shape)``, which must be at least the data's rank
+(``topi::broadcast_to`` refused a lower one at compile time); ``dyn.strided_slice``: begin,
+end and strides have one length ``k <= rank(data)`` (TVM's compute checks this), the first
+``k`` dimensions are ``?`` and the others the data's. The dtype is the data's, or the
+``dtype`` attribute (``dyn.zeros``/``dyn.ones`` need one; ``dyn.full``'s "" means the fill
+value's, which must be rank 0).
+
+Meaning. Each op's *shape function* (``OpDef.shape_func``: TVM's hybrid-script shape
+functions in ``python/tvm/relay/op/dyn/_transform.py`` and ``_tensor.py``) computes the
+result shape from the values; the result is then what the static op computes for that shape:
+
+- ``dyn.reshape``: left to right, a positive entry is a size, 0 copies the input dimension at
+  the same position (with ``allowzero`` it is a size 0), -1 is inferred as the input's element
+  count over the product of the other output sizes, -3 merges the next two input dimensions.
+  Every entry but -3 consumes one input dimension; -3 consumes two;
+- ``dyn.broadcast_to``, ``dyn.zeros``, ``dyn.ones``, ``dyn.full``: the shape values;
+- ``dyn.strided_slice``: per sliced axis of extent ``d``, with stride ``s`` (must be
+  non-zero): an absent begin is 0 (``d`` for ``s < 0``); ``end > d`` becomes ``d``; in
+  ``size`` mode the end is ``begin + end`` (a negative size: to the end) and ``s = 1``; a
+  negative begin or end is increased by ``d`` once; for ``s < 0`` an end still negative
+  becomes -1 and a begin above ``d - 1`` becomes ``d - 1``; the extent is
+  ``ceil(|end - begin| / |s|)`` (signed: ``end - begin`` for ``s > 0``) and the elements are
+  those at ``begin + i * s``.
+
+Failures. ``RelayRuntimeError`` where TVM's shape function asserted: a -2, -4 or other
+negative special value, or a second -1, in a dynamic reshape; -3 without two input dimensions
+left; a zero stride. ``UndefinedBehavior`` where TVM computed on without checking: a negative
+size in a shape; 0 copying an input dimension past the input's rank; -1 next to a 0-sized
+output dimension (TVM's shape function divides by zero); element counts that differ after a
+reshape (``topi::reshape`` reads out of bounds); a shape that the data does not broadcast to;
+a strided slice whose computed extent is negative or whose elements lie outside the axis; a
+fill value that the output dtype cannot hold (as for ``full``).
+
+Deliberate departures from TVM: a shape tensor must be rank 1 and of an integer dtype (TVM
+read ``shape[0]`` of any tensor type, then failed later or crashed).
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from ..errors import RelayRuntimeError, UndefinedBehavior
+from ..syntax import ANY, Dim, TensorType, Type, is_dtype
+from .registry import Attrs, OpDef, OpPattern, RelationError, Tensor, register
+from .shapes import broadcast_shapes, tensor_arg
+from .transform import InitOpAttrs, ReshapeAttrs, StridedSliceAttrs, _cast_scalar
+
+_A = TypeVar("_A", bound=Attrs)
+
+_INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+
+
+def _attrs(attrs: Attrs | None, cls: type[_A]) -> _A:
+    if not isinstance(attrs, cls):
+        found = "no attributes" if attrs is None else type(attrs).__name__
+        raise RelationError(f"expected {cls.__name__}, found {found}")
+    return attrs
+
+
+def _arity(arg_types: tuple[Type, ...], names: tuple[str, ...]) -> tuple[TensorType, ...]:
+    if len(arg_types) != len(names):
+        raise RelationError(f"expected {len(names)} argument(s), found {len(arg_types)}")
+    return tuple(tensor_arg(t, n) for t, n in zip(arg_types, names, strict=True))
+
+
+def _shape_length(t: TensorType, what: str) -> int:
+    """The static length of the shape tensor ``t``: rank 1, an integer dtype, a known length."""
+    if len(t.shape) != 1:
+        raise RelationError(f"expected a rank-1 tensor for {what}, found rank {len(t.shape)}")
+    if t.dtype not in _INTEGER_DTYPES:
+        raise RelationError(f"expected an integer dtype for {what}, found {t.dtype}")
+    (length,) = t.shape
+    if not isinstance(length, int):
+        raise RelationError(
+            f"expected a static length for {what} (the result's rank), found {length}"
+        )
+    return length
+
+
+def _values(shape: Tensor) -> list[int]:
+    return [int(v) for v in np.asarray(shape).reshape(-1)]
+
+
+def _sizes(name: str, values: Sequence[int]) -> tuple[int, ...]:
+    """A shape read from a tensor: every size must be non-negative."""
+    if any(v < 0 for v in values):
+        raise UndefinedBehavior(
+            f"{name}: negative size in shape {list(values)} (TVM allocates without checking)"
+        )
+    return tuple(values)
+
+
+# ---------------------------------------------------------------------------------------------
+# dyn.reshape
+
+
+def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    _attrs(attrs, ReshapeAttrs)
+    data, newshape = _arity(arg_types, ("data", "newshape"))
+    rank = _shape_length(newshape, "newshape")
+    return TensorType((ANY,) * rank, data.dtype)
+
+
+def _reshape_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    """TVM's ``_reshape_shape_func_input_data``, with its assertions and unchecked cases."""
+    a = _attrs(attrs, ReshapeAttrs)
+    data, newshape = args
+    ishape = data.shape
+    out: list[int] = []
+    src = 0
+    infer = -1
+    for i, v in enumerate(_values(newshape)):
+        if v > 0 or (v == 0 and a.allowzero):
+            out.append(v)
+            src += 1
+        elif v == 0:
+            if src >= len(ishape):
+                raise UndefinedBehavior(
+                    f"dyn.reshape: newshape entry 0 at position {i} copies input dimension "
+                    f"{src} of a rank-{len(ishape)} input"
+                )
+            out.append(int(ishape[src]))
+            src += 1
+        elif v == -1:
+            if infer >= 0:
+                raise RelayRuntimeError("dyn.reshape: one and only one dim can be inferred")
+            infer = i
+            out.append(1)
+            src += 1
+        elif v == -3:
+            if len(ishape) - src <= 1:
+                raise RelayRuntimeError("dyn.reshape: not enough dims in input shape for -3")
+            out.append(int(ishape[src]) * int(ishape[src + 1]))
+            src += 2
+        else:
+            raise RelayRuntimeError(
+                f"dyn.reshape: newshape entry {v} at position {i} is not valid "
+                "(dynamic reshape accepts sizes and 0, -1, -3)"
+            )
+    if infer >= 0:
+        rest = math.prod(out)
+        if rest == 0:
+            raise UndefinedBehavior(
+                "dyn.reshape: cannot infer -1 next to a 0-sized dimension (division by zero)"
+            )
+        out[infer] = math.prod(int(d) for d in ishape) // rest
+    return tuple(out)
+
+
+def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data = args[0]
+    shape = _reshape_shape(args, attrs)
+    if math.prod(shape) != data.size:
+        raise UndefinedBehavior(
+            f"dyn.reshape: cannot reshape {data.shape} ({data.size} elements) to {shape}"
+        )
+    return np.reshape(data, shape).copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# dyn.broadcast_to, dyn.zeros, dyn.ones, dyn.full
+
+
+def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    _attrs(attrs, InitOpAttrs)
+    data, shape = _arity(arg_types, ("data", "shape"))
+    rank = _shape_length(shape, "shape")
+    if rank < len(data.shape):
+        raise RelationError(
+            f"cannot broadcast a rank-{len(data.shape)} tensor to a shape of rank {rank}"
+        )
+    return TensorType((ANY,) * rank, data.dtype)
+
+
+def _broadcast_to_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    return _sizes("dyn.broadcast_to", _values(args[1]))
+
+
+def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data = args[0]
+    target = _broadcast_to_shape(args, attrs)
+    merged: tuple[Dim, ...] | None
+    try:
+        merged = broadcast_shapes(data.shape, target)
+    except RelationError:
+        merged = None
+    if merged != target:
+        raise UndefinedBehavior(f"dyn.broadcast_to: cannot broadcast {data.shape} to {target}")
+    return np.broadcast_to(data, target).copy()
+
+
+def _init_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, InitOpAttrs)
+    (shape,) = _arity(arg_types, ("shape",))
+    rank = _shape_length(shape, "shape")
+    if not is_dtype(a.dtype):
+        raise RelationError(f'expected a dtype attribute, found "{a.dtype}"')
+    return TensorType((ANY,) * rank, a.dtype)
+
+
+def _init_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    return _sizes("dyn.zeros/dyn.ones", _values(args[0]))
+
+
+def _zeros_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, InitOpAttrs)
+    return np.zeros(_init_shape(args, attrs), dtype=a.dtype)
+
+
+def _ones_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, InitOpAttrs)
+    return np.ones(_init_shape(args, attrs), dtype=a.dtype)
+
+
+def _full_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, InitOpAttrs)
+    fill, shape = _arity(arg_types, ("fill_value", "shape"))
+    if fill.shape:
+        raise RelationError(f"expected a scalar fill_value (rank 0), found rank {len(fill.shape)}")
+    rank = _shape_length(shape, "shape")
+    return TensorType((ANY,) * rank, a.dtype or fill.dtype)
+
+
+def _full_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    return _sizes("dyn.full", _values(args[1]))
+
+
+def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, InitOpAttrs)
+    fill = args[0]
+    dtype = a.dtype or fill.dtype.name
+    return np.full(_full_shape(args, attrs), _cast_scalar(fill, dtype), dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# dyn.strided_slice
+
+
+def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, StridedSliceAttrs)
+    data, begin, end, strides = _arity(arg_types, ("data", "begin", "end", "strides"))
+    if a.slice_mode not in ("end", "size"):
+        raise RelationError(f'expected slice_mode "end" or "size", found "{a.slice_mode}"')
+    lengths = [
+        _shape_length(t, w) for t, w in ((begin, "begin"), (end, "end"), (strides, "strides"))
+    ]
+    if len(set(lengths)) != 1:
+        raise RelationError(
+            "expected begin, end and strides of the same length, found "
+            f"{lengths[0]}, {lengths[1]} and {lengths[2]}"
+        )
+    k = lengths[0]
+    if k > len(data.shape):
+        raise RelationError(
+            f"expected at most {len(data.shape)} sliced axes (the rank of data), found {k}"
+        )
+    return TensorType((ANY,) * k + tuple(data.shape[k:]), data.dtype)
+
+
+def _slice_plan(args: tuple[Tensor, ...], attrs: Attrs | None) -> list[tuple[int, int, int]]:
+    """Per axis of data: (canonical begin, stride, extent), as TVM's shape function computes."""
+    a = _attrs(attrs, StridedSliceAttrs)
+    data, begin_t, end_t, strides_t = args
+    begin, end, strides = _values(begin_t), _values(end_t), _values(strides_t)
+    plan = []
+    for i, dim in enumerate(int(d) for d in data.shape):
+        stride = strides[i] if i < len(strides) else 1
+        b = begin[i] if i < len(begin) else (dim if stride < 0 else 0)
+        e = dim
+        if i >= len(end):
+            e = 0 if stride < 0 else dim
+        elif a.slice_mode == "size":
+            stride = 1
+            e = dim if end[i] < 0 else b + end[i]
+        else:
+            e = dim if end[i] > dim else end[i]
+        if stride == 0:
+            raise RelayRuntimeError("dyn.strided_slice: strides can't be zero")
+        b = b + dim if b < 0 else b
+        e = e + dim if e < 0 else e
+        if stride < 0:
+            e = -1 if e < 0 else e
+            b = dim - 1 if b > dim - 1 else b
+        extent = -(-(b - e if stride < 0 else e - b) // abs(stride))
+        plan.append((b, stride, extent))
+    return plan
+
+
+def _strided_slice_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    return tuple(extent for _, _, extent in _slice_plan(args, attrs))
+
+
+def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data = args[0]
+    positions = []
+    for axis, (b, stride, extent) in enumerate(_slice_plan(args, attrs)):
+        if extent < 0:
+            raise UndefinedBehavior(
+                f"dyn.strided_slice: negative extent {extent} on axis {axis} (begin {b}, "
+                f"stride {stride})"
+            )
+        index = b + stride * np.arange(extent, dtype=np.int64)
+        if extent and (index.min() < 0 or index.max() >= data.shape[axis]):
+            raise UndefinedBehavior(
+                f"dyn.strided_slice: the slice reads outside axis {axis} of extent "
+                f"{data.shape[axis]} (begin {b}, stride {stride}, extent {extent})"
+            )
+        positions.append(index)
+    return data[np.ix_(*positions)] if positions else data.copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+_FAMILY = "dynamic"
+
+register(
+    OpDef(
+        "dyn.reshape",
+        ("data", "newshape"),
+        ReshapeAttrs,
+        OpPattern.INJECTIVE,
+        "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
+        relation=_reshape_relation,
+        reference=_reshape_reference,
+        relation_name="DynamicReshape",
+        family=_FAMILY,
+        check="independent:the static reshape (relation and reference) on the same values",
+        shape_func=_reshape_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.broadcast_to",
+        ("data", "shape"),
+        InitOpAttrs,
+        OpPattern.BROADCAST,
+        "Broadcast data to the shape held by the tensor shape.",
+        relation=_broadcast_to_relation,
+        reference=_broadcast_to_reference,
+        relation_name="DynamicBroadCastTo",
+        family=_FAMILY,
+        check="onnxruntime:Expand",
+        shape_func=_broadcast_to_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.zeros",
+        ("shape",),
+        InitOpAttrs,
+        OpPattern.ELEMWISE,
+        "A tensor of zeros of the shape held by the tensor shape.",
+        relation=_init_relation,
+        reference=_zeros_reference,
+        relation_name="DynamicInitOp",
+        family=_FAMILY,
+        check="onnxruntime:ConstantOfShape",
+        shape_func=_init_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.ones",
+        ("shape",),
+        InitOpAttrs,
+        OpPattern.ELEMWISE,
+        "A tensor of ones of the shape held by the tensor shape.",
+        relation=_init_relation,
+        reference=_ones_reference,
+        relation_name="DynamicInitOp",
+        family=_FAMILY,
+        check="onnxruntime:ConstantOfShape",
+        shape_func=_init_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.full",
+        ("fill_value", "shape"),
+        InitOpAttrs,
+        OpPattern.ELEMWISE,
+        "A tensor of the shape held by the tensor shape, filled with fill_value.",
+        relation=_full_relation,
+        reference=_full_reference,
+        relation_name="DynamicFull",
+        family=_FAMILY,
+        check="onnxruntime:Expand",
+        shape_func=_full_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.strided_slice",
+        ("data", "begin", "end", "strides"),
+        StridedSliceAttrs,
+        OpPattern.INJECTIVE,
+        "A strided slice of data with begin, end and strides held by tensors.",
+        relation=_strided_slice_relation,
+        reference=_strided_slice_reference,
+        relation_name="DynStridedSlice",
+        family=_FAMILY,
+        check="independent:Python range slicing of nested lists",
+        shape_func=_strided_slice_shape,
+    )
+)
