@@ -616,7 +616,7 @@ def _positivity(
         case "nn.batch_norm":
             flags = (False, pos(3), pos(4))
         case _:
-            flags = (False,)
+            flags = (False,) * (len(result.fields) if isinstance(result, TupleType) else 1)
     fields = result.fields if isinstance(result, TupleType) else (result,)
     return tuple(f and _is_float(t) for f, t in zip(flags, fields, strict=True))
 
