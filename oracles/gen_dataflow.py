@@ -131,7 +131,10 @@ from relay.semantics.values import Value
 from .gen_args import arguments, arrays
 
 MAX_RANK = 4
-"""The largest rank of any tensor in a generated program."""
+"""The largest rank of a fresh tensor and of a value offered as an input."""
+MAX_RESULT_RANK = 5
+"""The highest rank of a call's result (``nn.conv3d``'s); values above ``MAX_RANK`` are only
+sinks, never offered as inputs."""
 MAX_DIM = 6
 """The largest dimension of a fresh tensor."""
 MAX_REUSE_DIM = 12
@@ -514,8 +517,8 @@ class _Graph:
                 f"the generator built an ill-typed call {name}({shown}; {attrs}): {e}"
             ) from None
         fields = result.fields if isinstance(result, TupleType) else (result,)
-        assert all(isinstance(f, TensorType) and len(f.shape) <= MAX_RANK for f in fields), (
-            f"{name} made {format_type(result)}, beyond rank {MAX_RANK}"
+        assert all(isinstance(f, TensorType) and len(f.shape) <= MAX_RESULT_RANK for f in fields), (
+            f"{name} made {format_type(result)}, beyond rank {MAX_RESULT_RANK}"
         )
         node = Call(Op(name), tuple(e for e, _ in args), attrs)
         positive = _positivity(

@@ -1,3 +1,255 @@
-"""The normal_forms pass (being written)."""
+"""The normal forms: ToANormalForm, ToGraphNormalForm, ToBasicBlockNormalForm.
+
+All three keep the meaning, including the order of effects: where a shared sub-expression is
+evaluated is fixed by ``semantics.sharing`` (once, in the innermost scope holding all its uses,
+before its first use), and the passes make that place explicit or implicit.
+
+- **A-normal form** (``ToANormalForm``): every compound sub-expression (a call, tuple,
+  projection, ``if``, ``match``, function or reference operation) that is an operand is bound
+  by a ``let`` to a fresh variable, in evaluation order, in the block (function body, ``if``
+  branch, ``match`` clause) that evaluates it; operands become atoms (variables, constants,
+  globals, operators, constructors). A shared node is bound once, in its scope, and every use
+  reads the variable. Existing ``let``s in operand position are flattened into the block.
+- **Graph normal form** (``ToGraphNormalForm``): the inverse for pure bindings: each ``let``
+  whose value is pure (``ir.is_pure``) and does not mention its own variable is removed, its
+  uses pointing at the value itself, which becomes a shared node. Impure lets stay, since
+  sharing would move their effects.
+- **Basic-block normal form** (``ToBasicBlockNormalForm``): graph form inside each block, but a
+  shared node used inside the nested scopes of an ``if``, ``match`` or function (and
+  evaluated before entering them) is bound by a ``let`` placed just before that expression,
+  after its own operands (the condition, the scrutinee), which are bound first.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ...semantics.sharing import opens_scope, sharing_plan
+from ...semantics.syntax import (
+    ATOMS,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    IRModule,
+    Let,
+    Match,
+    Var,
+    children,
+    post_order,
+)
+from ..ir import free_vars, is_pure, map_functions, with_children
+from ..pass_manager import Pass, register_pass
+
+# ---------------------------------------------------------------------------------------------
+# A-normal form
+
+
+class _Anf:
+    """The conversion of one global function to A-normal form."""
+
+    def __init__(self, fn: Function) -> None:
+        self.plan = sharing_plan(fn)
+        self.memo: dict[int, Expr] = {}  # shared node -> the atom that holds its value
+        self.count = 0
+
+    def fresh(self) -> Var:
+        self.count += 1
+        return Var(f"a{self.count}")
+
+    def block(self, e: Expr) -> Expr:
+        """``e`` as a block: its bindings, then its result."""
+        bindings: list[tuple[Var, Expr]] = []
+        result = self.atom(e, bindings)
+        for var, value in reversed(bindings):
+            result = Let(var, value, result)
+        return result
+
+    def atom(self, e: Expr, bindings: list[tuple[Var, Expr]]) -> Expr:
+        """Bind what ``e`` needs in ``bindings``; return an atom for it."""
+        known = self.memo.get(id(e))
+        if known is not None:
+            return known
+        if isinstance(e, Let):
+            # Flattened into the block; a shared let is evaluated here, at its first use.
+            inner: Expr = e
+            while isinstance(inner, Let) and (inner is e or id(inner) not in self.plan.shared):
+                bindings.append((inner.var, self.compound(inner.value, bindings)))
+                inner = inner.body
+            result = self.atom(inner, bindings)
+            if id(e) in self.plan.shared:
+                self.memo[id(e)] = result
+            return result
+        if isinstance(e, ATOMS):
+            return e
+        value = self.compound(e, bindings)
+        var = self.fresh()
+        bindings.append((var, value))
+        if id(e) in self.plan.shared:
+            self.memo[id(e)] = var
+        return var
+
+    def compound(self, e: Expr, bindings: list[tuple[Var, Expr]]) -> Expr:
+        """``e`` with its operands made atoms (bound in ``bindings``) and its scopes made
+        blocks."""
+        if isinstance(e, ATOMS):
+            return e
+        known = self.memo.get(id(e))
+        if known is not None:
+            return known
+        if isinstance(e, Let):
+            return self.atom(e, bindings)
+        kids = children(e)
+        out: list[Expr | None] = [None] * len(kids)
+        for i, c in enumerate(kids):  # operands first, in evaluation order
+            if not opens_scope(e, i):
+                out[i] = self.atom(c, bindings)
+        for h in self.plan.hoisted.get(id(e), []):  # shared nodes first used inside
+            self.atom(h, bindings)
+        for i, c in enumerate(kids):
+            if opens_scope(e, i):
+                out[i] = self.block(c)
+        return with_children(e, tuple(x for x in out if x is not None))
+
+
+def to_anf(fn: Function) -> Function:
+    """``fn`` in A-normal form."""
+    return replace(fn, body=_Anf(fn).block(fn.body))
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph normal form
+
+
+def to_graph(fn: Function) -> Function:
+    """``fn`` with its pure, non-recursive lets removed."""
+    lets: dict[int, Let] = {}  # id(var) -> its let
+    for e in post_order(fn):
+        if isinstance(e, Let) and is_pure(e.value) and e.var not in free_vars(e.value):
+            lets[id(e.var)] = e
+    done: dict[int, Expr] = {}
+    for e in post_order(fn):
+        let = lets.get(id(e)) if isinstance(e, Var) else None
+        if let is not None:
+            done[id(e)] = done[id(let.value)]  # the value comes before the body
+        elif isinstance(e, Let) and id(e.var) in lets:
+            done[id(e)] = done[id(e.body)]
+        else:
+            done[id(e)] = with_children(e, tuple(done[id(c)] for c in children(e)))
+    out = done[id(fn)]
+    assert isinstance(out, Function)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Basic-block normal form
+
+
+def _replace_nodes(root: Expr, table: dict[int, Expr], memo: dict[int, Expr]) -> Expr:
+    """``root`` with each node whose id is in ``table`` replaced by its entry; ``memo`` (kept
+    across calls) maps each rebuilt node's id to its copy, so shared nodes stay shared."""
+    for n in post_order(root):
+        if id(n) not in memo:
+            memo[id(n)] = (
+                table[id(n)]
+                if id(n) in table
+                else with_children(n, tuple(memo[id(c)] for c in children(n)))
+            )
+    return memo[id(root)]
+
+
+def to_basic_block(fn: Function) -> Function:
+    """``fn`` with each shared node that is first used inside nested scopes bound by a let
+    just before the expression that opens them."""
+    plan = sharing_plan(fn)
+    done: dict[int, Expr] = {}
+    count = 0
+    for e in post_order(fn):
+        rebuilt = with_children(e, tuple(done[id(c)] for c in children(e)))
+        hoisted = plan.hoisted.get(id(e), [])
+        if hoisted and isinstance(rebuilt, If | Match | Function):
+            lets: list[tuple[Var, Expr]] = []
+            kids = list(children(rebuilt))
+            for i, c in enumerate(kids):  # the operands are evaluated first: bind them
+                if not opens_scope(rebuilt, i) and not isinstance(c, ATOMS):
+                    count += 1
+                    var = Var(f"b{count}")
+                    lets.append((var, c))
+                    kids[i] = var
+            # Hoisted nodes come inner first; one memo makes the copies inside the scopes
+            # and inside later hoisted values the same nodes.
+            table: dict[int, Expr] = {}
+            memo: dict[int, Expr] = {}
+            for h in hoisted:
+                count += 1
+                var = Var(f"b{count}")
+                lets.append((var, _replace_nodes(done[id(h)], table, memo)))
+                table[id(done[id(h)])] = var
+            for i, c in enumerate(kids):
+                if opens_scope(rebuilt, i):
+                    kids[i] = _replace_nodes(c, table, memo)
+            body: Expr = with_children(rebuilt, tuple(kids))
+            for var, value in reversed(lets):
+                body = Let(var, value, body)
+            rebuilt = body
+        done[id(e)] = rebuilt
+    out = done[id(fn)]
+    assert isinstance(out, Function)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The passes
+
+
+@register_pass
+@dataclass(frozen=True)
+class ToANormalForm(Pass):
+    """Bind every compound operand to a variable.
+
+    Pre: well-formed. Post: same meaning and types; every operand is an atom, and every
+    shared node is bound once in the scope that evaluates it.
+    """
+
+    opt_level = 1
+
+    def transform(self, mod: IRModule) -> IRModule:
+        def one(_: GlobalVar, fn: Function) -> Function:
+            return to_anf(fn)
+
+        return map_functions(mod, one)
+
+
+@register_pass
+@dataclass(frozen=True)
+class ToGraphNormalForm(Pass):
+    """Replace pure let bindings by sharing.
+
+    Pre: well-formed. Post: same meaning and types; no let binds a pure, non-recursive value.
+    """
+
+    opt_level = 1
+
+    def transform(self, mod: IRModule) -> IRModule:
+        def one(_: GlobalVar, fn: Function) -> Function:
+            return to_graph(fn)
+
+        return map_functions(mod, one)
+
+
+@register_pass
+@dataclass(frozen=True)
+class ToBasicBlockNormalForm(Pass):
+    """Bind the shared nodes used across scopes where they are evaluated.
+
+    Pre: well-formed. Post: same meaning and types; a shared node is used in one scope only
+    (the one that evaluates it), except through a let-bound variable.
+    """
+
+    opt_level = 1
+
+    def transform(self, mod: IRModule) -> IRModule:
+        def one(_: GlobalVar, fn: Function) -> Function:
+            return to_basic_block(fn)
+
+        return map_functions(mod, one)

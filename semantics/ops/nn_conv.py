@@ -1,3 +1,860 @@
-"""Operators of the ``nn_conv`` module (being written: see the operator-library issue)."""
+"""More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
+batch_matmul and prelu.
+
+::
+
+    nn.conv1d(data, weight, strides=(1,), padding=(0, 0), dilation=(1,), groups=1,
+              channels=None, kernel_size=None, data_layout="NCW", kernel_layout="OIW",
+              out_dtype="")                                   Conv1DAttrs           out-fusable
+    nn.conv3d(data, weight, strides=(1, 1, 1), padding=(0, 0, 0), ..., data_layout="NCDHW",
+              kernel_layout="OIDHW", out_layout="", out_dtype="")
+                                                              Conv3DAttrs           out-fusable
+    nn.conv1d_transpose(data, weight, channels=None, kernel_size=None, strides=(1,),
+              output_padding=(0,), padding=(0,), dilation=(1,), groups=1, data_layout="NCW",
+              kernel_layout="IOW", out_layout="", out_dtype="")
+                                                              Conv1DTransposeAttrs  out-fusable
+    nn.conv2d_transpose(data, weight, ..., strides=(1, 1), output_padding=(0, 0),
+              padding=(0, 0), dilation=(1, 1), groups=1, data_layout="NCHW",
+              kernel_layout="IOHW", out_layout="", out_dtype="")
+                                                              Conv2DTransposeAttrs  out-fusable
+    nn.matmul(tensor_a, tensor_b, units=, out_dtype="", transpose_a=False, transpose_b=False)
+                                                              MatmulAttrs           out-fusable
+    nn.batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=False)
+                                                              BatchMatmulAttrs      out-fusable
+    nn.prelu(data, alpha, axis=1)                             PReluAttrs            broadcast
+
+``name=`` marks a required attribute (``units`` is nullable without a default, as in
+``nn.dense``). Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting only fields
+declared with ``TVM_ATTR_FIELD``: ``Conv1DAttrs`` has an ``out_layout`` member but never
+declared it, so conv1d has no ``out_layout`` attribute and its output is in ``data_layout``.
+``BatchMatmulAttrs.transpose_b`` defaults to False, as the attributes class declares it;
+TVM's Python builder ``relay.nn.batch_matmul`` passed ``transpose_b=True`` explicitly, and the
+printer then wrote it, so a printed call says ``transpose_b=True`` (the NT form) in full.
+
+Types (relation names as registered in TVM 0.18)::
+
+    Conv1D, Conv3D    data in a permutation of NCW / NCDHW, weight of OIW / OIDHW (O, C/groups,
+                      k..), output in data_layout (conv1d) or out_layout ("" = data_layout);
+                      extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1 per spatial axis,
+                      ? stays ?; channels and kernel_size, when set, must match the weight;
+                      C and O divisible by groups; dtype out_dtype or data's
+    Conv1DTranspose   data NCW / NCHW permutations, weight IOW / IOHW (C, O/groups, k..); C must
+    Conv2DTranspose   equal the weight's I; output channels O = groups * weight's O (or
+                      channels when set), extent stride*(x-1) + (k-1)*dil + 1 - pad + out_pad
+                      (? stays ?), which must be >= 0; 0 <= output_padding < stride
+    Matmul            a (.., k) (transpose_a: (.., k, m), rank >= 2), b (k, n) (transpose_b:
+                      (n, k)); result (.., n) or (.., m, n), dtype out_dtype or a's; with
+                      units=u, b must be exactly (k, u) / (u, k); b's dtype is not checked
+    BatchMatmul       a (B, m, k) (transpose_a: (B, k, m)), b (B', k, n) (transpose_b:
+                      (B', n, k)); B and B' equal or one of them 1 (? skips the check);
+                      result (batch, m, n), batch the one not 1 (? if either is ?), dtype
+                      out_dtype or a's
+    PRelu             alpha is (data.shape[axis],) of data's dtype, 0 <= axis < rank; result
+                      data's type
+
+Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
+integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
+``GetPaddingWidth``, ``GetPaddingHeightWidth`` and ``GetPaddingDepthHeightWidth`` in
+``src/relay/op/op_common.h``. output_padding holds exactly ``d`` integers.
+
+Meaning (what TVM 0.18's topi computes)::
+
+    conv1d, conv3d     cross-correlation of the zero-padded input with the weight, per group,
+                       both operands cast to the output dtype first (as nn.conv2d)
+    conv1d_transpose,  the adjoint of that correlation: out[n, g*O/G + o, y..] = sum over c in
+    conv2d_transpose   group g and window offsets j of x[n, c, i..] * w[c, o, j..] where
+                       y = i*stride - pad_before + j*dil; equivalently (topi) a correlation of
+                       the stride-dilated input, padded (k-1)*dil - pad_before before and
+                       (k-1)*dil - pad_after + output_padding after (negative crops), with
+                       the kernel flipped; output positions nothing reaches are 0
+    matmul             sum_k cast(a[.., i, k]) * cast(b[k, j]) in the output dtype (batches
+                       over a's leading axes, as nn.dense)
+    batch_matmul       the same per batch, a batch of 1 broadcast
+    prelu              x > 0 ? x : x * alpha[index along axis] (topi prelu: a Select)
+
+Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
+product or of the total is undefined, narrower integers wrap, float16 is computed in float32
+and rounded once, operands are converted to the output dtype as TVM's cast does.
+
+Undefined behaviour (``UndefinedBehavior``)::
+
+    every convolution, matmul, batch_matmul
+                       32/64-bit integer overflow of a product or of the total (nsw/nuw);
+                       an operand cast to the output dtype from NaN or an out-of-range float
+                       (fptosi/fptoui poison); a bool output dtype (sums of bool)
+    prelu              32/64-bit integer overflow of x * alpha where x <= 0 is selected
+
+Deliberate departures from TVM 0.18:
+
+- Layouts must permute the canonical ones (no packed layouts such as NCW4c, no GOIHW).
+  Strides and dilation must hold one positive integer per spatial axis, kernel_size one
+  integer per axis, padding (forward convolution) non-negative, groups >= 1; C and (forward)
+  O, or (transposed) channels, divisible by groups. TVM's relations checked few of these.
+- Conv1DRel and Conv3DRel have no depthwise weight form (TVM's conv2d reads (C, m, kh, kw)
+  specially; its 1-D and 3-D relations do not either).
+- A grouped transposed convolution without both channels and kernel_size: TVM's relation
+  gave the weight's O (per group) output channels, while topi's group_conv2d_transpose
+  computes groups * O of them; the relation here says groups * O, what is computed.
+- Transposed convolutions accept dilation and groups for 1-D as for 2-D (TVM's strategy
+  refused dilation other than 1, and groups other than 1 for 1-D); the meaning above is the
+  standard one (onnxruntime's ConvTranspose agrees). output_padding must be below the
+  stride (topi asserted it).
+- batch_matmul checks the sizes it can compare even when another dimension is ``?`` (TVM
+  skipped every check then), and broadcasts a batch of 1 against a batch of 0 to 0 (TVM's
+  relation took max(B, B') = 1).
+- prelu rejects a negative axis, as TVM's relation did (it indexed the shape with it).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..syntax import ANY, AnyDim, Dim, TensorType, Type
+from .nn import (
+    _LAYOUT_DOC,
+    _OUT_DTYPE_DOC,
+    _OUT_LAYOUT_DOC,
+    _attrs,
+    _check_rank,
+    _compute_dtype,
+    _contract,
+    _convert,
+    _exact,
+    _int_result,
+    _Num,
+    _permutation,
+    _shape_str,
+    _window_extent,
+)
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+)
+from .shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
+
+_CHANNELS_DOC = "Output channels; None infers them from weight."
+_KERNEL_DOC = "Window size; None infers it from weight."
+_GROUPS_DOC = "Number of groups the channels split into."
+
+
+@dataclass(frozen=True, slots=True)
+class Conv1DAttrs(Attrs):
+    """Attributes of ``nn.conv1d``: window geometry, grouping and layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.Conv1DAttrs"
+    strides: tuple[int, ...] = attr_field(AttrKind.INTS, (1,), doc="Stride of the window.")
+    padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0, 0), doc="Zero padding: 1 or 2 ints (left, right)."
+    )
+    dilation: tuple[int, ...] = attr_field(AttrKind.INTS, (1,), doc="Dilation of the window.")
+    groups: int = attr_field(AttrKind.INT, 1, doc=_GROUPS_DOC)
+    channels: int | None = attr_field(AttrKind.INT, None, optional=True, doc=_CHANNELS_DOC)
+    kernel_size: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc=_KERNEL_DOC
+    )
+    data_layout: str = attr_field(AttrKind.STR, "NCW", doc="Input layout, e.g. NCW or NWC.")
+    kernel_layout: str = attr_field(AttrKind.STR, "OIW", doc="Weight layout, e.g. OIW or WIO.")
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+
+
+@dataclass(frozen=True, slots=True)
+class Conv3DAttrs(Attrs):
+    """Attributes of ``nn.conv3d``: window geometry, grouping and layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.Conv3DAttrs"
+    strides: tuple[int, ...] = attr_field(AttrKind.INTS, (1, 1, 1), doc="Stride per spatial axis.")
+    padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0, 0, 0), doc="Zero padding: 1, 3 or 6 ints (front, top, left, ...)."
+    )
+    dilation: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (1, 1, 1), doc="Dilation per spatial axis."
+    )
+    groups: int = attr_field(AttrKind.INT, 1, doc=_GROUPS_DOC)
+    channels: int | None = attr_field(AttrKind.INT, None, optional=True, doc=_CHANNELS_DOC)
+    kernel_size: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc=_KERNEL_DOC
+    )
+    data_layout: str = attr_field(AttrKind.STR, "NCDHW", doc="Input layout, e.g. NCDHW.")
+    kernel_layout: str = attr_field(AttrKind.STR, "OIDHW", doc="Weight layout, e.g. OIDHW.")
+    out_layout: str = attr_field(AttrKind.STR, "", doc=_OUT_LAYOUT_DOC)
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+
+
+@dataclass(frozen=True, slots=True)
+class Conv1DTransposeAttrs(Attrs):
+    """Attributes of ``nn.conv1d_transpose``: window geometry, grouping and layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.Conv1DTransposeAttrs"
+    channels: int | None = attr_field(AttrKind.INT, None, optional=True, doc=_CHANNELS_DOC)
+    kernel_size: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc=_KERNEL_DOC
+    )
+    strides: tuple[int, ...] = attr_field(AttrKind.INTS, (1,), doc="Stride of the window.")
+    output_padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0,), doc="Extra output elements added at the end."
+    )
+    padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0,), doc="Padding removed from the output: 1 or 2 ints (left, right)."
+    )
+    dilation: tuple[int, ...] = attr_field(AttrKind.INTS, (1,), doc="Dilation of the window.")
+    groups: int = attr_field(AttrKind.INT, 1, doc=_GROUPS_DOC)
+    data_layout: str = attr_field(AttrKind.STR, "NCW", doc="Input layout, e.g. NCW or NWC.")
+    kernel_layout: str = attr_field(AttrKind.STR, "IOW", doc="Weight layout, e.g. IOW.")
+    out_layout: str = attr_field(AttrKind.STR, "", doc=_OUT_LAYOUT_DOC)
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+
+
+@dataclass(frozen=True, slots=True)
+class Conv2DTransposeAttrs(Attrs):
+    """Attributes of ``nn.conv2d_transpose``: window geometry, grouping and layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.Conv2DTransposeAttrs"
+    channels: int | None = attr_field(AttrKind.INT, None, optional=True, doc=_CHANNELS_DOC)
+    kernel_size: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc=_KERNEL_DOC
+    )
+    strides: tuple[int, ...] = attr_field(AttrKind.INTS, (1, 1), doc="Stride per spatial axis.")
+    output_padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0, 0), doc="Extra output rows and columns added at the end."
+    )
+    padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0, 0), doc="Padding removed from the output: 1, 2 or 4 ints."
+    )
+    dilation: tuple[int, ...] = attr_field(AttrKind.INTS, (1, 1), doc="Dilation per spatial axis.")
+    groups: int = attr_field(AttrKind.INT, 1, doc=_GROUPS_DOC)
+    data_layout: str = attr_field(AttrKind.STR, "NCHW", doc=_LAYOUT_DOC)
+    kernel_layout: str = attr_field(AttrKind.STR, "IOHW", doc="Weight layout, e.g. IOHW.")
+    out_layout: str = attr_field(AttrKind.STR, "", doc=_OUT_LAYOUT_DOC)
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+
+
+@dataclass(frozen=True, slots=True)
+class MatmulAttrs(Attrs):
+    """Attributes of ``nn.matmul``: output units, output dtype and operand transposition."""
+
+    type_key: ClassVar[str] = "relay.attrs.MatmulAttrs"
+    units: int | None = attr_field(
+        AttrKind.INT, optional=True, doc="Number of output units; None infers it from b."
+    )
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+    transpose_a: bool = attr_field(AttrKind.BOOL, False, doc="a is given transposed (.., k, m).")
+    transpose_b: bool = attr_field(AttrKind.BOOL, False, doc="b is given transposed (n, k).")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMatmulAttrs(Attrs):
+    """Attributes of ``nn.batch_matmul``: output dtype and operand transposition."""
+
+    type_key: ClassVar[str] = "relay.attrs.BatchMatmulAttrs"
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+    transpose_a: bool = attr_field(AttrKind.BOOL, False, doc="a is given as (B, k, m).")
+    transpose_b: bool = attr_field(AttrKind.BOOL, False, doc="b is given as (B, n, k).")
+
+
+@dataclass(frozen=True, slots=True)
+class PReluAttrs(Attrs):
+    """Attributes of ``nn.prelu``: the axis the slopes run along."""
+
+    type_key: ClassVar[str] = "relay.attrs.PReluAttrs"
+    axis: int = attr_field(AttrKind.INT, 1, doc="The channel axis alpha runs along.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers: per-axis attribute lists
+
+
+def _per_axis(values: tuple[int, ...], nd: int, what: str, *, low: int = 1) -> tuple[int, ...]:
+    """``values`` as exactly ``nd`` integers, each at least ``low``."""
+    if len(values) != nd:
+        plural = "integer" if nd == 1 else "integers"
+        raise RelationError(f"{what} must hold {nd} {plural}, found {len(values)}: {values}")
+    if min(values) < low:
+        kind = "positive" if low == 1 else "non-negative"
+        raise RelationError(f"{what} must be {kind}, found {values}")
+    return values
+
+
+def _padding_nd(
+    padding: tuple[int, ...], nd: int, *, negative_ok: bool = False
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(befores, afters) from 1, ``nd`` or ``2 * nd`` integers (``GetPadding*`` in op_common.h)."""
+    if len(padding) == 1:
+        before = after = padding * nd
+    elif len(padding) == nd:
+        before = after = padding
+    elif len(padding) == 2 * nd:
+        before, after = padding[:nd], padding[nd:]
+    else:
+        counts = sorted({1, nd, 2 * nd})
+        allowed = ", ".join(str(c) for c in counts[:-1]) + f" or {counts[-1]}"
+        raise RelationError(f"padding must hold {allowed} integers, found {len(padding)}")
+    if not negative_ok and min(padding) < 0:
+        raise RelationError(f"padding must be non-negative, found {padding}")
+    return tuple(before), tuple(after)
+
+
+def _out_layout_perm(layout: str, canonical: str) -> tuple[int, ...]:
+    """Indices taking an array in ``canonical`` order to ``layout`` (``np.transpose``)."""
+    return tuple(canonical.index(axis) for axis in layout)
+
+
+def _groups(groups: int) -> int:
+    if groups < 1:
+        raise RelationError(f"groups must be at least 1, found {groups}")
+    return groups
+
+
+def _divisible(d: Dim, groups: int, what: str) -> None:
+    if groups > 1 and isinstance(d, int) and d % groups:
+        raise RelationError(f"the {what} ({d}) are not divisible by groups ({groups})")
+
+
+# ---------------------------------------------------------------------------------------------
+# nn.conv1d, nn.conv3d
+
+_ConvAttrs = Conv1DAttrs | Conv3DAttrs
+
+
+def _conv_spatial(attrs: _ConvAttrs) -> str:
+    return "W" if isinstance(attrs, Conv1DAttrs) else "DHW"
+
+
+def _conv_out_layout(a: _ConvAttrs) -> str:
+    if isinstance(a, Conv1DAttrs):
+        return a.data_layout  # Conv1DAttrs declares no out_layout field
+    return a.out_layout or a.data_layout
+
+
+def _conv_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    if not isinstance(attrs, Conv1DAttrs | Conv3DAttrs):
+        raise RelationError(f"expected convolution attributes, found {type(attrs).__name__}")
+    a = attrs
+    spatial = _conv_spatial(a)
+    nd = len(spatial)
+    data = tensor_arg(arg_types[0], "data")
+    weight = tensor_arg(arg_types[1], "weight")
+    data_perm = _permutation(a.data_layout, "NC" + spatial, "data_layout")
+    kernel_perm = _permutation(a.kernel_layout, "OI" + spatial, "kernel_layout")
+    out_layout = _conv_out_layout(a)
+    _permutation(out_layout, "NC" + spatial, "out_layout")
+    _check_rank(data, nd + 2, f"data in layout {a.data_layout}")
+    _check_rank(weight, nd + 2, f"weight in layout {a.kernel_layout}")
+    strides = _per_axis(a.strides, nd, "strides")
+    dilation = _per_axis(a.dilation, nd, "dilation")
+    before, after = _padding_nd(a.padding, nd)
+    groups = _groups(a.groups)
+    dshape = tuple(data.shape[i] for i in data_perm)
+    wshape = tuple(weight.shape[i] for i in kernel_perm)
+    n, c = dshape[0], dshape[1]
+    if a.kernel_size is not None:
+        kernel_size = _per_axis(a.kernel_size, nd, "kernel_size", low=0)
+        if any(dims_equal(f, e) is False for f, e in zip(wshape[2:], kernel_size, strict=True)):
+            raise RelationError(
+                f"shape of weight {_shape_str(weight.shape)} is inconsistent with "
+                f"kernel_size={kernel_size}"
+            )
+    if a.channels is not None and dims_equal(wshape[0], a.channels) is False:
+        raise RelationError(
+            f"weight {_shape_str(weight.shape)} has {wshape[0]} output channels, "
+            f"expected channels={a.channels}"
+        )
+    if dims_equal(floordiv_dims(c, groups), wshape[1]) is False:
+        raise RelationError(
+            f"the input channels ({c}) divided by groups ({groups}) must match the input "
+            f"channels of the weight ({wshape[1]}), weight shape {_shape_str(weight.shape)}"
+        )
+    channels = wshape[0] if a.channels is None else a.channels
+    _divisible(c, groups, "input channels")
+    _divisible(channels, groups, "output channels")
+    extents: list[Dim] = []
+    for axis in range(nd):
+        k = wshape[2 + axis]
+        if isinstance(k, int) and k < 1:
+            raise RelationError(f"the kernel must be non-empty, found extent {k}")
+        extents.append(
+            _forward_extent(
+                dshape[2 + axis],
+                before[axis] + after[axis],
+                _window_extent(k, dilation[axis]),
+                strides[axis],
+            )
+        )
+    canonical = (n, channels, *extents)
+    oshape = tuple(canonical[("NC" + spatial).index(ax)] for ax in out_layout)
+    return TensorType(oshape, a.out_dtype or data.dtype)
+
+
+def _forward_extent(x: Dim, pad: int, window: Dim, stride: int) -> Dim:
+    """``floor((x + pad - window) / stride) + 1``; the window must fit the padded input."""
+    if isinstance(x, AnyDim):
+        return ANY
+    numerator = sub_dims(add_dims(x, pad), window)
+    if isinstance(numerator, int) and numerator < 0:
+        raise RelationError(
+            f"the kernel window ({window}) is longer than the padded input ({add_dims(x, pad)})"
+        )
+    return add_dims(floordiv_dims(numerator, stride), 1)
+
+
+def _correlate(
+    x: _Num,
+    w: _Num,
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    groups: int,
+    op: str,
+) -> _Num:
+    """Grouped cross-correlation of ``x`` (N, C, *spatial), already padded, with ``w``
+    (O, C/groups, *kernel), both in the output dtype, as an im2col matrix product."""
+
+    nd = x.ndim - 2
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    spans = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True))
+    out = tuple(
+        (size - span) // s + 1 for size, span, s in zip(x.shape[2:], spans, strides, strict=True)
+    )
+    axes = tuple(range(2, 2 + nd))
+    if any(e <= 0 for e in out):
+        cols = np.zeros((n, c, *(max(e, 0) for e in out), *kernel), x.dtype)
+    else:
+        view = sliding_window_view(x, spans, axis=axes)
+        index = (
+            slice(None),
+            slice(None),
+            *tuple(slice(0, (e - 1) * s + 1, s) for e, s in zip(out, strides, strict=True)),
+            *tuple(slice(None, None, d) for d in dilation),
+        )
+        cols = np.asarray(view[index])  # (N, C, *out, *kernel)
+    positions = int(np.prod(out, dtype=np.int64)) if all(e > 0 for e in out) else 0
+    size = int(np.prod(kernel, dtype=np.int64))
+    og = o // groups
+    cols = cols.reshape(n, groups, cg, positions, size).transpose(0, 1, 3, 2, 4)
+    cols = cols.reshape(n, groups, positions, cg * size)
+    wm = w.reshape(groups, og, cg * size).transpose(0, 2, 1)
+    result = _contract(cols, wm, op)  # (N, G, P, O/G)
+    result = result.transpose(0, 1, 3, 2).reshape(n, o, *(max(e, 0) for e in out))
+    return result
+
+
+def _conv_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    if not isinstance(attrs, Conv1DAttrs | Conv3DAttrs):
+        raise RelationError(f"expected convolution attributes, found {type(attrs).__name__}")
+    a = attrs
+    op = "nn.conv1d" if isinstance(a, Conv1DAttrs) else "nn.conv3d"
+    spatial = _conv_spatial(a)
+    nd = len(spatial)
+    data, weight = args
+    dtype = np.dtype(a.out_dtype or data.dtype)
+    x = _convert(np.transpose(data, _permutation(a.data_layout, "NC" + spatial, "")), dtype, op)
+    w = _convert(np.transpose(weight, _permutation(a.kernel_layout, "OI" + spatial, "")), dtype, op)
+    before, after = _padding_nd(a.padding, nd)
+    xp = np.pad(x, ((0, 0), (0, 0), *zip(before, after, strict=True)))
+    out = _correlate(xp, w, a.strides, a.dilation, a.groups, op)
+    perm = _out_layout_perm(_conv_out_layout(a), "NC" + spatial)
+    return np.ascontiguousarray(np.transpose(out, perm))
+
+
+# ---------------------------------------------------------------------------------------------
+# nn.conv1d_transpose, nn.conv2d_transpose
+
+_TransposeAttrs = Conv1DTransposeAttrs | Conv2DTransposeAttrs
+
+
+def _transpose_spatial(a: _TransposeAttrs) -> str:
+    return "W" if isinstance(a, Conv1DTransposeAttrs) else "HW"
+
+
+def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    if not isinstance(attrs, Conv1DTransposeAttrs | Conv2DTransposeAttrs):
+        raise RelationError(
+            f"expected transposed convolution attributes, found {type(attrs).__name__}"
+        )
+    a = attrs
+    spatial = _transpose_spatial(a)
+    nd = len(spatial)
+    data = tensor_arg(arg_types[0], "data")
+    weight = tensor_arg(arg_types[1], "weight")
+    data_perm = _permutation(a.data_layout, "NC" + spatial, "data_layout")
+    kernel_perm = _permutation(a.kernel_layout, "IO" + spatial, "kernel_layout")
+    out_layout = a.out_layout or a.data_layout
+    _permutation(out_layout, "NC" + spatial, "out_layout")
+    _check_rank(data, nd + 2, f"data in layout {a.data_layout}")
+    _check_rank(weight, nd + 2, f"weight in layout {a.kernel_layout}")
+    strides = _per_axis(a.strides, nd, "strides")
+    dilation = _per_axis(a.dilation, nd, "dilation")
+    output_padding = _per_axis(a.output_padding, nd, "output_padding", low=0)
+    if any(p >= s for p, s in zip(output_padding, strides, strict=True)):
+        raise RelationError(
+            f"output_padding={output_padding} must be smaller than strides={strides}"
+        )
+    before, after = _padding_nd(a.padding, nd)
+    groups = _groups(a.groups)
+    dshape = tuple(data.shape[i] for i in data_perm)
+    wshape = tuple(weight.shape[i] for i in kernel_perm)
+    n, c = dshape[0], dshape[1]
+    if a.kernel_size is not None:
+        kernel_size = _per_axis(a.kernel_size, nd, "kernel_size", low=0)
+        if any(dims_equal(f, e) is False for f, e in zip(wshape[2:], kernel_size, strict=True)):
+            raise RelationError(
+                f"shape of weight {_shape_str(weight.shape)} is inconsistent with "
+                f"kernel_size={kernel_size}"
+            )
+    if a.channels is not None:
+        if a.channels % groups:
+            raise RelationError(f"channels={a.channels} is not divisible by groups ({groups})")
+        if dims_equal(wshape[1], a.channels // groups) is False:
+            raise RelationError(
+                f"weight {_shape_str(weight.shape)} has {wshape[1]} output channels per "
+                f"group, expected channels / groups = {a.channels} / {groups}"
+            )
+    if dims_equal(c, wshape[0]) is False:
+        raise RelationError(
+            f"the input channels ({c}) must match the weight's input channels ({wshape[0]}), "
+            f"weight shape {_shape_str(weight.shape)}"
+        )
+    _divisible(c, groups, "input channels")
+    channels: Dim = a.channels if a.channels is not None else mul_dims(wshape[1], groups)
+    extents: list[Dim] = []
+    for axis in range(nd):
+        k = wshape[2 + axis]
+        if isinstance(k, int) and k < 1:
+            raise RelationError(f"the kernel must be non-empty, found extent {k}")
+        x = dshape[2 + axis]
+        if isinstance(x, AnyDim):
+            extents.append(ANY)
+            continue
+        grown = add_dims(mul_dims(sub_dims(x, 1), strides[axis]), _window_extent(k, dilation[axis]))
+        extent = add_dims(grown, output_padding[axis] - before[axis] - after[axis])
+        if isinstance(extent, int) and extent < 0:
+            raise RelationError(
+                f"the padding ({before[axis] + after[axis]}) removes more than the "
+                f"transposed convolution's output extent ({add_dims(grown, output_padding[axis])})"
+            )
+        extents.append(extent)
+    canonical = (n, channels, *extents)
+    oshape = tuple(canonical[("NC" + spatial).index(ax)] for ax in out_layout)
+    return TensorType(oshape, a.out_dtype or data.dtype)
+
+
+def _transpose_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    if not isinstance(attrs, Conv1DTransposeAttrs | Conv2DTransposeAttrs):
+        raise RelationError(
+            f"expected transposed convolution attributes, found {type(attrs).__name__}"
+        )
+    a = attrs
+    op = "nn.conv1d_transpose" if isinstance(a, Conv1DTransposeAttrs) else "nn.conv2d_transpose"
+    spatial = _transpose_spatial(a)
+    nd = len(spatial)
+    data, weight = args
+    dtype = np.dtype(a.out_dtype or data.dtype)
+    x = _convert(np.transpose(data, _permutation(a.data_layout, "NC" + spatial, "")), dtype, op)
+    w = _convert(np.transpose(weight, _permutation(a.kernel_layout, "IO" + spatial, "")), dtype, op)
+    n, c = x.shape[:2]
+    cin, og = w.shape[:2]
+    kernel = w.shape[2:]
+    groups = a.groups
+    cg = cin // groups
+    before, after = _padding_nd(a.padding, nd)
+    strides, dilation, opad = a.strides, a.dilation, a.output_padding
+    out_extents = tuple(
+        s * (size - 1) + (k - 1) * d + 1 - b - e + p
+        for size, s, k, d, b, e, p in zip(
+            x.shape[2:], strides, kernel, dilation, before, after, opad, strict=True
+        )
+    )
+    if any(size == 0 for size in x.shape[2:]):
+        # No input position contributes: every output is the empty sum.
+        out = np.zeros((n, og * groups, *out_extents), dtype)
+    else:
+        # The grouped forward weight (O, C/groups, *k), flipped: w'[g*og + j, i] = w[g*cg + i, j].
+        flipped = w[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
+        wf = flipped.reshape(groups, cg, og, *kernel).transpose(0, 2, 1, *range(3, 3 + nd))
+        wf = wf.reshape(groups * og, cg, *kernel)
+        # Dilate the input by the stride, then pad (k-1)*d - before and (k-1)*d - after + opad
+        # (a negative amount crops).
+        dilated_shape = tuple(
+            (size - 1) * s + 1 for size, s in zip(x.shape[2:], strides, strict=True)
+        )
+        xd = np.zeros((n, c, *dilated_shape), dtype)
+        xd[(slice(None), slice(None), *tuple(slice(None, None, s) for s in strides))] = x
+        lead = [(k - 1) * d - b for k, d, b in zip(kernel, dilation, before, strict=True)]
+        tail = [
+            (k - 1) * d - e + p for k, d, e, p in zip(kernel, dilation, after, opad, strict=True)
+        ]
+        xp = np.pad(
+            xd,
+            (
+                (0, 0),
+                (0, 0),
+                *((max(lo, 0), max(hi, 0)) for lo, hi in zip(lead, tail, strict=True)),
+            ),
+        )
+        crop = tuple(
+            slice(max(-lo, 0), xp.shape[2 + i] - max(-hi, 0))
+            for i, (lo, hi) in enumerate(zip(lead, tail, strict=True))
+        )
+        xp = xp[(slice(None), slice(None), *crop)]
+        out = _correlate(xp, wf, (1,) * nd, dilation, groups, op)
+    perm = _out_layout_perm(a.out_layout or a.data_layout, "NC" + spatial)
+    return np.ascontiguousarray(np.transpose(out, perm))
+
+
+# ---------------------------------------------------------------------------------------------
+# nn.matmul, nn.batch_matmul
+
+
+def _matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, MatmulAttrs)
+    tensor_a = tensor_arg(arg_types[0], "tensor_a")
+    tensor_b = tensor_arg(arg_types[1], "tensor_b")
+    ashape = tensor_a.shape
+    if len(ashape) < (2 if a.transpose_a else 1):
+        raise RelationError(
+            f"expected tensor_a of rank at least {2 if a.transpose_a else 1}"
+            f"{' (transpose_a=True)' if a.transpose_a else ''}, found rank {len(ashape)}"
+        )
+    if a.transpose_a:
+        k, lead = ashape[-2], (*ashape[:-2], ashape[-1])
+    else:
+        k, lead = ashape[-1], ashape[:-1]
+    if a.units is not None:
+        expected: tuple[Dim, ...] = (a.units, k) if a.transpose_b else (k, a.units)
+        if len(tensor_b.shape) != 2 or any(
+            dims_equal(w, e) is False for w, e in zip(tensor_b.shape, expected, strict=True)
+        ):
+            raise RelationError(
+                f"tensor_b shape {_shape_str(tensor_b.shape)} does not match "
+                f"{_shape_str(expected)} implied by units={a.units}, "
+                f"transpose_b={a.transpose_b} and tensor_a's reduction dimension"
+            )
+        units: Dim = a.units
+    else:
+        _check_rank(tensor_b, 2, "tensor_b")
+        bk, units = (
+            (tensor_b.shape[1], tensor_b.shape[0])
+            if a.transpose_b
+            else (tensor_b.shape[0], tensor_b.shape[1])
+        )
+        if dims_equal(k, bk) is False:
+            raise RelationError(
+                f"reduction dimension mismatch: tensor_a {_shape_str(ashape)} has {k}, "
+                f"tensor_b {_shape_str(tensor_b.shape)} has {bk} "
+                f"(transpose_a={a.transpose_a}, transpose_b={a.transpose_b})"
+            )
+    return TensorType((*lead, units), a.out_dtype or tensor_a.dtype)
+
+
+def _matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    a = _attrs(attrs, MatmulAttrs)
+    tensor_a, tensor_b = args
+    dtype = np.dtype(a.out_dtype or tensor_a.dtype)
+    x = _convert(tensor_a, dtype, "nn.matmul")
+    w = _convert(tensor_b, dtype, "nn.matmul")
+    if a.transpose_a:
+        x = np.swapaxes(x, -1, -2)
+    if a.transpose_b:
+        w = w.T
+    lead = x.shape[:-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    out = _contract(np.ascontiguousarray(x).reshape(rows, x.shape[-1]), w, "nn.matmul")
+    return out.reshape(*lead, w.shape[1])
+
+
+def _batch_matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, BatchMatmulAttrs)
+    x = tensor_arg(arg_types[0], "tensor_a")
+    y = tensor_arg(arg_types[1], "tensor_b")
+    _check_rank(x, 3, "tensor_a")
+    _check_rank(y, 3, "tensor_b")
+    xb, xi, xk = (x.shape[0], x.shape[2], x.shape[1]) if a.transpose_a else x.shape
+    yb, yj, yk = (
+        (y.shape[0], y.shape[1], y.shape[2])
+        if a.transpose_b
+        else (
+            y.shape[0],
+            y.shape[2],
+            y.shape[1],
+        )
+    )
+    if dims_equal(xk, yk) is False:
+        raise RelationError(
+            f"reduction dimension mismatch: tensor_a {_shape_str(x.shape)} has {xk}, "
+            f"tensor_b {_shape_str(y.shape)} has {yk} "
+            f"(transpose_a={a.transpose_a}, transpose_b={a.transpose_b})"
+        )
+    batch: Dim
+    if isinstance(xb, AnyDim) or isinstance(yb, AnyDim):
+        batch = ANY
+    elif dims_equal(xb, yb):
+        batch = xb
+    elif xb == 1:
+        batch = yb
+    elif yb == 1:
+        batch = xb
+    else:
+        raise RelationError(
+            f"batch dimensions {xb} and {yb} do not match (nor is either 1): tensor_a "
+            f"{_shape_str(x.shape)}, tensor_b {_shape_str(y.shape)}"
+        )
+    return TensorType((batch, xi, yj), a.out_dtype or x.dtype)
+
+
+def _batch_matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    a = _attrs(attrs, BatchMatmulAttrs)
+    tensor_a, tensor_b = args
+    dtype = np.dtype(a.out_dtype or tensor_a.dtype)
+    x = _convert(tensor_a, dtype, "nn.batch_matmul")
+    y = _convert(tensor_b, dtype, "nn.batch_matmul")
+    if a.transpose_a:
+        x = np.swapaxes(x, 1, 2)
+    if not a.transpose_b:
+        y = np.swapaxes(y, 1, 2)  # y as (B, n, k)
+    out = _contract(x, np.swapaxes(y, 1, 2), "nn.batch_matmul")
+    return np.ascontiguousarray(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# nn.prelu
+
+
+def _prelu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, PReluAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    alpha = tensor_arg(arg_types[1], "alpha")
+    rank = len(data.shape)
+    if not 0 <= a.axis < rank:
+        raise RelationError(
+            f"axis {a.axis} is out of range for a tensor of rank {rank} (prelu takes 0 to rank - 1)"
+        )
+    c = data.shape[a.axis]
+    if len(alpha.shape) != 1 or dims_equal(alpha.shape[0], c) is False or alpha.dtype != data.dtype:
+        raise RelationError(
+            f"expected Tensor[({c},), {data.dtype}] for alpha, "
+            f"found Tensor[{_shape_str(alpha.shape)}, {alpha.dtype}]"
+        )
+    return TensorType(data.shape, data.dtype)
+
+
+def _prelu_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    a = _attrs(attrs, PReluAttrs)
+    data, alpha = args
+    slope = alpha.reshape(alpha.shape + (1,) * (data.ndim - a.axis - 1))
+    positive = data > 0
+    if data.dtype.kind == "f":
+        cd = _compute_dtype(data.dtype)
+        with np.errstate(all="ignore"):
+            scaled = data.astype(cd) * slope.astype(cd)
+        return np.where(positive, data, scaled.astype(data.dtype)).astype(data.dtype)
+    if data.dtype == np.bool_:
+        # false * alpha is false (i1 multiplication): the data itself.
+        return data.copy()
+    product: Any = _exact(data) * _exact(slope)
+    # Only the selected products matter: a Select's unchosen operand may be poison.
+    chosen = np.where(positive, _exact(data), product)
+    return _int_result(np.asarray(chosen), data.dtype, "nn.prelu", "x * alpha")
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration
+
+_FAMILY = "nn"
+
+for _name, _attrs_type, _relation_name, _doc, _check in (
+    ("nn.conv1d", Conv1DAttrs, "Conv1D", "1-D convolution (cross-correlation).", "Conv"),
+    ("nn.conv3d", Conv3DAttrs, "Conv3D", "3-D convolution (cross-correlation).", "Conv"),
+):
+    register(
+        OpDef(
+            _name,
+            ("data", "weight"),
+            _attrs_type,
+            OpPattern.OUT_ELEMWISE_FUSABLE,
+            _doc,
+            relation=_conv_relation,
+            reference=_conv_reference,
+            relation_name=_relation_name,
+            family=_FAMILY,
+            check=f"onnxruntime:{_check}",
+        )
+    )
+for _name, _transpose_attrs, _relation_name, _doc in (
+    (
+        "nn.conv1d_transpose",
+        Conv1DTransposeAttrs,
+        "Conv1DTranspose",
+        "Transposed 1-D convolution (the adjoint of conv1d).",
+    ),
+    (
+        "nn.conv2d_transpose",
+        Conv2DTransposeAttrs,
+        "Conv2DTranspose",
+        "Transposed 2-D convolution (the adjoint of conv2d).",
+    ),
+):
+    register(
+        OpDef(
+            _name,
+            ("data", "weight"),
+            _transpose_attrs,
+            OpPattern.OUT_ELEMWISE_FUSABLE,
+            _doc,
+            relation=_transpose_relation,
+            reference=_transpose_reference,
+            relation_name=_relation_name,
+            family=_FAMILY,
+            check="onnxruntime:ConvTranspose",
+        )
+    )
+register(
+    OpDef(
+        "nn.matmul",
+        ("tensor_a", "tensor_b"),
+        MatmulAttrs,
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+        "Matrix product of a and b, either given transposed.",
+        relation=_matmul_relation,
+        reference=_matmul_reference,
+        relation_name="Matmul",
+        family=_FAMILY,
+        check="onnxruntime:MatMul",
+    )
+)
+register(
+    OpDef(
+        "nn.batch_matmul",
+        ("tensor_a", "tensor_b"),
+        BatchMatmulAttrs,
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+        "Batched matrix product of two 3-D tensors, either given transposed.",
+        relation=_batch_matmul_relation,
+        reference=_batch_matmul_reference,
+        relation_name="BatchMatmul",
+        family=_FAMILY,
+        check="onnxruntime:MatMul",
+    )
+)
+register(
+    OpDef(
+        "nn.prelu",
+        ("data", "alpha"),
+        PReluAttrs,
+        OpPattern.BROADCAST,
+        "Parametric ReLU: x where x > 0, else x times the slope of its channel.",
+        relation=_prelu_relation,
+        reference=_prelu_reference,
+        relation_name="PRelu",
+        family=_FAMILY,
+        check="onnxruntime:PRelu",
+    )
+)
