@@ -8,8 +8,10 @@ whose reference result has exactly the dtype and shape the relation predicts.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, Literal
 
 import numpy as np
@@ -900,6 +902,186 @@ def test_where_against_onnxruntime() -> None:
     y = _random((4,), "float32")
     expected = onnx_run("Where", [condition, x, y], "float32")
     same(run("where", condition, x, y), expected)
+
+
+def test_zeros_and_ones_like_against_onnxruntime() -> None:
+    for name, value in (("zeros_like", 0), ("ones_like", 1)):
+        for dtype in ("float16", "float32", "float64", "int8", "int64", "uint8", "bool"):
+            for shape in [(2, 3), (), (4, 0, 1)]:
+                x = _random(shape, dtype, -4, 4)
+                fill = onnx.numpy_helper.from_array(np.array([value], dtype), "value")
+                expected = onnx_run(
+                    "ConstantOfShape", [np.array(shape, np.int64)], dtype, value=fill
+                )
+                same(run(name, x), expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# References against independent formulations (where ONNX has no op with the same meaning)
+
+
+def _floor_divide_python(a: Any, b: Any, dtype: str) -> Any:
+    """TOPI's floor division on Python scalars: ``//`` on integers; for floats, the quotient
+    rounded once to ``dtype`` (exact in binary64, and binary64 has the bits to round it again
+    correctly), then ``math.floor``."""
+    if not _is_float(dtype):
+        return int(a) // int(b)
+    quotient = float(np.dtype(dtype).type(float(a) / float(b)))
+    return math.floor(quotient) if math.isfinite(quotient) else quotient
+
+
+def test_floor_divide_against_python_loop() -> None:
+    for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint32", "float16", "float32"):
+        lhs = _random((3, 4), dtype, -50, 50)
+        rhs = _random((4,), dtype, -9, 9)
+        if _is_float(dtype):
+            rhs = np.where(np.abs(rhs) < 0.1, np.ones_like(rhs), rhs)
+        else:
+            rhs = np.where(rhs == 0, np.ones_like(rhs), rhs)
+        a, b = np.broadcast_arrays(lhs, rhs)
+        expected = np.array(
+            [_floor_divide_python(x, y, dtype) for x, y in zip(a.flat, b.flat, strict=True)],
+            dtype,
+        ).reshape(a.shape)
+        same(run("floor_divide", lhs, rhs), expected)
+    # Exact quotients and the float16 rounding of the quotient before the floor.
+    x = np.array([1.0, -1.0, 7.0, 0.3], "float64")
+    y = np.array([0.1, 0.1, -2.0, 0.1], "float64")
+    expected = np.array(
+        [_floor_divide_python(p, q, "float64") for p, q in zip(x, y, strict=True)], "float64"
+    )
+    same(run("floor_divide", x, y), expected)
+
+
+def _not_equal_python(a: Any, b: Any) -> bool:
+    """LLVM's ordered ``fcmp one`` on Python values: false when either side is NaN."""
+    if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
+        return False
+    return a != b
+
+
+def test_not_equal_against_python_loop() -> None:
+    for dtype in ("float16", "float32", "float64", "int8", "int32", "uint16", "bool"):
+        lhs = _random((3, 5), dtype, -2, 2)
+        rhs = _random((5,), dtype, -2, 2)
+        if _is_float(dtype):
+            lhs[0, 0], lhs[1, 1], rhs[1] = np.nan, np.nan, np.nan
+            lhs[2, 2] = rhs[2] = np.inf
+            rhs[3] = lhs[0, 3]
+        a, b = np.broadcast_arrays(lhs, rhs)
+        expected = np.array(
+            [_not_equal_python(x.item(), y.item()) for x, y in zip(a.flat, b.flat, strict=True)],
+            bool,
+        ).reshape(a.shape)
+        same(run("not_equal", lhs, rhs), expected)
+
+
+def _rsqrt_decimal(x: float) -> float:
+    """``1 / sqrt(x)`` to 60 significant digits, then rounded to binary64."""
+    with localcontext() as context:
+        context.prec = 60
+        return float(Decimal(1) / Decimal(x).sqrt())
+
+
+def test_rsqrt_against_decimal() -> None:
+    for dtype, maxulp in (("float16", 2), ("float32", 2), ("float64", 2)):
+        x = np.concatenate(
+            [
+                _random((20,), dtype, 0.01, 100),
+                np.array([1.0, 4.0, 0.25, 2.0, 3.0], dtype),
+                np.array([np.finfo(dtype).tiny, np.finfo(dtype).max], dtype),
+            ]
+        )
+        # Each float is exact in Decimal; the correctly rounded result in the dtype.
+        expected = np.array([_rsqrt_decimal(float(v)) for v in x]).astype(dtype)
+        actual = run("rsqrt", x)
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+        np.testing.assert_array_max_ulp(actual, expected, maxulp=maxulp)
+        # Exact where 1 / sqrt(x) is representable exactly: the powers of four.
+        same(run("rsqrt", np.array([1.0, 4.0, 0.25], dtype)), np.array([1.0, 0.5, 2.0], dtype))
+    special = np.array([0.0, -0.0, np.inf, -1.0, np.nan], "float32")
+    same(run("rsqrt", special), np.array([np.inf, -np.inf, 0.0, np.nan, np.nan], "float32"))
+
+
+def _round_decimal(x: Any, dtype: str) -> Any:
+    """Round half away from zero with ``decimal`` (exact for every binary float)."""
+    if not _is_float(dtype):
+        return x
+    v = float(x)
+    if not math.isfinite(v):
+        return v
+    rounded = float(Decimal(v).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return math.copysign(rounded, v) if rounded == 0 else rounded
+
+
+def test_round_against_decimal() -> None:
+    halves = [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, -0.4, 1e10 + 0.5, 0.0, -0.0]
+    for dtype in ("float16", "float32", "float64"):
+        with np.errstate(over="ignore"):  # 1e10 + 0.5 is inf in float16
+            special = np.array([*halves, np.inf, -np.inf], dtype)
+        x = np.concatenate([_random((30,), dtype, -50, 50), special])
+        expected = np.array([_round_decimal(v, dtype) for v in x], dtype)
+        same(run("round", x), expected)
+    for dtype in ("int8", "int64", "uint16", "bool"):
+        x = _random((7,), dtype, -9, 9)
+        same(run("round", x), np.array([_round_decimal(v, dtype) for v in x], dtype))
+
+
+def _convert_python(value: Any, dtype: str) -> Any:
+    """Convert a Python scalar as LLVM converts (``CreateCast``), or ``None`` where that is
+    poison: to bool, ordered non-zero; to an integer, truncation toward zero of a float (which
+    must fit) or two's-complement wrap-around of an integer; to a float, one rounding."""
+    if dtype == "bool":
+        return value == value and value != 0
+    if _is_float(dtype):
+        return float(value)  # exact here: every integer below is under 2**53
+    lo, hi = _int_bounds(dtype)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not lo <= math.trunc(value) <= hi:
+            return None
+        return math.trunc(value)
+    return (int(value) - lo) % (hi - lo + 1) + lo
+
+
+def _int_bounds(dtype: str) -> tuple[int, int]:
+    bits = np.dtype(dtype).itemsize * 8
+    return (
+        (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype.startswith("int") else (0, 2**bits - 1)
+    )
+
+
+FILL_VALUES: list[tuple[str, float]] = [
+    ("float64", -3.7),
+    ("float32", 250.5),
+    ("float32", -0.9),
+    ("float64", 1e6),
+    ("float64", float("nan")),
+    ("float32", float("inf")),
+    ("float64", -129.0),
+    ("int64", -1),
+    ("int32", 300),
+    ("int16", -32768),
+    ("uint8", 255),
+    ("int64", 2**40 + 7),
+    ("bool", 1),
+]
+
+
+@pytest.mark.parametrize(("fill_dtype", "fill"), FILL_VALUES)
+def test_full_like_against_python_conversion(fill_dtype: str, fill: float) -> None:
+    fill_value = np.array(fill, fill_dtype)
+    for dtype in DTYPES:
+        data = np.zeros((2, 3), dtype)
+        converted = _convert_python(fill_value.item(), dtype)
+        if converted is None:
+            with raises(UndefinedBehavior, f"does not fit {dtype}"):
+                run("full_like", data, fill_value)
+            continue
+        expected = np.empty((2, 3), dtype)
+        with np.errstate(over="ignore"):  # 1e6 rounds to inf in float16
+            for index in itertools.product(range(2), range(3)):
+                expected[index] = converted
+        same(run("full_like", data, fill_value), expected)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -361,33 +361,81 @@ ONE_PAD = PadAttrs(pad_width=((1, 1),))
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
     # op, argument types, attributes, the error message (a regular expression)
     ("nn.conv2d", (T(1, 4, 5, 5), T(6, 4, 3, 3)), Conv(groups=2), "divided by groups"),
-    ("nn.conv2d", (T(1, 5, 5, 5), T(6, 2, 3, 3)), Conv(groups=2), "5. are not divisible by"),
-    ("nn.conv2d", (T(1, 4, 5, 5), T(5, 2, 3, 3)), Conv(groups=2), "output channels .5. are not"),
-    ("nn.conv2d", (T(1, 4, 5, 5), T(5, 4, 3, 3)), Conv(groups=0), "groups must be at least 1"),
+    (
+        "nn.conv2d",
+        (T(1, 5, 5, 5), T(6, 2, 3, 3)),
+        Conv(groups=2),
+        r"groups=2 does not divide the input channels \(5\)",
+    ),
+    (
+        "nn.conv2d",
+        (T(1, 4, 5, 5), T(5, 2, 3, 3)),
+        Conv(groups=2),
+        r"groups=2 does not divide the output channels \(5\)",
+    ),
+    (
+        "nn.conv2d",
+        (T(1, 4, 5, 5), T(5, 4, 3, 3)),
+        Conv(groups=0),
+        "expected groups >= 1, found groups=0",
+    ),
     # a channel multiplier without channels/kernel_size is not depthwise: I must be C/groups
-    ("nn.conv2d", (T(1, 4, 5, 5), T(4, 2, 3, 3)), Conv(groups=4), "divided by groups .4."),
+    ("nn.conv2d", (T(1, 4, 5, 5), T(4, 2, 3, 3)), Conv(groups=4), "divided by groups=4 must match"),
     ("nn.conv2d", (X, W), Conv(channels=5), "has 4 output channels, expected channels=5"),
-    ("nn.conv2d", (X, W), Conv(kernel_size=(3, 5)), "inconsistent with kernel_size=.3, 5."),
+    ("nn.conv2d", (X, W), Conv(kernel_size=(3, 5)), r"inconsistent with kernel_size=\[3, 5\]"),
     ("nn.conv2d", (X, W), Conv(channels=5, kernel_size=(3, 3)), r"\(5, 3, 3, 3\) implied by"),
-    ("nn.conv2d", (X, W), Conv(kernel_size=(3,)), "kernel_size must hold 2 integers, found 1"),
-    ("nn.conv2d", (X, W), Conv(data_layout="NCHW4c"), 'data_layout "NCHW4c" is not supported'),
+    (
+        "nn.conv2d",
+        (X, W),
+        Conv(kernel_size=(3,)),
+        r"expected 2 integers in kernel_size, found kernel_size=\[3\]",
+    ),
+    ("nn.conv2d", (X, W), Conv(data_layout="NCHW4c"), 'data_layout="NCHW4c" is not supported'),
     ("nn.conv2d", (X, W), Conv(data_layout="NCDHW"), "expected a permutation of NCHW"),
-    ("nn.conv2d", (X, W), Conv(kernel_layout="OIHW16o"), 'kernel_layout "OIHW16o"'),
+    ("nn.conv2d", (X, W), Conv(kernel_layout="OIHW16o"), 'kernel_layout="OIHW16o"'),
     ("nn.conv2d", (X, W), Conv(kernel_layout="GOIHW"), "expected a permutation of OIHW"),
-    ("nn.conv2d", (X, W), Conv(out_layout="NCH"), 'out_layout "NCH" is not supported'),
-    ("nn.conv2d", (T(3, 8, 8), W), Conv(), "expected a 4-D tensor for data in layout NCHW"),
+    ("nn.conv2d", (X, W), Conv(out_layout="NCH"), 'out_layout="NCH" is not supported'),
+    (
+        "nn.conv2d",
+        (T(3, 8, 8), W),
+        Conv(),
+        r'expected a 4-D tensor for data in data_layout="NCHW", found rank 3 \(3, 8, 8\)',
+    ),
     (
         "nn.conv2d",
         (T(1, 8, 8, 3), T(3, 3, 4, 4)),
         Conv(data_layout="NHWC", kernel_layout="HWIO"),
-        r"input channels \(3\) divided by groups \(1\) must match .* weight \(4\)",
+        r"input channels \(3\) divided by groups=1 must match .* weight \(4\)",
     ),
-    ("nn.conv2d", (X, W), Conv(padding=(1, 1, 1)), "padding must hold 1, 2 or 4 .*, found 3"),
-    ("nn.conv2d", (X, W), Conv(padding=(-1,)), "padding must be non-negative"),
-    ("nn.conv2d", (X, W), Conv(strides=(0, 1)), "strides must be positive, found .0, 1."),
-    ("nn.conv2d", (X, W), Conv(dilation=(1,)), "dilation must hold 2 integers"),
+    ("nn.conv2d", (X, W), Conv(padding=(1, 1, 1)), r"1, 2 or 4 .* found padding=\[1, 1, 1\]"),
+    ("nn.conv2d", (X, W), Conv(padding=(-1,)), r"non-negative padding, found padding=\[-1\]"),
+    (
+        "nn.conv2d",
+        (X, W),
+        Conv(strides=(0, 1)),
+        r"expected positive strides, found strides=\[0, 1\]",
+    ),
+    ("nn.conv2d", (X, W), Conv(dilation=(1,)), r"2 integers in dilation, found dilation=\[1\]"),
     ("nn.conv2d", (T(1, 3, 2, 8), T(4, 3, 5, 3)), Conv(), "window .5. is longer than the padded"),
     ("nn.conv2d", (X, TupleType(())), Conv(), "expected a tensor for weight, found a tuple"),
+    (
+        "nn.conv2d",
+        (X, T(4, 3, 0, 3)),
+        Conv(channels=4, kernel_size=(0, 3)),
+        r"expected positive kernel_size, found kernel_size=\[0, 3\]",
+    ),
+    (
+        "nn.conv2d",
+        (X, T(4, 3, 3, 0)),
+        Conv(),
+        r"non-empty kernel, found weight shape \(4, 3, 3, 0\)",
+    ),
+    (
+        "nn.conv2d",
+        (T(1, 4, 5, 5), T(5, 2, 3, 3)),
+        Conv(groups=2, channels=5),
+        r"groups=2 does not divide the output channels \(5\) \(channels=5\)",
+    ),
     ("nn.dense", (T(2, 5), T(3, 5)), DenseAttrs(units=4), r"\(3, 5\) does not match \(4, 5\)"),
     ("nn.dense", (T(2, 6), T(3, 5)), DenseAttrs(units=3), r"does not match \(3, 6\)"),
     ("nn.dense", (T(2, 6), T(3, 5)), NO_UNITS, "has last dimension 6, weight .* has 5"),
@@ -397,11 +445,17 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
     ("nn.avg_pool2d", (T(1, 3, 4, 8),), Avg(pool_size=(3, 3), dilation=(2, 1)), "window .5."),
     ("nn.max_pool2d", (T(1, 3, 8),), Max(layout="NCW"), "expected one H and one W axis"),
     ("nn.avg_pool2d", (T(1, 3, 8, 8, 2),), Avg(layout="NCHW2h"), "H and W cannot be split"),
-    ("nn.max_pool2d", (T(3, 8, 8),), Max(), 'layout "NCHW" has 4 axes but the data has rank 3'),
+    ("nn.max_pool2d", (T(3, 8, 8),), Max(), 'layout="NCHW" has 4 axes but the data has rank 3'),
     ("nn.avg_pool2d", (T(8),), Avg(), "rank at least 2, found rank 1"),
-    ("nn.max_pool2d", (X,), Max(padding=(1, 1, 1)), "padding must hold 1, 2 or 4"),
-    ("nn.avg_pool2d", (X,), Avg(pool_size=(2,)), "pool_size must hold 2"),
-    ("nn.max_pool2d", (X,), Max(pool_size=(0, 2)), "pool_size must be positive"),
+    ("nn.max_pool2d", (X,), Max(layout="N1CHW"), 'layout="N1CHW" is not a layout string'),
+    ("nn.max_pool2d", (X,), Max(padding=(1, 1, 1)), "1, 2 or 4 integers in padding"),
+    ("nn.avg_pool2d", (X,), Avg(pool_size=(2,)), r"2 integers in pool_size, found pool_size=\[2\]"),
+    (
+        "nn.max_pool2d",
+        (X,),
+        Max(pool_size=(0, 2)),
+        r"expected positive pool_size, found pool_size=\[0, 2\]",
+    ),
     ("nn.global_avg_pool2d", (T(2, 3, 7),), GlobalPool2DAttrs(layout="NCW"), "one H and one W"),
     ("nn.global_avg_pool2d", (T(3),), GlobalPool2DAttrs(), "rank at least 2"),
     (
@@ -418,25 +472,50 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
     ),
     ("nn.batch_norm", (T(2, 3), V3, T(3, 1), V3, V3), BatchNormAttrs(), "for beta, found .*3, 1"),
     ("nn.batch_norm", (T(2, 3), V3, V3, T(2), V3), BatchNormAttrs(), "for moving_mean"),
-    ("nn.batch_norm", (T(2, 3, 4), V3, V3, V3, V3), BatchNormAttrs(axis=-2), "axis -2 is out of"),
-    ("nn.batch_norm", (T(2, 3), V3, V3, V3, V3), BatchNormAttrs(axis=2), "axis 2 is out of range"),
-    ("nn.pad", (T(2, 3), T()), ONE_PAD, r"expected 2 \(before, after\) pairs in pad_width"),
+    ("nn.batch_norm", (T(2, 3, 4), V3, V3, V3, V3), BatchNormAttrs(axis=-2), "axis=-2 is out of"),
+    (
+        "nn.batch_norm",
+        (T(2, 3), V3, V3, V3, V3),
+        BatchNormAttrs(axis=2),
+        r"axis=2 is out of range .* \(expected -1 <= axis < 2",
+    ),
+    (
+        "nn.pad",
+        (T(2, 3), T()),
+        ONE_PAD,
+        r"expected 2 \(before, after\) pairs .* found 1: pad_width=\[\[1, 1\]\]",
+    ),
     (
         "nn.pad",
         (T(2, 3), T()),
         PadAttrs(pad_width=((1, 1), (1, 2, 3))),
-        r"pad_width of axis 1 must be a \(before, after\) pair, found \(1, 2, 3\)",
+        r"pair for axis 1 in pad_width=\[\[1, 1\], \[1, 2, 3\]\], found \[1, 2, 3\]",
     ),
-    ("nn.pad", (T(2), T()), PadAttrs(pad_width=((-2, -1),)), "axis 0 of extent 2 .* leaves -1"),
-    ("nn.pad", (T(2), T()), PadAttrs(pad_width=((1, 1),), pad_mode="wrap"), 'found "wrap"'),
+    (
+        "nn.pad",
+        (T(2), T()),
+        PadAttrs(pad_width=((-2, -1),)),
+        r"pad_width=\[\[-2, -1\]\] pads axis 0 of extent 2 .* negative extent -1",
+    ),
+    (
+        "nn.pad",
+        (T(2), T()),
+        PadAttrs(pad_width=((1, 1),), pad_mode="wrap"),
+        'found pad_mode="wrap"',
+    ),
     ("nn.pad", (T(2), TupleType(())), ONE_PAD, "expected a tensor for pad_val"),
     ("nn.bias_add", (T(2, 3, 4), T(4)), BiasAddAttrs(), r"Tensor\[\(3,\), float32\] for bias"),
     ("nn.bias_add", (T(2, 3), T(3, dtype="int32")), BiasAddAttrs(), "for bias, found .*int32"),
-    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=3), "axis 3 is out of range .* rank 3"),
-    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=-4), "axis -4 is out of range"),
+    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=3), "axis=3 is out of range .* rank 3"),
+    ("nn.bias_add", (T(2, 3, 4), V3), BiasAddAttrs(axis=-4), "axis=-4 is out of range"),
     ("nn.batch_flatten", (T(),), None, "rank at least 1, found rank 0"),
-    ("nn.softmax", (T(2, 3),), SoftmaxAttrs(axis=2), "axis 2 is out of range .* rank 2"),
-    ("nn.log_softmax", (T(2, 3),), SoftmaxAttrs(axis=-3), "axis -3 is out of range"),
+    (
+        "nn.softmax",
+        (T(2, 3),),
+        SoftmaxAttrs(axis=2),
+        r"axis=2 is out of range .* rank 2 \(expected -2 <= axis < 2\)",
+    ),
+    ("nn.log_softmax", (T(2, 3),), SoftmaxAttrs(axis=-3), "axis=-3 is out of range"),
     ("nn.dropout", (TupleType(()),), DropoutAttrs(), "expected a tensor for data"),
 ]
 
@@ -568,6 +647,61 @@ def test_conv2d_depthwise_channel_multiplier() -> None:
             x[:, c : c + 1], wt[c : c + 1, q : q + 1], (1, 1), (1, 1, 1, 1), (1, 1), 1
         )
         np.testing.assert_allclose(got[:, c * 2 + q], one[:, 0], rtol=1e-5, atol=1e-5)
+
+
+def _pads4(padding: tuple[int, ...]) -> list[int]:
+    """ONNX's pads (top, left, bottom, right) from TVM's 1, 2 or 4 padding integers."""
+    if len(padding) == 1:
+        return [padding[0]] * 4
+    if len(padding) == 2:
+        return [padding[0], padding[1], padding[0], padding[1]]
+    return list(padding)
+
+
+GROUPED_CASES = [
+    # data (NCHW), TVM weight (OIHW), attributes
+    ((2, 6, 7, 8), (9, 2, 3, 3), {"groups": 3, "strides": (2, 1), "padding": (1, 0, 1, 2)}),
+    ((1, 4, 9, 6), (8, 1, 3, 2), {"groups": 4, "dilation": (2, 1), "padding": (1,)}),
+    ((1, 4, 6, 6), (4, 1, 3, 3), {"groups": 4, "padding": (1,)}),  # depthwise
+    ((2, 5, 7, 7), (5, 1, 2, 3), {"groups": 5, "strides": (2, 2), "dilation": (2, 1)}),
+    # depthwise with a channel multiplier: TVM's (C, m, kh, kw) is ONNX's (C*m, 1, kh, kw)
+    ((1, 3, 5, 6), (3, 2, 3, 3), {"groups": 3, "channels": 6, "kernel_size": (3, 3)}),
+]
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize(("dshape", "wshape", "attrs"), GROUPED_CASES)
+def test_grouped_and_depthwise_conv2d_match_onnxruntime(
+    dshape: tuple[int, ...], wshape: tuple[int, ...], attrs: dict[str, Any], layout: str
+) -> None:
+    """Grouped and depthwise convolution in NCHW/OIHW and in NHWC with TVM's kernel layouts
+    (HWIO grouped, HWOI depthwise), against ONNX Conv on the NCHW transposes."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.standard_normal(dshape).astype(np.float32)
+    wt = rng.standard_normal(wshape).astype(np.float32)
+    groups = attrs["groups"]
+    strides = attrs.get("strides", (1, 1))
+    dilation = attrs.get("dilation", (1, 1))
+    onnx_weight = wt.reshape(-1, dshape[1] // groups, *wshape[2:])
+    expected = onnx_run(
+        "Conv",
+        [x, onnx_weight],
+        strides=list(strides),
+        pads=_pads4(attrs.get("padding", (0,))),
+        dilations=list(dilation),
+        group=groups,
+    )
+    if layout == "NCHW":
+        got = ref("nn.conv2d", x, wt, attrs=Conv2DAttrs(**attrs))
+    else:
+        depthwise = wshape[0] == dshape[1] == groups
+        kernel_layout = "HWOI" if depthwise else "HWIO"
+        kernel = wt.transpose(tuple("OIHW".index(axis) for axis in kernel_layout))
+        nhwc = Conv2DAttrs(data_layout="NHWC", kernel_layout=kernel_layout, **attrs)
+        got = ref("nn.conv2d", x.transpose(0, 2, 3, 1), kernel, attrs=nhwc)
+        expected = expected.transpose(0, 2, 3, 1)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
 def test_conv2d_integers() -> None:
@@ -947,6 +1081,62 @@ def test_bias_add_reference() -> None:
         )
     with pytest.raises(UndefinedBehavior, match="bool"):
         ref("nn.bias_add", np.ones((1, 1), bool), np.ones(1, bool), attrs=BiasAddAttrs())
+
+
+def _bias_add_loop(data: Array, bias: Array, axis: int) -> Array:
+    """``data[i] + bias[i[axis]]`` element by element, in Python arithmetic: binary64 for
+    floats (one rounding to float32 is then exact rounding, as binary64 has the bits), exact
+    integers wrapped to the dtype for the narrow ones."""
+    out = np.empty_like(data)
+    dtype = data.dtype
+    for index in itertools.product(*(range(d) for d in data.shape)):
+        total = data[index].item() + bias[index[axis]].item()
+        if dtype.kind in "iu" and dtype.itemsize < 4:
+            bits = 8 * dtype.itemsize
+            low = -(2 ** (bits - 1)) if dtype.kind == "i" else 0
+            total = (total - low) % 2**bits + low
+        out[index] = total
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int32", "uint16"])
+@pytest.mark.parametrize(("shape", "axis"), [((2, 3, 4), 1), ((2, 3, 4), -1), ((5,), 0)])
+def test_bias_add_against_an_element_loop(shape: tuple[int, ...], axis: int, dtype: str) -> None:
+    rng = np.random.default_rng(RNG_SEED)
+    if dtype.startswith("float"):
+        data = rng.standard_normal(shape).astype(dtype)
+        bias = rng.standard_normal(shape[axis]).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        # narrow dtypes wrap; int32 stays in range (its overflow is undefined)
+        low, high = (-1000, 1000) if dtype == "int32" else (int(info.min), int(info.max))
+        data = rng.integers(low, high, shape, endpoint=True).astype(dtype)
+        bias = rng.integers(low, high, shape[axis], endpoint=True).astype(dtype)
+    got = ref("nn.bias_add", data, bias, attrs=BiasAddAttrs(axis=axis))
+    expected = _bias_add_loop(data, bias, axis % len(shape))
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_dropout_matches_onnxruntime(dtype: str) -> None:
+    """ONNX Dropout without training_mode is inference: the output is the data and the mask
+    all true; nn.dropout's mask holds ones of the data's dtype."""
+    from relay.oracles.onnx_peer import onnx_run as peer_run
+
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.standard_normal((3, 4, 2)).astype(dtype)
+    for rate in (0.5, 0.1):
+        out, mask = ref("nn.dropout", x, attrs=DropoutAttrs(rate=rate))
+        expected = peer_run(
+            "Dropout", [x, np.array(rate, dtype)], outputs=2, out_dtype=[dtype, "bool"]
+        )
+        assert isinstance(expected, tuple)
+        expected_out, expected_mask = expected
+        assert out.dtype == expected_out.dtype and mask.dtype == x.dtype
+        np.testing.assert_array_equal(out, expected_out)
+        np.testing.assert_array_equal(mask.astype(bool), expected_mask)
+        np.testing.assert_array_equal(mask, np.ones_like(x))
 
 
 def test_batch_flatten_matches_onnxruntime() -> None:

@@ -179,15 +179,24 @@ def test_reshape_symbolic_and_any() -> None:
 @pytest.mark.parametrize(
     ("ishape", "newshape", "message"),
     [
-        ((2, 3, 4), (5, -1), r"cannot reshape \(2, 3, 4\) \(24 elements\) to \(5, 4\) \(20"),
+        (
+            (2, 3, 4),
+            (5, -1),
+            r"cannot reshape \(2, 3, 4\) \(24 elements\) to \(5, 4\) \(20 elements\) given by "
+            r"newshape=\[5, -1\]",
+        ),
         ((2, 3), (7,), r"\(6 elements\) to \(7\) \(7 elements\)"),
-        ((2, 3), (-1, -1), "at most one -1"),
-        ((2, 3), (0, 0, 0), "copies input dimension 2, but the input has rank 2"),
+        ((2, 3), (-1, -1), r"newshape=\[-1, -1\]: expected at most one -1, found two"),
+        (
+            (2, 3),
+            (0, 0, 0),
+            r"newshape=\[0, 0, 0\]: the 0 at position 2 copies input dimension 2, ",
+        ),
         ((2,), (-3,), "merges input dimensions 0 and 1, but the input has rank 1"),
-        ((6,), (-4, 2), "expected two sizes after newshape entry -4"),
+        ((6,), (-4, 2), r"newshape=\[-4, 2\]: expected two sizes after the -4 at position 0"),
         ((6,), (-4, -1, -1), "at most one -1 among the sizes after -4"),
-        ((6,), (-4, -2, 3), "positive, 0 or -1, found -2 and 3"),
-        ((2, 3), (-5,), "entry -5 at position 0 is neither a size nor one of the special"),
+        ((6,), (-4, -2, 3), r"newshape=\[-4, -2, 3\]: .* positive, 0 or -1, found -2 and 3"),
+        ((2, 3), (-5,), r"newshape=\[-5\]: entry -5 at position 0 is neither a size nor one of"),
         # TVM writes the inferred size at the -1's position in newshape.
         ((2, 3, 4), (-2, -1), r"to \(2, 1, 4, 1\)"),
         ((2, 3, 4), (-4, 1, 2, -1), "has no counterpart in the output shape"),
@@ -231,10 +240,10 @@ def test_transpose_relation() -> None:
 @pytest.mark.parametrize(
     ("axes", "message"),
     [
-        ((0, 1), "expected 3 axes .one per dimension of data., found 2"),
-        ((0, 1, 1), "expected a permutation of the axes, found 1 twice"),
+        ((0, 1), r"axes=\[0, 1\]: expected 3 axes .one per dimension of data., found 2"),
+        ((0, 1, 1), r"axes=\[0, 1, 1\]: expected a permutation of the axes, found 1 twice"),
         ((0, -2, 1), "found 1 twice"),
-        ((0, 1, 3), "axis 3 is out of range for a tensor of rank 3"),
+        ((0, 1, 3), r"axes=\[0, 1, 3\]: 3 is out of range for a tensor of rank 3 \(expected -3"),
         ((), "expected 3 axes"),
     ],
 )
@@ -281,9 +290,9 @@ def test_concatenate_relation() -> None:
         ((T((n, 3)), T((n + 1, 3))), 1, "dimension 0 is n in field 0 and n \\+ 1 in field 1"),
         ((T((2, 3)), T((2, 3, 1))), 0, "same rank: field 0 has rank 2, field 1 has rank 3"),
         ((T((2, 3)), T((2, 3), "int32")), 0, "same dtype: field 0 is float32, field 1 is int32"),
-        ((T((2, 3)),), 2, "axis 2 is out of range for a tensor of rank 2"),
-        ((T((2, 3)),), -3, "axis -3 is out of range"),
-        ((T(()),), 0, "axis 0 is out of range for a tensor of rank 0"),
+        ((T((2, 3)),), 2, r"axis=2 is out of range for a tensor of rank 2 \(expected -2 <= axis"),
+        ((T((2, 3)),), -3, "axis=-3 is out of range"),
+        ((T(()),), 0, r"axis=0 is out of range for a tensor of rank 0 \(it has no axes\)"),
         ((), 0, "expected a non-empty tuple"),
     ],
 )
@@ -324,8 +333,8 @@ def test_stack_relation() -> None:
         ((T((2, 3)), T((2, 4))), 0, "dimension 1 is 3 in field 0 and 4 in field 1"),
         ((T((2, 3)), T((2, 3), "int8")), 0, "same dtype: field 0 is float32, field 1 is int8"),
         ((T((2, 3)), T((2,))), 0, "same rank"),
-        ((T((2, 3)),), 3, r"axis 3 is out of range for stacking tensors of rank 2 \(expected -3"),
-        ((T((2, 3)),), -4, "axis -4 is out of range"),
+        ((T((2, 3)),), 3, r"axis=3 is out of range for stacking tensors of rank 2 \(expected -3"),
+        ((T((2, 3)),), -4, "axis=-4 is out of range"),
     ],
 )
 def test_stack_relation_errors(fields: tuple[Type, ...], axis: int, message: str) -> None:
@@ -383,14 +392,26 @@ def test_split_relation_indices() -> None:
 @pytest.mark.parametrize(
     ("attrs", "data", "message"),
     [
-        (SplitAttrs(indices_or_sections=4), T((6,)), "extent 6 into 4 equal sections"),
-        (SplitAttrs(indices_or_sections=2), T((2 * n + 1,)), "into 2 equal sections"),
-        (SplitAttrs(indices_or_sections=0), T((6,)), "positive number of sections, found 0"),
-        (SplitAttrs(indices_or_sections=(3, 2)), T((6,)), r"strictly from above 0, found \(3, 2"),
+        (
+            SplitAttrs(indices_or_sections=4),
+            T((6,)),
+            "indices_or_sections=4 does not divide the extent 6 of dimension 0",
+        ),
+        (SplitAttrs(indices_or_sections=2), T((2 * n + 1,)), "into equal sections"),
+        (
+            SplitAttrs(indices_or_sections=0),
+            T((6,)),
+            "positive number of sections, found indices_or_sections=0",
+        ),
+        (
+            SplitAttrs(indices_or_sections=(3, 2)),
+            T((6,)),
+            r"strictly from above 0, found indices_or_sections=\[3, 2\]",
+        ),
         (SplitAttrs(indices_or_sections=(0, 2)), T((6,)), "strictly from above 0"),
         (SplitAttrs(indices_or_sections=(2, 2)), T((6,)), "strictly"),
         (SplitAttrs(indices_or_sections=(2, 6)), T((6,)), "below the extent 6 of dimension 0"),
-        (SplitAttrs(indices_or_sections=2, axis=2), T((2, 2)), "axis 2 is out of range"),
+        (SplitAttrs(indices_or_sections=2, axis=2), T((2, 2)), "axis=2 is out of range"),
         (SplitAttrs(indices_or_sections=1), T(()), "rank at least 1 to split, found rank 0"),
     ],
 )
@@ -426,11 +447,11 @@ def test_expand_dims_relation() -> None:
     assert shape_of("expand_dims", e(axis=-3, num_newaxis=2), T((2, 3))) == (1, 1, 2, 3)
     assert shape_of("expand_dims", e(axis=1, num_newaxis=0), T((n, ANY))) == (n, ANY)
     assert shape_of("expand_dims", e(axis=0), T(())) == (1,)
-    with pytest.raises(RelationError, match=r"axis 3 is out of range .* \(expected -3 <= axis"):
+    with pytest.raises(RelationError, match=r"axis=3 is out of range .* \(expected -3 <= axis"):
         rel("expand_dims", e(axis=3), T((2, 3)))
-    with pytest.raises(RelationError, match="axis -4 is out of range"):
+    with pytest.raises(RelationError, match="axis=-4 is out of range"):
         rel("expand_dims", e(axis=-4), T((2, 3)))
-    with pytest.raises(RelationError, match="expected num_newaxis >= 0, found -1"):
+    with pytest.raises(RelationError, match="expected num_newaxis >= 0, found num_newaxis=-1"):
         rel("expand_dims", e(axis=0, num_newaxis=-1), T((2, 3)))
 
 
@@ -455,9 +476,13 @@ def test_squeeze_relation() -> None:
 @pytest.mark.parametrize(
     ("axis", "data", "message"),
     [
-        ((1,), T((1, 2, 1)), "dimension 1 to squeeze to have extent 1, found 2"),
-        ((3,), T((1, 2, 1)), "axis 3 is out of range for a tensor of rank 3"),
-        ((-4,), T((1, 2, 1)), "axis -4 is out of range"),
+        (
+            (1,),
+            T((1, 2, 1)),
+            r"axis=\[1\]: expected dimension 1 to squeeze to have extent 1, found 2",
+        ),
+        ((3,), T((1, 2, 1)), r"axis=\[3\]: 3 is out of range for a tensor of rank 3"),
+        ((0, -4), T((1, 2, 1)), r"axis=\[0, -4\]: -4 is out of range"),
         (None, T((n, 1)), r"axis=None needs every dimension known, found \(n, 1\)"),
         (None, T((ANY, 1)), "needs every dimension known"),
     ],
@@ -473,7 +498,9 @@ def test_squeeze_reference() -> None:
     x = np.arange(3, dtype=np.float16).reshape(1, 3, 1)
     assert_same(tensor_ref("squeeze", SqueezeAttrs(axis=None), x), [0, 1, 2])
     assert_same(tensor_ref("squeeze", SqueezeAttrs(axis=(-1,)), x), [[0, 1, 2]])
-    with pytest.raises(UndefinedBehavior, match="squeeze: at run time, expected dimension 1"):
+    with pytest.raises(
+        UndefinedBehavior, match=r"squeeze: at run time, axis=\[1\]: expected dimension 1"
+    ):
         ref("squeeze", SqueezeAttrs(axis=(1,)), x)
 
 
@@ -503,13 +530,25 @@ def test_take_relation() -> None:
     ("attrs", "indices", "message"),
     [
         (TakeAttrs(axis=0), T((2,), "float32"), "integer dtype for indices, found float32"),
-        (TakeAttrs(axis=3), T((2,), "int32"), "axis 3 is out of range for a tensor of rank 3"),
-        (TakeAttrs(axis=-4), T((2,), "int32"), "axis -4 is out of range"),
-        (TakeAttrs(axis=1, batch_dims=2), T((4, 5), "int32"), "batch_dims at most axis 1"),
+        (TakeAttrs(axis=3), T((2,), "int32"), "axis=3 is out of range for a tensor of rank 3"),
+        (TakeAttrs(axis=-4), T((2,), "int32"), "axis=-4 is out of range"),
+        (
+            TakeAttrs(axis=1, batch_dims=2),
+            T((4, 5), "int32"),
+            r"batch_dims at most the axis 1, found batch_dims=2 \(axis=1\)",
+        ),
         (TakeAttrs(axis=2, batch_dims=2), T((4,), "int32"), "at most the rank 1 of indices"),
-        (TakeAttrs(axis=1, batch_dims=-1), T((4, 5), "int32"), "batch_dims >= 0, found -1"),
+        (
+            TakeAttrs(axis=1, batch_dims=-1),
+            T((4, 5), "int32"),
+            "batch_dims >= 0, found batch_dims=-1",
+        ),
         (TakeAttrs(axis=1, batch_dims=1), T((3, 7), "int32"), "4 in data and 3 in indices"),
-        (TakeAttrs(axis=0, mode="nearest"), T((2,), "int32"), 'mode "clip", .* found "nearest"'),
+        (
+            TakeAttrs(axis=0, mode="nearest"),
+            T((2,), "int32"),
+            'mode "clip", .* found mode="nearest"',
+        ),
     ],
 )
 def test_take_relation_errors(attrs: TakeAttrs, indices: TensorType, message: str) -> None:
@@ -618,13 +657,29 @@ def test_strided_slice_relation() -> None:
     [
         (slice_attrs((3,), (1,)), T((5,)), "begin 3 and end 1 with stride 1 run backwards"),
         (slice_attrs((1,), (3,), (-1,)), T((5,)), "run backwards on axis 0 of extent 5"),
-        (slice_attrs((0,), (3,), (0,)), T((5,)), "nonzero stride, found 0 for axis 0"),
-        (slice_attrs((0, 0), (1, 1)), T((5,)), "at most 1 entries .* found 2, 2 and 0"),
-        (slice_attrs((0,), (1,), (1,), (1,)), T((5,)), "axis 1 in axes is out of range"),
-        (slice_attrs((0,), (1,), (1,), (-1,)), T((5,)), "axis -1 in axes is out of range"),
-        (slice_attrs((0,), (1,), (1, 1), axes=(0,)), T((5, 5)), "same length, found 1, 1, 1"),
+        (
+            slice_attrs((0,), (3,), (0,)),
+            T((5,)),
+            r"nonzero strides, found strides=\[0\] \(0 for axis 0\)",
+        ),
+        (
+            slice_attrs((0, 0), (1, 1)),
+            T((5,)),
+            r"at most 1 entries .* found begin=\[0, 0\], end=\[1, 1\] and strides=\[\]",
+        ),
+        (slice_attrs((0,), (1,), (1,), (1,)), T((5,)), r"axes=\[1\]: 1 is out of range"),
+        (slice_attrs((0,), (1,), (1,), (-1,)), T((5,)), r"axes=\[-1\]: -1 is out of range"),
+        (
+            slice_attrs((0,), (1,), (1, 1), axes=(0,)),
+            T((5, 5)),
+            r"same length, found axes=\[0\], begin=\[0\], end=\[1\] and strides=\[1, 1\]",
+        ),
         (slice_attrs((), ()), T(()), "at least one axis to slice"),
-        (slice_attrs((0,), (1,), slice_mode="step"), T((5,)), 'slice_mode "end" or "size"'),
+        (
+            slice_attrs((0,), (1,), slice_mode="step"),
+            T((5,)),
+            'slice_mode "end" or "size", found slice_mode="step"',
+        ),
         (slice_attrs((-1,), (1,), slice_mode="size"), T((5,)), "run backwards"),
     ],
 )
@@ -681,11 +736,11 @@ def test_broadcast_to_relation() -> None:
 @pytest.mark.parametrize(
     ("data", "shape", "message"),
     [
-        (T((3,)), (4,), "dimensions 3 and 4 are incompatible"),
-        (T((2, 3)), (3,), r"cannot broadcast \(2, 3\) to \(3\)"),
-        (T((3, 1)), (1, 3), r"cannot broadcast \(3, 1\) to \(1, 3\)"),
-        (T((2,)), (2, -1), r"non-negative dimensions in shape, found \(2, -1\)"),
-        (T((2,)), None, "expected a shape attribute, found None"),
+        (T((3,)), (4,), r"to shape=\[4\]: dimensions 3 and 4 are incompatible"),
+        (T((2, 3)), (3,), r"cannot broadcast \(2, 3\) to shape=\[3\]"),
+        (T((3, 1)), (1, 3), r"cannot broadcast \(3, 1\) to shape=\[1, 3\]"),
+        (T((2,)), (2, -1), r"expected non-negative dimensions, found shape=\[2, -1\]"),
+        (T((2,)), None, "expected a shape, found shape=None"),
     ],
 )
 def test_broadcast_to_relation_errors(
@@ -712,9 +767,9 @@ def test_zeros_and_ones() -> None:
         assert out.dtype == np.float16
         assert_same(tensor_ref(name, InitOpAttrs(shape=(2,), dtype="uint8")), [value, value])
         assert_same(tensor_ref(name, InitOpAttrs(shape=(), dtype="bool")), bool(value))
-        with pytest.raises(RelationError, match='expected a dtype attribute, found ""'):
+        with pytest.raises(RelationError, match='expected a dtype, found dtype=""'):
             rel(name, InitOpAttrs(shape=(2,)))
-        with pytest.raises(RelationError, match="expected a shape attribute, found None"):
+        with pytest.raises(RelationError, match="expected a shape, found shape=None"):
             rel(name, InitOpAttrs(shape=None, dtype="int8"))
         with pytest.raises(RelationError, match="expected 0 argument"):
             rel(name, InitOpAttrs(shape=(2,), dtype="int8"), T(()))
@@ -951,6 +1006,97 @@ def test_broadcast_to_matches_onnxruntime_expand(
     x = rand(*shape)
     (expected,) = run_onnx("Expand", [x, ints(*target)])
     assert_same(tensor_ref("broadcast_to", InitOpAttrs(shape=target), x), expected)
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype"),
+    [((2, 3), "float32"), ((), "float16"), ((4, 0), "int8"), ((1, 2, 3), "uint32"),
+     ((3,), "int64"), ((2, 2), "bool")],
+)  # fmt: skip
+def test_zeros_and_ones_match_onnxruntime_constant_of_shape(
+    shape: tuple[int, ...], dtype: str
+) -> None:
+    from onnx import numpy_helper
+
+    for name, value in (("zeros", 0), ("ones", 1)):
+        fill = numpy_helper.from_array(np.array([value], dtype), "value")
+        (expected,) = run_onnx("ConstantOfShape", [ints(*shape)], value=fill)
+        out = tensor_ref(name, InitOpAttrs(shape=shape, dtype=dtype))
+        assert out.dtype == expected.dtype
+        assert_same(out, expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# Independent formulations: element loops and Python scalar conversion
+
+
+@pytest.mark.parametrize(
+    ("shape", "count", "axis"),
+    [((2, 3), 3, 0), ((2, 3), 2, 1), ((2, 3), 4, 2), ((2, 3), 2, -1), ((4,), 3, -2), ((), 2, 0)],
+)
+def test_stack_against_an_element_loop(shape: tuple[int, ...], count: int, axis: int) -> None:
+    fields = tuple(RNG.integers(-100, 100, shape).astype(np.int16) for _ in range(count))
+    pivot = axis + len(shape) + 1 if axis < 0 else axis
+    out_shape = (*shape[:pivot], count, *shape[pivot:])
+    expected = np.empty(out_shape, np.int16)
+    for index in itertools.product(*(range(d) for d in out_shape)):
+        k = index[pivot]
+        expected[index] = fields[k][index[:pivot] + index[pivot + 1 :]]
+    assert_same(tensor_ref("stack", StackAttrs(axis=axis), fields), expected)
+
+
+def _convert_python(value: Any, dtype: str) -> Any:
+    """``tvm::cast`` of a Python scalar as LLVM lowers it, or ``None`` where that is poison:
+    to bool, non-zero; to an integer, truncation toward zero of a float (which must fit) or
+    two's-complement wrap-around of an integer; to a float, one rounding."""
+    if dtype == "bool":
+        return value != 0
+    if dtype.startswith("float"):
+        return float(value)  # exact here: every integer below is under 2**53
+    bits = np.dtype(dtype).itemsize * 8
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype[0] == "i" else (0, 2**bits - 1)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not lo <= math.trunc(value) <= hi:
+            return None
+        return math.trunc(value)
+    return (int(value) - lo) % (hi - lo + 1) + lo
+
+
+@pytest.mark.parametrize(
+    ("fill_dtype", "fill"),
+    [
+        ("float64", -3.7),
+        ("float32", 250.5),
+        ("float64", -0.9),
+        ("float64", 1e6),
+        ("float64", float("nan")),
+        ("float32", float("-inf")),
+        ("float64", 65536.0),
+        ("int64", -1),
+        ("int32", 70000),
+        ("int8", -128),
+        ("uint16", 65535),
+        ("bool", True),
+    ],
+)
+def test_full_against_python_conversion(fill_dtype: str, fill: float) -> None:
+    fill_value = np.array(fill, fill_dtype)
+    for dtype in DTYPES:
+        attrs = InitOpAttrs(shape=(3, 2), dtype=dtype)
+        converted = _convert_python(fill_value.item(), dtype)
+        if converted is None:
+            with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
+                ref("full", attrs, fill_value)
+            continue
+        expected = np.empty((3, 2), dtype)
+        with np.errstate(over="ignore"):  # 1e6 and 70000 round to inf in float16
+            for index in itertools.product(range(3), range(2)):
+                expected[index] = converted
+        out = tensor_ref("full", attrs, fill_value)
+        assert out.dtype == expected.dtype
+        assert_same(out, expected)
+    # dtype "" keeps the fill value's dtype.
+    assert_same(tensor_ref("full", InitOpAttrs(shape=(2,)), fill_value), [fill, fill])
 
 
 # ---------------------------------------------------------------------------------------------

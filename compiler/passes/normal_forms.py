@@ -13,18 +13,25 @@ before its first use), and the passes make that place explicit or implicit.
 - **Graph normal form** (``ToGraphNormalForm``): the inverse for pure bindings: each ``let``
   whose value is pure (``ir.is_pure``) and does not mention its own variable is removed, its
   uses pointing at the value itself, which becomes a shared node. Impure lets stay, since
-  sharing would move their effects.
+  sharing would move their effects. A global whose inferred type would change without its
+  lets' type annotations (the annotation was the only source of a type) keeps its annotated
+  lets, or if that is not enough, its original form.
 - **Basic-block normal form** (``ToBasicBlockNormalForm``): graph form inside each block, but a
-  shared node used inside the nested scopes of an ``if``, ``match`` or function (and
+  shared node used inside the branches of an ``if`` or the clauses of a ``match`` (and
   evaluated before entering them) is bound by a ``let`` placed just before that expression,
-  after its own operands (the condition, the scrutinee), which are bound first.
+  after its own operands (the condition, the scrutinee), which are bound first. Shared nodes
+  used inside a function literal stay shared: a let cannot come between a let-bound
+  (possibly recursive) function and its binder.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from ...semantics.sharing import opens_scope, sharing_plan
+from ...semantics.equality import alpha_equal
+from ...semantics.errors import RelayTypeError
+from ...semantics.sharing import SharingPlan, opens_scope, sharing_plan
 from ...semantics.syntax import (
     ATOMS,
     Expr,
@@ -34,15 +41,38 @@ from ...semantics.syntax import (
     IRModule,
     Let,
     Match,
+    Type,
     Var,
     children,
     post_order,
 )
+from ...semantics.typing import infer_types
 from ..ir import free_vars, is_pure, map_functions, with_children
 from ..pass_manager import Pass, register_pass
 
 # ---------------------------------------------------------------------------------------------
 # A-normal form
+
+
+def bound_before(opener: Expr, plan: SharingPlan) -> list[Expr]:
+    """The shared nodes of ``opener``'s scope to bind just before it: those the plan hoists
+    there, and those nested inside another shared node that lie in ``opener``'s scopes (the
+    plan evaluates them with the enclosing node, at their first use; a let must bind them in
+    the scope that holds all their uses), in the order they complete."""
+    if not isinstance(opener, If | Match | Function):
+        return []
+    out = list(plan.hoisted.get(id(opener), []))
+    scope = plan.scope.get(id(opener))
+    taken = {id(h) for h in out}
+    kids = children(opener)
+    for i, c in enumerate(kids):
+        if not opens_scope(opener, i):
+            continue
+        for n in post_order(c):
+            if id(n) in plan.shared and id(n) not in taken and plan.scope.get(id(n)) == scope:
+                taken.add(id(n))
+                out.append(n)
+    return out
 
 
 class _Anf:
@@ -104,7 +134,7 @@ class _Anf:
         for i, c in enumerate(kids):  # operands first, in evaluation order
             if not opens_scope(e, i):
                 out[i] = self.atom(c, bindings)
-        for h in self.plan.hoisted.get(id(e), []):  # shared nodes first used inside
+        for h in bound_before(e, self.plan):  # shared nodes of this scope used inside
             self.atom(h, bindings)
         for i, c in enumerate(kids):
             if opens_scope(e, i):
@@ -121,11 +151,17 @@ def to_anf(fn: Function) -> Function:
 # Graph normal form
 
 
-def to_graph(fn: Function) -> Function:
-    """``fn`` with its pure, non-recursive lets removed."""
+def to_graph(fn: Function, *, keep_annotated: bool = False) -> Function:
+    """``fn`` with its pure, non-recursive lets removed (with ``keep_annotated``, only those
+    whose variable has no type annotation)."""
     lets: dict[int, Let] = {}  # id(var) -> its let
     for e in post_order(fn):
-        if isinstance(e, Let) and is_pure(e.value) and e.var not in free_vars(e.value):
+        if (
+            isinstance(e, Let)
+            and is_pure(e.value)
+            and e.var not in free_vars(e.value)
+            and not (keep_annotated and e.var.type_annotation is not None)
+        ):
             lets[id(e.var)] = e
     done: dict[int, Expr] = {}
     for e in post_order(fn):
@@ -166,8 +202,10 @@ def to_basic_block(fn: Function) -> Function:
     count = 0
     for e in post_order(fn):
         rebuilt = with_children(e, tuple(done[id(c)] for c in children(e)))
-        hoisted = plan.hoisted.get(id(e), [])
-        if hoisted and isinstance(rebuilt, If | Match | Function):
+        # A function literal is left alone: a let cannot come between a let-bound
+        # (possibly recursive) function and its binder; such nodes stay shared.
+        hoisted = bound_before(e, plan) if isinstance(e, If | Match) else []
+        if hoisted:
             lets: list[tuple[Var, Expr]] = []
             kids = list(children(rebuilt))
             for i, c in enumerate(kids):  # the operands are evaluated first: bind them
@@ -185,6 +223,7 @@ def to_basic_block(fn: Function) -> Function:
                 var = Var(f"b{count}")
                 lets.append((var, _replace_nodes(done[id(h)], table, memo)))
                 table[id(done[id(h)])] = var
+                memo[id(done[id(h)])] = var
             for i, c in enumerate(kids):
                 if opens_scope(rebuilt, i):
                     kids[i] = _replace_nodes(c, table, memo)
@@ -200,6 +239,16 @@ def to_basic_block(fn: Function) -> Function:
 
 # ---------------------------------------------------------------------------------------------
 # The passes
+
+
+def changed_globals(before: Mapping[str, Type], mod: IRModule) -> set[str]:
+    """The globals of ``mod`` whose inferred type is not the one in ``before`` (all of them if
+    ``mod`` no longer type-checks)."""
+    try:
+        after = infer_types(mod).globals
+    except RelayTypeError:
+        return {gv.name for gv in mod.functions}
+    return {name for name, t in before.items() if name in after and not alpha_equal(t, after[name])}
 
 
 @register_pass
@@ -231,10 +280,24 @@ class ToGraphNormalForm(Pass):
     opt_level = 1
 
     def transform(self, mod: IRModule) -> IRModule:
-        def one(_: GlobalVar, fn: Function) -> Function:
-            return to_graph(fn)
-
-        return map_functions(mod, one)
+        # A let's annotation can be the only source of a type (the element type of a
+        # constructor, say): where dropping them changes a global's inferred type, that
+        # global keeps its annotated lets, and failing that, its original form.
+        before = infer_types(mod).globals
+        functions = {gv: to_graph(fn) for gv, fn in mod.functions.items()}
+        fallbacks: list[Callable[[Function], Function]] = [
+            lambda fn: to_graph(fn, keep_annotated=True),
+            lambda fn: fn,
+        ]
+        for fallback in fallbacks:
+            changed = changed_globals(before, IRModule(functions, mod.type_definitions))
+            if not changed:
+                break
+            for gv, fn in mod.functions.items():
+                if gv.name in changed:
+                    functions[gv] = fallback(fn)
+        out = IRModule(functions, mod.type_definitions)
+        return mod if changed_globals(before, out) else out
 
 
 @register_pass

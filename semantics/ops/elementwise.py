@@ -243,7 +243,7 @@ def _cast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     (data,) = _tensors(arg_types, ("data",))
     assert isinstance(attrs, CastAttrs)
     if not attrs.dtype:
-        raise RelationError("expected a target dtype for cast, found none")
+        raise RelationError('expected a target dtype, found dtype=""')
     return TensorType(data.shape, attrs.dtype)
 
 
@@ -588,6 +588,49 @@ _BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str], ...] = (
 """Binary operators without attributes: inputs ``lhs, rhs``, pattern broadcast; the relation is
 ``BroadcastComp`` for comparisons and ``Broadcast`` otherwise."""
 
+_CHECKS: dict[str, str] = {
+    "negative": "onnxruntime:Neg",
+    "abs": "onnxruntime:Abs",
+    "exp": "onnxruntime:Exp",
+    "log": "onnxruntime:Log",
+    "sqrt": "onnxruntime:Sqrt",
+    "rsqrt": "independent:1 / sqrt(x) in decimal arithmetic, correctly rounded",
+    "tanh": "onnxruntime:Tanh",
+    "sigmoid": "onnxruntime:Sigmoid",
+    "floor": "onnxruntime:Floor",
+    "ceil": "onnxruntime:Ceil",
+    "round": "independent:decimal quantize with ROUND_HALF_UP (halves away from zero)",
+    "logical_not": "onnxruntime:Not",
+    "nn.relu": "onnxruntime:Relu",
+    "zeros_like": "onnxruntime:ConstantOfShape",
+    "ones_like": "onnxruntime:ConstantOfShape",
+    "add": "onnxruntime:Add",
+    "subtract": "onnxruntime:Sub",
+    "multiply": "onnxruntime:Mul",
+    "divide": "onnxruntime:Div",
+    "floor_divide": "independent:Python scalar loop (int //, math.floor of the rounded quotient)",
+    "mod": "onnxruntime:Mod",
+    "floor_mod": "onnxruntime:Mod",
+    "power": "onnxruntime:Pow",
+    "maximum": "onnxruntime:Max",
+    "minimum": "onnxruntime:Min",
+    "equal": "onnxruntime:Equal",
+    "not_equal": "independent:Python scalar loop (ordered !=, false on NaN)",
+    "less": "onnxruntime:Less",
+    "less_equal": "onnxruntime:LessOrEqual",
+    "greater": "onnxruntime:Greater",
+    "greater_equal": "onnxruntime:GreaterOrEqual",
+    "logical_and": "onnxruntime:And",
+    "logical_or": "onnxruntime:Or",
+    "clip": "onnxruntime:Clip",
+    "cast": "onnxruntime:Cast",
+    "nn.leaky_relu": "onnxruntime:LeakyRelu",
+    "where": "onnxruntime:Where",
+    "full_like": "independent:Python scalar conversion (math.trunc, modular wrap-around)",
+}
+"""How each op's reference is checked independently (``OpDef.check``), by a test in
+``tests/test_ops_elementwise.py``."""
+
 for _name, _accepts, _kernel, _doc in _UNARY:
     register(
         OpDef(
@@ -599,6 +642,8 @@ for _name, _accepts, _kernel, _doc in _UNARY:
             relation=_identity_relation(_accepts),
             reference=_unary(_kernel),
             relation_name="Identity",
+            family="elementwise",
+            check=_CHECKS[_name],
         )
     )
 
@@ -613,6 +658,8 @@ for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
             relation=_broadcast_relation(_accepts, comparison=_comparison),
             reference=_binary(_binary_kernel, comparison=_comparison),
             relation_name="BroadcastComp" if _comparison else "Broadcast",
+            family="elementwise",
+            check=_CHECKS[_name],
         )
     )
 
@@ -626,6 +673,8 @@ register(
         relation=_identity_relation("any"),
         reference=_clip,
         relation_name="Identity",
+        family="elementwise",
+        check=_CHECKS["clip"],
     )
 )
 register(
@@ -638,6 +687,8 @@ register(
         relation=_cast_relation,
         reference=_cast_reference,
         relation_name="Cast",
+        family="elementwise",
+        check=_CHECKS["cast"],
     )
 )
 register(
@@ -650,6 +701,8 @@ register(
         relation=_identity_relation("any"),
         reference=_leaky_relu,
         relation_name="Identity",
+        family="elementwise",
+        check=_CHECKS["nn.leaky_relu"],
     )
 )
 register(
@@ -662,6 +715,8 @@ register(
         relation=_where_relation,
         reference=_where,
         relation_name="Where",
+        family="elementwise",
+        check=_CHECKS["where"],
     )
 )
 register(
@@ -674,6 +729,8 @@ register(
         relation=_full_like_relation,
         reference=_full_like,
         relation_name="FullLike",
+        family="elementwise",
+        check=_CHECKS["full_like"],
     )
 )
 

@@ -159,7 +159,6 @@ from .shapes import (
     dims_equal,
     floordiv_dims,
     mul_dims,
-    normalize_axis,
     prod_dims,
     sub_dims,
     tensor_arg,
@@ -322,6 +321,19 @@ def _shape_str(shape: Sequence[Dim]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def _show(values: Sequence[int] | Sequence[Sequence[int]]) -> str:
+    """An attribute list as the text format writes it: ``[1, 2]``, ``[[1, 1], [0, 2]]``."""
+    return "[" + ", ".join(str(v) if isinstance(v, int) else _show(v) for v in values) + "]"
+
+
+def _axis(axis: int, ndim: int) -> int:
+    """The ``axis`` attribute in ``[-ndim, ndim)`` as an index, or a ``RelationError``."""
+    if not -ndim <= axis < ndim:
+        allowed = f"expected {-ndim} <= axis < {ndim}" if ndim else "it has no axes"
+        raise RelationError(f"axis={axis} is out of range for a tensor of rank {ndim} ({allowed})")
+    return axis + ndim if axis < 0 else axis
+
+
 def _check_rank(t: TensorType, rank: int, what: str) -> None:
     if len(t.shape) != rank:
         raise RelationError(
@@ -332,9 +344,9 @@ def _check_rank(t: TensorType, rank: int, what: str) -> None:
 
 def _pair(values: Sequence[int], what: str, *, positive: bool = True) -> tuple[int, int]:
     if len(values) != 2:
-        raise RelationError(f"{what} must hold 2 integers, found {len(values)}: {tuple(values)}")
+        raise RelationError(f"expected 2 integers in {what}, found {what}={_show(values)}")
     if positive and min(values) < 1:
-        raise RelationError(f"{what} must be positive, found {tuple(values)}")
+        raise RelationError(f"expected positive {what}, found {what}={_show(values)}")
     return values[0], values[1]
 
 
@@ -348,9 +360,11 @@ def _padding4(padding: Sequence[int]) -> tuple[int, int, int, int]:
     elif len(padding) == 4:
         out = (padding[0], padding[1], padding[2], padding[3])
     else:
-        raise RelationError(f"padding must hold 1, 2 or 4 integers, found {len(padding)}")
+        raise RelationError(
+            f"expected 1, 2 or 4 integers in padding, found padding={_show(padding)}"
+        )
     if min(out) < 0:
-        raise RelationError(f"padding must be non-negative, found {tuple(padding)}")
+        raise RelationError(f"expected non-negative padding, found padding={_show(padding)}")
     return out
 
 
@@ -358,7 +372,7 @@ def _permutation(layout: str, canonical: str, what: str) -> tuple[int, ...]:
     """Indices taking an array in ``layout`` to ``canonical`` order (``np.transpose``)."""
     if len(layout) != len(canonical) or sorted(layout) != sorted(canonical):
         raise RelationError(
-            f'{what} "{layout}" is not supported: expected a permutation of {canonical} '
+            f'{what}="{layout}" is not supported: expected a permutation of {canonical} '
             f"(packed layouts such as NCHW4c are not supported)"
         )
     return tuple(layout.index(axis) for axis in canonical)
@@ -371,14 +385,14 @@ def _spatial_axes(layout: str, rank: int) -> tuple[int, int]:
     """The H and W positions of a pooling ``layout`` (a TVM layout string of ``rank`` axes)."""
     axes = _LAYOUT_AXIS.findall(layout)
     if "".join(axes) != layout or not axes:
-        raise RelationError(f'invalid layout "{layout}"')
+        raise RelationError(f'layout="{layout}" is not a layout string')
     primal = [a for a in axes if a.isupper()]
     if len(set(primal)) != len(primal) or "H" not in primal or "W" not in primal:
-        raise RelationError(f'invalid layout "{layout}": expected one H and one W axis')
+        raise RelationError(f'layout="{layout}" is invalid: expected one H and one W axis')
     if any(a[-1] in "hw" for a in axes):
-        raise RelationError(f'invalid layout "{layout}": H and W cannot be split')
+        raise RelationError(f'layout="{layout}" is invalid: H and W cannot be split')
     if len(axes) != rank:
-        raise RelationError(f'layout "{layout}" has {len(axes)} axes but the data has rank {rank}')
+        raise RelationError(f'layout="{layout}" has {len(axes)} axes but the data has rank {rank}')
     return axes.index("H"), axes.index("W")
 
 
@@ -512,7 +526,7 @@ def _out_extent(n: int, pad: int, k: int, dilation: int, stride: int) -> int:
 def _softmax_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, SoftmaxAttrs)
     data = tensor_arg(arg_types[0], "data")
-    normalize_axis(a.axis, len(data.shape))
+    _axis(a.axis, len(data.shape))
     return TensorType(data.shape, data.dtype)
 
 
@@ -585,7 +599,7 @@ def _dense_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 def _bias_add_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, BiasAddAttrs)
     data = tensor_arg(arg_types[0], "data")
-    axis = normalize_axis(a.axis, len(data.shape))
+    axis = _axis(a.axis, len(data.shape))
     _vector(arg_types[1], data.shape[axis], data.dtype, "bias")
     return TensorType(data.shape, data.dtype)
 
@@ -627,14 +641,14 @@ def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     kernel_perm = _permutation(a.kernel_layout, "OIHW", "kernel_layout")
     out_layout = a.out_layout or a.data_layout
     _permutation(out_layout, "NCHW", "out_layout")
-    _check_rank(data, 4, f"data in layout {a.data_layout}")
-    _check_rank(weight, 4, f"weight in layout {a.kernel_layout}")
+    _check_rank(data, 4, f'data in data_layout="{a.data_layout}"')
+    _check_rank(weight, 4, f'weight in kernel_layout="{a.kernel_layout}"')
     sh, sw = _pair(a.strides, "strides")
     dh, dw = _pair(a.dilation, "dilation")
     pt, pl, pb, pr = _padding4(a.padding)
     groups = a.groups
     if groups < 1:
-        raise RelationError(f"groups must be at least 1, found {groups}")
+        raise RelationError(f"expected groups >= 1, found groups={groups}")
     n, c, h, w = (data.shape[i] for i in data_perm)
     wshape = tuple(weight.shape[i] for i in kernel_perm)
     depthwise = groups > 1 and c == groups and wshape[0] == groups
@@ -652,7 +666,7 @@ def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
             raise RelationError(
                 f"weight shape {_shape_str(weight.shape)} does not match "
                 f"{_shape_str(in_layout)} implied by channels={a.channels}, "
-                f"kernel_size={kernel_size} and groups={groups}"
+                f"kernel_size={_show(kernel_size)} and groups={groups}"
             )
         channels, (kh, kw) = a.channels, kernel_size
     else:
@@ -661,7 +675,7 @@ def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
         ):
             raise RelationError(
                 f"shape of weight {_shape_str(weight.shape)} is inconsistent with "
-                f"kernel_size={kernel_size}"
+                f"kernel_size={_show(kernel_size)}"
             )
         if a.channels is not None and dims_equal(wshape[0], a.channels) is False:
             raise RelationError(
@@ -670,19 +684,22 @@ def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
             )
         if dims_equal(floordiv_dims(c, groups), wshape[1]) is False:
             raise RelationError(
-                f"the input channels ({c}) divided by groups ({groups}) must match the input "
+                f"the input channels ({c}) divided by groups={groups} must match the input "
                 f"channels of the weight ({wshape[1]}), weight shape {_shape_str(weight.shape)}"
             )
         channels, kh, kw = wshape[0], wshape[2], wshape[3]
     if groups > 1 and isinstance(c, int) and c % groups:
-        raise RelationError(f"the input channels ({c}) are not divisible by groups ({groups})")
+        raise RelationError(f"groups={groups} does not divide the input channels ({c})")
     if groups > 1 and not depthwise and isinstance(channels, int) and channels % groups:
+        outputs = "" if a.channels is None else f" (channels={a.channels})"
         raise RelationError(
-            f"the output channels ({channels}) are not divisible by groups ({groups})"
+            f"groups={groups} does not divide the output channels ({channels}){outputs}"
         )
-    for k in (kh, kw):
-        if isinstance(k, int) and k < 1:
-            raise RelationError(f"the kernel must be non-empty, found extent {k}")
+    # kernel_size, when set, is positive (_pair) and equals the weight's extents.
+    if any(isinstance(k, int) and k < 1 for k in (kh, kw)):
+        raise RelationError(
+            f"expected a non-empty kernel, found weight shape {_shape_str(weight.shape)}"
+        )
     oh = _conv_extent(h, pt + pb, _window_extent(kh, dh), sh)
     ow = _conv_extent(w, pl + pr, _window_extent(kw, dw), sw)
     nchw = (n, channels, oh, ow)
@@ -910,9 +927,10 @@ def _batch_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
     data = tensor_arg(arg_types[0], "data")
     rank = len(data.shape)
     if not (-1 <= a.axis < rank) or rank == 0:
+        allowed = f"expected -1 <= axis < {rank}" if rank else "it has no axes"
         raise RelationError(
-            f"axis {a.axis} is out of range for a tensor of rank {rank} "
-            f"(batch_norm takes -1 or 0 to rank - 1)"
+            f"axis={a.axis} is out of range for a tensor of rank {rank} ({allowed}; batch_norm "
+            "counts a negative axis only as -1)"
         )
     c = data.shape[a.axis]
     for name, t in zip(("gamma", "beta", "moving_mean", "moving_var"), arg_types[1:], strict=True):
@@ -967,19 +985,25 @@ def _pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     if len(a.pad_width) != len(data.shape):
         raise RelationError(
             f"expected {len(data.shape)} (before, after) pairs in pad_width, one per axis of "
-            f"{_shape_str(data.shape)}, found {len(a.pad_width)}"
+            f"{_shape_str(data.shape)}, found {len(a.pad_width)}: pad_width={_show(a.pad_width)}"
         )
     if a.pad_mode not in _PAD_MODES:
-        raise RelationError(f'pad_mode must be constant, edge or reflect, found "{a.pad_mode}"')
+        raise RelationError(
+            f'expected pad_mode "constant", "edge" or "reflect", found pad_mode="{a.pad_mode}"'
+        )
     shape: list[Dim] = []
     for axis, (d, pair) in enumerate(zip(data.shape, a.pad_width, strict=True)):
         if len(pair) != 2:
             raise RelationError(
-                f"pad_width of axis {axis} must be a (before, after) pair, found {pair}"
+                f"expected a (before, after) pair for axis {axis} in "
+                f"pad_width={_show(a.pad_width)}, found {_show(pair)}"
             )
         out = add_dims(d, pair[0] + pair[1])
         if isinstance(out, int) and out < 0:
-            raise RelationError(f"padding axis {axis} of extent {d} by {pair} leaves {out}")
+            raise RelationError(
+                f"pad_width={_show(a.pad_width)} pads axis {axis} of extent {d} by "
+                f"{_show(pair)}, leaving a negative extent {out}"
+            )
         shape.append(out)
     return TensorType(tuple(shape), data.dtype)
 
@@ -1039,6 +1063,8 @@ register(
         relation=_softmax_relation,
         reference=_softmax_reference,
         relation_name="Softmax",
+        family="nn",
+        check="onnxruntime:Softmax",
     )
 )
 register(
@@ -1051,6 +1077,8 @@ register(
         relation=_softmax_relation,
         reference=_log_softmax_reference,
         relation_name="Softmax",
+        family="nn",
+        check="onnxruntime:LogSoftmax",
     )
 )
 register(
@@ -1063,6 +1091,8 @@ register(
         relation=_dense_relation,
         reference=_dense_reference,
         relation_name="Dense",
+        family="nn",
+        check="onnxruntime:Gemm",
     )
 )
 register(
@@ -1075,6 +1105,8 @@ register(
         relation=_bias_add_relation,
         reference=_bias_add_reference,
         relation_name="BiasAdd",
+        family="nn",
+        check="independent:element loop data[i] + bias[i[axis]]",
     )
 )
 register(
@@ -1087,6 +1119,8 @@ register(
         relation=_batch_flatten_relation,
         reference=_batch_flatten_reference,
         relation_name="BatchFlatten",
+        family="nn",
+        check="onnxruntime:Flatten",
     )
 )
 register(
@@ -1099,6 +1133,8 @@ register(
         relation=_conv2d_relation,
         reference=_conv2d_reference,
         relation_name="Conv2D",
+        family="nn",
+        check="onnxruntime:Conv",
     )
 )
 register(
@@ -1111,6 +1147,8 @@ register(
         relation=_pool2d_relation,
         reference=_max_pool2d_reference,
         relation_name="MaxPool2D",
+        family="nn",
+        check="onnxruntime:MaxPool",
     )
 )
 register(
@@ -1123,6 +1161,8 @@ register(
         relation=_pool2d_relation,
         reference=_avg_pool2d_reference,
         relation_name="AvgPool2D",
+        family="nn",
+        check="onnxruntime:AveragePool",
     )
 )
 register(
@@ -1135,6 +1175,8 @@ register(
         relation=_global_pool2d_relation,
         reference=_global_avg_pool2d_reference,
         relation_name="GlobalAvgPool2D",
+        family="nn",
+        check="onnxruntime:GlobalAveragePool",
     )
 )
 register(
@@ -1147,6 +1189,8 @@ register(
         relation=_batch_norm_relation,
         reference=_batch_norm_reference,
         relation_name="BatchNorm",
+        family="nn",
+        check="onnxruntime:BatchNormalization",
     )
 )
 register(
@@ -1159,6 +1203,8 @@ register(
         relation=_dropout_relation,
         reference=_dropout_reference,
         relation_name="Dropout",
+        family="nn",
+        check="onnxruntime:Dropout",
     )
 )
 register(
@@ -1171,5 +1217,7 @@ register(
         relation=_pad_relation,
         reference=_pad_reference,
         relation_name="Pad",
+        family="nn",
+        check="onnxruntime:Pad",
     )
 )

@@ -111,7 +111,7 @@ from .registry import (
     attr_field,
     register,
 )
-from .shapes import normalize_axis, tensor_arg
+from .shapes import tensor_arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +174,13 @@ def reduce_axes(ndim: int, axis: tuple[int, ...] | None, exclude: bool) -> tuple
     """
     if not axis:
         return tuple(range(ndim))
-    normalized = [normalize_axis(a, ndim) for a in axis]
+    for a in axis:
+        if not -ndim <= a < ndim:
+            allowed = f"expected {-ndim} <= axis < {ndim}" if ndim else "it has no axes"
+            raise RelationError(
+                f"axis={list(axis)}: {a} is out of range for a tensor of rank {ndim} ({allowed})"
+            )
+    normalized = [a + ndim if a < 0 else a for a in axis]
     seen: set[int] = set()
     for a, n in zip(axis, normalized, strict=True):
         if n in seen:
@@ -505,6 +511,17 @@ _REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, Reference, str], ...] 
 )  # fmt: skip
 """Every reduction: one input ``data``, pattern comm_reduce (argmax and argmin too, in TVM)."""
 
+_CHECKS: dict[str, str] = {
+    "sum": "onnxruntime:ReduceSum",
+    "mean": "onnxruntime:ReduceMean",
+    "max": "onnxruntime:ReduceMax",
+    "min": "onnxruntime:ReduceMin",
+    "prod": "onnxruntime:ReduceProd",
+    "argmax": "onnxruntime:ArgMax",
+    "argmin": "onnxruntime:ArgMin",
+}
+"""How each reduction's reference is checked (``OpDef.check``), in ``tests/test_ops_reduce.py``."""
+
 for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
     register(
         OpDef(
@@ -516,5 +533,7 @@ for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIO
             relation=_relation,
             reference=_reference,
             relation_name=_relation_name,
+            family="reduce",
+            check=_CHECKS[_name],
         )
     )

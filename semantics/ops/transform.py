@@ -131,7 +131,6 @@ from .shapes import (
     dims_equal,
     floordiv_dims,
     mul_dims,
-    normalize_axis,
     sub_dims,
     tensor_arg,
     tuple_arg,
@@ -297,6 +296,20 @@ def _fmt(shape: Sequence[Dim]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
+def _show(values: Sequence[int] | None) -> str:
+    """An attribute list as the text format writes it: ``[2, -1]`` (or ``None``)."""
+    return "None" if values is None else "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _axis(axis: int, ndim: int, shown: str) -> int:
+    """``axis`` in ``[-ndim, ndim)`` as an index in ``[0, ndim)``, or a ``RelationError``
+    beginning with ``shown``, the attribute as written (``axis=3``, ``axes=[0, 3]: 3``)."""
+    if not -ndim <= axis < ndim:
+        allowed = f"expected {-ndim} <= axis < {ndim}" if ndim else "it has no axes"
+        raise RelationError(f"{shown} is out of range for a tensor of rank {ndim} ({allowed})")
+    return axis + ndim if axis < 0 else axis
+
+
 def _known(shape: Sequence[Dim]) -> tuple[int, ...] | None:
     """``shape`` as integers, or ``None`` when a dimension is ``?`` or symbolic."""
     if all(isinstance(d, int) for d in shape):
@@ -307,10 +320,10 @@ def _known(shape: Sequence[Dim]) -> tuple[int, ...] | None:
 def _target_shape(shape: tuple[int, ...] | None) -> tuple[int, ...]:
     """The ``shape`` attribute of InitOpAttrs, which must be present and non-negative."""
     if shape is None:
-        raise RelationError("expected a shape attribute, found None")
+        raise RelationError("expected a shape, found shape=None")
     for d in shape:
         if d < 0:
-            raise RelationError(f"expected non-negative dimensions in shape, found {_fmt(shape)}")
+            raise RelationError(f"expected non-negative dimensions, found shape={_show(shape)}")
     return shape
 
 
@@ -364,6 +377,7 @@ def _out_shape(t: Type) -> tuple[int, ...]:
 
 def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bool) -> list[Dim]:
     """TVM's ``InferNewShape`` (``src/relay/op/tensor/transform.cc``), without the size check."""
+    attr = f"newshape={_show(newshape)}"
     oshape: list[Dim] = []
     used_in: set[int] = set()
     used_out: set[int] = set()
@@ -378,7 +392,7 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
         elif v == 0:
             if src >= len(ishape):
                 raise RelationError(
-                    f"newshape entry 0 at position {i} copies input dimension {src}, "
+                    f"{attr}: the 0 at position {i} copies input dimension {src}, "
                     f"but the input has rank {len(ishape)}"
                 )
             used_in.add(src)
@@ -387,9 +401,7 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
             src += 1
         elif v == -1:
             if infer >= 0:
-                raise RelationError(
-                    f"expected at most one -1 in newshape, found two in {_fmt(newshape)}"
-                )
+                raise RelationError(f"{attr}: expected at most one -1, found two")
             # TVM records the position in newshape, and later writes the inferred size at that
             # position of the output (which differs after a -2, -3 or -4).
             infer = i
@@ -404,7 +416,7 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
         elif v == -3:
             if src + 1 >= len(ishape):
                 raise RelationError(
-                    f"newshape entry -3 at position {i} merges input dimensions {src} and "
+                    f"{attr}: the -3 at position {i} merges input dimensions {src} and "
                     f"{src + 1}, but the input has rank {len(ishape)}"
                 )
             used_in.update((src, src + 1))
@@ -414,12 +426,12 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
         elif v == -4:
             if i + 2 >= len(newshape):
                 raise RelationError(
-                    f"expected two sizes after newshape entry -4 at position {i}, "
+                    f"{attr}: expected two sizes after the -4 at position {i}, "
                     f"found {len(newshape) - i - 1}"
                 )
             if src >= len(ishape):
                 raise RelationError(
-                    f"newshape entry -4 at position {i} splits input dimension {src}, "
+                    f"{attr}: the -4 at position {i} splits input dimension {src}, "
                     f"but the input has rank {len(ishape)}"
                 )
             d0 = ishape[src]
@@ -429,13 +441,16 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
             i += 2
             if d1 < -1 or d2 < -1:
                 raise RelationError(
-                    f"expected the sizes after -4 to be positive, 0 or -1, found {d1} and {d2}"
+                    f"{attr}: expected the sizes after -4 to be positive, 0 or -1, "
+                    f"found {d1} and {d2}"
                 )
             if d1 == -1 and d2 == -1:
-                raise RelationError("expected at most one -1 among the sizes after -4, found two")
+                raise RelationError(
+                    f"{attr}: expected at most one -1 among the sizes after -4, found two"
+                )
             if (d1 == -1 and d2 == 0) or (d2 == -1 and d1 == 0):
                 raise RelationError(
-                    f"cannot infer a size after -4 from {d1} and {d2}: division by zero"
+                    f"{attr}: cannot infer a size after -4 from {d1} and {d2}: division by zero"
                 )
             used_out.update((len(oshape), len(oshape) + 1))
             if d1 == -1:
@@ -446,7 +461,7 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
                 oshape += [d1, d2]
         else:
             raise RelationError(
-                f"newshape entry {v} at position {i} is neither a size nor one of the special "
+                f"{attr}: entry {v} at position {i} is neither a size nor one of the special "
                 "values 0, -1, -2, -3, -4"
             )
         i += 1
@@ -464,15 +479,13 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
                     break
                 if d == 0:
                     raise RelationError(
-                        f"cannot infer the -1 in newshape {_fmt(newshape)}: it would divide by "
-                        "the 0-sized dimension"
+                        f"{attr}: cannot infer the -1: it would divide by the 0-sized dimension"
                     )
                 inferred = floordiv_dims(inferred, d)
         if infer >= len(oshape):
             raise RelationError(
-                f"the -1 at position {infer} of newshape {_fmt(newshape)} has no counterpart in "
-                f"the output shape {_fmt(oshape)} (TVM places the inferred size by its position "
-                "in newshape)"
+                f"{attr}: the -1 at position {infer} has no counterpart in the output shape "
+                f"{_fmt(oshape)} (TVM places the inferred size by its position in newshape)"
             )
         oshape[infer] = inferred
     return oshape
@@ -487,7 +500,8 @@ def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
         n, m = math.prod(known_in), math.prod(known_out)
         if n != m:
             raise RelationError(
-                f"cannot reshape {_fmt(data.shape)} ({n} elements) to {_fmt(oshape)} ({m} elements)"
+                f"cannot reshape {_fmt(data.shape)} ({n} elements) to {_fmt(oshape)} "
+                f"({m} elements) given by newshape={_show(a.newshape)}"
             )
     return TensorType(tuple(oshape), data.dtype)
 
@@ -507,13 +521,16 @@ def _transpose_axes(ndim: int, axes: tuple[int, ...] | None) -> tuple[int, ...]:
         return tuple(reversed(range(ndim)))
     if len(axes) != ndim:
         raise RelationError(
-            f"expected {ndim} axes (one per dimension of data), found {len(axes)} in {_fmt(axes)}"
+            f"axes={_show(axes)}: expected {ndim} axes (one per dimension of data), "
+            f"found {len(axes)}"
         )
     out: list[int] = []
     for axis in axes:
-        a = normalize_axis(axis, ndim)
+        a = _axis(axis, ndim, f"axes={_show(axes)}: {axis}")
         if a in out:
-            raise RelationError(f"expected a permutation of the axes, found {a} twice")
+            raise RelationError(
+                f"axes={_show(axes)}: expected a permutation of the axes, found {a} twice"
+            )
         out.append(a)
     return tuple(out)
 
@@ -540,7 +557,7 @@ def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     fields = _fields(arg_types)
     first = fields[0]
     ndim = len(first.shape)
-    axis = normalize_axis(a.axis, ndim)
+    axis = _axis(a.axis, ndim, f"axis={a.axis}")
     _same_rank_and_dtype(fields, "concatenate")
     joined: Dim = first.shape[axis]
     for f in fields[1:]:
@@ -584,7 +601,7 @@ def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     ndim = len(first.shape)
     if not -(ndim + 1) <= a.axis <= ndim:
         raise RelationError(
-            f"axis {a.axis} is out of range for stacking tensors of rank {ndim} "
+            f"axis={a.axis} is out of range for stacking tensors of rank {ndim} "
             f"(expected {-(ndim + 1)} <= axis <= {ndim})"
         )
     axis = a.axis + ndim + 1 if a.axis < 0 else a.axis
@@ -627,19 +644,21 @@ def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     ndim = len(data.shape)
     if ndim == 0:
         raise RelationError("expected a tensor of rank at least 1 to split, found rank 0")
-    axis = normalize_axis(a.axis, ndim)
+    axis = _axis(a.axis, ndim, f"axis={a.axis}")
     extent = data.shape[axis]
     shapes: list[Dim] = []
     if isinstance(a.indices_or_sections, int):
         sections = a.indices_or_sections
         if sections < 1:
-            raise RelationError(f"expected a positive number of sections, found {sections}")
+            raise RelationError(
+                f"expected a positive number of sections, found indices_or_sections={sections}"
+            )
         if not isinstance(extent, AnyDim):
             rest = normalize_dim(sympy.Mod(extent, sections))
             if isinstance(rest, int) and rest != 0:
                 raise RelationError(
-                    f"cannot split dimension {axis} of extent {extent} into {sections} "
-                    "equal sections"
+                    f"indices_or_sections={sections} does not divide the extent {extent} of "
+                    f"dimension {axis} into equal sections"
                 )
         piece = ANY if isinstance(extent, AnyDim) else floordiv_dims(extent, sections)
         shapes = [piece] * sections
@@ -649,7 +668,7 @@ def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
             if index <= begin:
                 raise RelationError(
                     "expected split indices that increase strictly from above 0, found "
-                    f"{_fmt(a.indices_or_sections)}"
+                    f"indices_or_sections={_show(a.indices_or_sections)}"
                 )
             shapes.append(index - begin)
             begin = index
@@ -657,7 +676,7 @@ def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
         if isinstance(last, int) and last <= 0:
             raise RelationError(
                 f"expected split indices below the extent {extent} of dimension {axis}, "
-                f"found {_fmt(a.indices_or_sections)}"
+                f"found indices_or_sections={_show(a.indices_or_sections)}"
             )
         shapes.append(last)
     return TupleType(
@@ -682,10 +701,10 @@ def _split_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Ten
 
 def _expand_dims_pivot(ndim: int, a: ExpandDimsAttrs) -> int:
     if a.num_newaxis < 0:
-        raise RelationError(f"expected num_newaxis >= 0, found {a.num_newaxis}")
+        raise RelationError(f"expected num_newaxis >= 0, found num_newaxis={a.num_newaxis}")
     if not -ndim - 1 <= a.axis <= ndim:
         raise RelationError(
-            f"axis {a.axis} is out of range for expand_dims of a tensor of rank {ndim} "
+            f"axis={a.axis} is out of range for expand_dims of a tensor of rank {ndim} "
             f"(expected {-ndim - 1} <= axis <= {ndim})"
         )
     return a.axis + ndim + 1 if a.axis < 0 else a.axis
@@ -714,11 +733,13 @@ def _squeeze_axes(shape: Sequence[Dim], axis: tuple[int, ...] | None) -> set[int
                 f"squeeze with axis=None needs every dimension known, found {_fmt(shape)}"
             )
         return {i for i, d in enumerate(shape) if d == 1}
-    removed = {normalize_axis(x, len(shape)) for x in axis}
+    removed = {_axis(x, len(shape), f"axis={_show(axis)}: {x}") for x in axis}
     for i in sorted(removed):
         d = shape[i]
         if isinstance(d, int) and d != 1:
-            raise RelationError(f"expected dimension {i} to squeeze to have extent 1, found {d}")
+            raise RelationError(
+                f"axis={_show(axis)}: expected dimension {i} to squeeze to have extent 1, found {d}"
+            )
     return removed
 
 
@@ -750,20 +771,23 @@ def _take_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     if not (indices.dtype == "bool" or indices.dtype.startswith(("int", "uint"))):
         raise RelationError(f"expected an integer dtype for indices, found {indices.dtype}")
     if a.mode not in _TAKE_MODES:
-        raise RelationError(f'expected mode "clip", "wrap" or "fast", found "{a.mode}"')
+        raise RelationError(f'expected mode "clip", "wrap" or "fast", found mode="{a.mode}"')
     if a.axis is None:
         # The flattened take ignores batch_dims (topi::take without an axis).
         return TensorType(indices.shape, data.dtype)
-    axis = normalize_axis(a.axis, len(data.shape))
+    axis = _axis(a.axis, len(data.shape), f"axis={a.axis}")
     bd = a.batch_dims
     if bd < 0:
-        raise RelationError(f"expected batch_dims >= 0, found {bd}")
+        raise RelationError(f"expected batch_dims >= 0, found batch_dims={bd}")
     if bd > len(indices.shape):
         raise RelationError(
-            f"expected batch_dims at most the rank {len(indices.shape)} of indices, found {bd}"
+            f"expected batch_dims at most the rank {len(indices.shape)} of indices, "
+            f"found batch_dims={bd}"
         )
     if bd > axis:
-        raise RelationError(f"expected batch_dims at most axis {axis}, found {bd}")
+        raise RelationError(
+            f"expected batch_dims at most the axis {axis}, found batch_dims={bd} (axis={a.axis})"
+        )
     for i in range(bd):
         if dims_equal(data.shape[i], indices.shape[i]) is False:
             raise RelationError(
@@ -856,11 +880,13 @@ def _strided_slice_plan(
     """
     if a.begin is None or a.end is None or a.strides is None:
         raise RelationError(
-            f"expected begin, end and strides, found begin={a.begin}, end={a.end}, "
-            f"strides={a.strides}"
+            f"expected begin, end and strides, found begin={_show(a.begin)}, "
+            f"end={_show(a.end)}, strides={_show(a.strides)}"
         )
     if a.slice_mode not in ("end", "size"):
-        raise RelationError(f'expected slice_mode "end" or "size", found "{a.slice_mode}"')
+        raise RelationError(
+            f'expected slice_mode "end" or "size", found slice_mode="{a.slice_mode}"'
+        )
     ndim = len(shape)
     begin, end, strides = list(a.begin), list(a.end), list(a.strides)
     if a.axes is not None:
@@ -868,19 +894,21 @@ def _strided_slice_plan(
         if not len(axes) == len(begin) == len(end) == len(strides):
             raise RelationError(
                 "expected axes, begin, end and strides of the same length, found "
-                f"{len(axes)}, {len(begin)}, {len(end)} and {len(strides)}"
+                f"axes={_show(axes)}, begin={_show(begin)}, end={_show(end)} and "
+                f"strides={_show(strides)}"
             )
         for ax in axes:
             if not 0 <= ax < ndim:
                 raise RelationError(
-                    f"axis {ax} in axes is out of range for a tensor of rank {ndim} "
+                    f"axes={_show(axes)}: {ax} is out of range for a tensor of rank {ndim} "
                     f"(expected 0 <= axis < {ndim})"
                 )
     else:
         if max(len(begin), len(end), len(strides)) > ndim:
             raise RelationError(
                 f"expected at most {ndim} entries (the rank of data) in begin, end and "
-                f"strides, found {len(begin)}, {len(end)} and {len(strides)}"
+                f"strides, found begin={_show(begin)}, end={_show(end)} and "
+                f"strides={_show(strides)}"
             )
         axes = list(range(ndim))
         strides += [1] * (ndim - len(strides))
@@ -902,7 +930,9 @@ def _strided_slice_plan(
             plan.pop(ax, None)
             continue
         if stride == 0:
-            raise RelationError(f"expected a nonzero stride, found 0 for axis {ax}")
+            raise RelationError(
+                f"expected nonzero strides, found strides={_show(a.strides)} (0 for axis {ax})"
+            )
         b = _canonical_index(begin[i], extent, stride)
         e = _canonical_index(stop, extent, stride)
         if (e > b) if stride < 0 else (b > e):
@@ -945,11 +975,16 @@ def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
     a = _attrs(attrs, InitOpAttrs)
     data = _data(arg_types)
     target = _target_shape(a.shape)
-    merged = broadcast_shapes(data.shape, target)
+    try:
+        merged = broadcast_shapes(data.shape, target)
+    except RelationError as e:
+        raise RelationError(
+            f"cannot broadcast {_fmt(data.shape)} to shape={_show(target)}: {e}"
+        ) from None
     if len(merged) != len(target) or any(
         dims_equal(m, t) is False for m, t in zip(merged, target, strict=True)
     ):
-        raise RelationError(f"cannot broadcast {_fmt(data.shape)} to {_fmt(target)}")
+        raise RelationError(f"cannot broadcast {_fmt(data.shape)} to shape={_show(target)}")
     return TensorType(target, data.dtype)
 
 
@@ -964,7 +999,7 @@ def _init_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     _arity(arg_types, 0)
     shape = _target_shape(a.shape)
     if not is_dtype(a.dtype):
-        raise RelationError(f'expected a dtype attribute, found "{a.dtype}"')
+        raise RelationError(f'expected a dtype, found dtype="{a.dtype}"')
     return TensorType(shape, a.dtype)
 
 
@@ -1027,6 +1062,8 @@ register(
         relation=_reshape_relation,
         reference=_reshape_reference,
         relation_name="Reshape",
+        family="transform",
+        check="onnxruntime:Reshape",
     )
 )
 register(
@@ -1039,6 +1076,8 @@ register(
         relation=_transpose_relation,
         reference=_transpose_reference,
         relation_name="Transpose",
+        family="transform",
+        check="onnxruntime:Transpose",
     )
 )
 register(
@@ -1051,6 +1090,8 @@ register(
         relation=_concatenate_relation,
         reference=_concatenate_reference,
         relation_name="Concatenate",
+        family="transform",
+        check="onnxruntime:Concat",
     )
 )
 register(
@@ -1063,6 +1104,8 @@ register(
         relation=_stack_relation,
         reference=_stack_reference,
         relation_name="Stack",
+        family="transform",
+        check="independent:element loop out[..k..] = data[k][...]",
     )
 )
 register(
@@ -1075,6 +1118,8 @@ register(
         relation=_split_relation,
         reference=_split_reference,
         relation_name="Split",
+        family="transform",
+        check="onnxruntime:Split",
     )
 )
 register(
@@ -1087,6 +1132,8 @@ register(
         relation=_expand_dims_relation,
         reference=_expand_dims_reference,
         relation_name="ExpandDims",
+        family="transform",
+        check="onnxruntime:Unsqueeze",
     )
 )
 register(
@@ -1099,6 +1146,8 @@ register(
         relation=_squeeze_relation,
         reference=_squeeze_reference,
         relation_name="Squeeze",
+        family="transform",
+        check="onnxruntime:Squeeze",
     )
 )
 register(
@@ -1111,6 +1160,8 @@ register(
         relation=_take_relation,
         reference=_take_reference,
         relation_name="Take",
+        family="transform",
+        check="onnxruntime:Gather",
     )
 )
 register(
@@ -1123,6 +1174,8 @@ register(
         relation=_strided_slice_relation,
         reference=_strided_slice_reference,
         relation_name="StridedSlice",
+        family="transform",
+        check="onnxruntime:Slice",
     )
 )
 register(
@@ -1135,6 +1188,8 @@ register(
         relation=_broadcast_to_relation,
         reference=_broadcast_to_reference,
         relation_name="BroadCastTo",
+        family="transform",
+        check="onnxruntime:Expand",
     )
 )
 register(
@@ -1147,6 +1202,8 @@ register(
         relation=_init_relation,
         reference=_init_reference(0),
         relation_name="InitOp",
+        family="transform",
+        check="onnxruntime:ConstantOfShape",
     )
 )
 register(
@@ -1159,6 +1216,8 @@ register(
         relation=_init_relation,
         reference=_init_reference(1),
         relation_name="InitOp",
+        family="transform",
+        check="onnxruntime:ConstantOfShape",
     )
 )
 register(
@@ -1171,5 +1230,7 @@ register(
         relation=_full_relation,
         reference=_full_reference,
         relation_name="Full",
+        family="transform",
+        check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
     )
 )
