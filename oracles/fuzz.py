@@ -183,7 +183,8 @@ def report_text(verdict: Verdict, case: Case, spec: str, path: str, *, examples:
     """The report file for a failure: header comment, argument lines, then the program."""
     lines = ["relay fuzz: counterexample", *verdict.report().splitlines()]
     if examples:
-        lines.append(f"found after {examples} examples (then shrunk)")
+        plural = "" if examples == 1 else "s"
+        lines.append(f"found after {examples} example{plural} (then shrunk)")
     lines.append(f"reproduce: relay fuzz --pass {spec} --replay {path}")
     header = [f"// {line}".rstrip() for line in lines]
     args = [f"// ARG-JSON: {json.dumps(value_to_json(a))}" for a in case.args]

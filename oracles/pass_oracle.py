@@ -6,8 +6,9 @@ Three checks, in order, each of which names the pass that broke the program:
 1. **Well-formed**: no variable used outside its binder's scope, no variable bound twice, no
    undefined global or constructor (``relay.compiler.ir.well_formed``).
 2. **Well-typed, same types**: the output type-checks, and each global function present in
-   both input and output has the same type, up to renaming of type parameters; ``@main``
-   must stay.
+   both input and output has the same type, up to renaming of type parameters and except
+   that a ``?`` dimension may become a known size (``fill_unknown_dims``); ``@main`` must
+   stay.
 3. **Same meaning**: the interpreter applies ``@main`` of the input and of the output to the
    same arguments and the results agree under the tolerance policy
    (``conformance.compare_values``). If the input's evaluation has undefined behaviour, fails
@@ -45,7 +46,16 @@ from relay.semantics.errors import (
     Stuck,
     UndefinedBehavior,
 )
-from relay.semantics.syntax import IRModule
+from relay.semantics.syntax import (
+    ANY,
+    FuncType,
+    IRModule,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+)
 from relay.semantics.text.printer import astext, format_type
 from relay.semantics.typing import TypeInfo, infer_types
 from relay.semantics.values import Store, Value, format_value
@@ -181,7 +191,7 @@ class OracleInstrument:
             raise PassCheckFailure(Verdict(pass_name, "type-changed", "@main was removed"))
         for name, t in old.globals.items():
             u = new.globals.get(name)
-            if u is not None and not alpha_equal(t, u):
+            if u is not None and not alpha_equal(fill_unknown_dims(t, u), u):
                 raise PassCheckFailure(
                     Verdict(
                         pass_name,
@@ -245,6 +255,36 @@ class OracleInstrument:
         out = run_main(mod, self.arguments, fuel)
         self._outcomes[id(mod)] = (mod, out)
         return out
+
+
+def fill_unknown_dims(old: Type, new: Type) -> Type:
+    """``old`` with each ``?`` dimension replaced by the size ``new`` has in its place (where
+    the two have the same structure there): a pass may make a type more precise, as
+    DynamicToStatic turns a ``?`` into a known size, but never less precise or different."""
+    match old, new:
+        case TensorType(shape, dtype), TensorType(shape2, _) if len(shape) == len(shape2):
+            dims = tuple(b if a is ANY else a for a, b in zip(shape, shape2, strict=True))
+            return TensorType(dims, dtype)
+        case TupleType(fields), TupleType(fields2) if len(fields) == len(fields2):
+            return TupleType(
+                tuple(fill_unknown_dims(a, b) for a, b in zip(fields, fields2, strict=True))
+            )
+        case FuncType(args, ret, params, constraints), FuncType(args2, ret2) if len(args) == len(
+            args2
+        ):
+            return FuncType(
+                tuple(fill_unknown_dims(a, b) for a, b in zip(args, args2, strict=True)),
+                fill_unknown_dims(ret, ret2),
+                params,
+                constraints,
+            )
+        case RefType(value), RefType(value2):
+            return RefType(fill_unknown_dims(value, value2))
+        case TypeCall(func, args), TypeCall(_, args2) if len(args) == len(args2):
+            return TypeCall(
+                func, tuple(fill_unknown_dims(a, b) for a, b in zip(args, args2, strict=True))
+            )
+    return old
 
 
 def _identity(mod: IRModule) -> list[tuple[int, int]]:
@@ -321,6 +361,7 @@ __all__ = [
     "PassTimeout",
     "Verdict",
     "check_pass",
+    "fill_unknown_dims",
     "run_main",
     "time_limit",
 ]

@@ -1,0 +1,154 @@
+"""``relay fuzz``: loading passes, reports of shrunk counterexamples, replay, budgets, exit
+codes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from relay import parse
+from relay.cli import main
+
+BROKEN = '''
+from dataclasses import dataclass
+
+from relay.compiler.ir import rewrite_module
+from relay.compiler.pass_manager import Pass
+from relay.semantics.syntax import Call, Op
+
+
+def _swap(e):
+    if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "subtract":
+        return Call(e.op, (e.args[1], e.args[0]))
+    return None
+
+
+@dataclass(frozen=True)
+class SwapSubtract(Pass):
+    """subtract(a, b) -> subtract(b, a): wrong unless a == b."""
+
+    focus_ops = frozenset({"subtract"})
+
+    def transform(self, mod):
+        return rewrite_module(mod, _swap)
+
+
+swap = SwapSubtract()
+
+
+def identity(mod):
+    return mod
+
+
+not_callable = 3
+'''
+
+
+@pytest.fixture
+def plugin(tmp_path: Path) -> Path:
+    path = tmp_path / "plugin.py"
+    path.write_text(BROKEN)
+    return path
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["fuzz", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_broken_pass_is_reported_shrunk_and_replays(
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "out"
+    spec = f"{plugin}:swap"
+    code, out, err = run(
+        ["--pass", spec, "--max-examples", "200", "--time", "60", "--out", str(out_dir)], capsys
+    )
+    assert code == 1
+    (report,) = out_dir.iterdir()
+    assert report.name == "swap-1.relay"
+    text = report.read_text()
+    assert "// pass: SwapSubtract" in text
+    assert "// verdict: mismatch: the output computes a different value" in text
+    assert f"// reproduce: relay fuzz --pass {spec} --replay {report}" in text
+    assert "subtract" in text
+    parse(text)  # the report is a valid Relay file
+    assert "FAILED" in out and "1 of 1 passes failed" in out
+    assert "swap" in err  # progress and the per-pass line go to stderr
+    code, out, _ = run(["--pass", spec, "--replay", str(report)], capsys)
+    assert code == 1 and "verdict: mismatch" in out
+    code, out, _ = run(["--pass", f"{plugin}:identity", "--replay", str(report)], capsys)
+    assert code == 0 and "the checks pass" in out
+
+
+def test_a_correct_pass_exits_0_with_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["--pass", "dead-code-elimination", "--pass", "FoldConstant", "--max-examples", "15"],
+        capsys,
+    )
+    assert code == 0
+    assert "relay fuzz: 2 passes, 30 examples" in out
+    assert "dead-code-elimination" in out and "fold-constant" in out and "ok" in out
+
+
+def test_module_attribute_specs_and_classes(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = "relay.compiler.passes.dce:DeadCodeElimination"
+    code, out, _ = run(["--pass", spec, "--max-examples", "5"], capsys)
+    assert code == 0 and "DeadCodeElimination" in out
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no-such-pass", "unknown pass 'no-such-pass'"),
+        ("/nowhere/x.py:f", "no such file: /nowhere/x.py"),
+        ("relay.no_such_module:f", "cannot import relay.no_such_module"),
+        ("PLUGIN:missing", "has no attribute 'missing'"),
+        ("PLUGIN:not_callable", "neither a pass nor a callable"),
+        ("opt-level-7", "unknown pass 'opt-level-7'"),
+    ],
+)
+def test_a_pass_that_cannot_be_loaded_is_bad_usage(
+    spec: str, message: str, plugin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["--pass", spec.replace("PLUGIN", str(plugin))], capsys)
+    assert code == 2
+    assert err.startswith("relay fuzz: error: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_the_time_budget_bounds_the_campaign(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    code, out, _ = run(
+        ["--pass", "to-a-normal-form", "--pass", "infer-type", "--max-examples", "100000",
+         "--time", "4"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    assert time.monotonic() - start < 12
+    assert "2 passes" in out
+
+
+def test_the_database_replays_an_earlier_failure_first(
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "db"
+    args = ["--pass", f"{plugin}:swap", "--max-examples", "200", "--database", str(db)]
+    code, _, _ = run([*args, "--out", str(tmp_path / "a")], capsys)
+    assert code == 1
+    code, _, _ = run([*args, "--out", str(tmp_path / "b"), "--seed", "7"], capsys)
+    assert code == 1
+    (report,) = (tmp_path / "b").iterdir()
+    assert "// found after 1 example (then shrunk)" in report.read_text()
+
+
+def test_replay_needs_one_pass_and_an_existing_file(
+    plugin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["--pass", f"{plugin}:swap", "--replay", "/nowhere.relay"], capsys)
+    assert code == 2 and "no such file" in err
+    code, _, err = run(["--replay", "/nowhere.relay"], capsys)
+    assert code == 2 and "exactly one --pass" in err

@@ -1,0 +1,137 @@
+"""The oracle instrument: each kind of broken pass output is caught and named, and what the
+oracle must accept (undefined input, more precise types) is accepted."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from relay import parse
+from relay.compiler.ir import rewrite_module
+from relay.compiler.pass_manager import FunctionPass
+from relay.oracles.pass_oracle import check_pass, fill_unknown_dims
+from relay.semantics.syntax import (
+    ANY,
+    Call,
+    Constant,
+    Expr,
+    IRModule,
+    Op,
+    TensorType,
+)
+from relay.semantics.values import TensorValue
+
+SUB = "def @main(%a: float32, %b: float32) { subtract(%a, %b) }"
+ARGS = (TensorValue(np.array(5, "float32")), TensorValue(np.array(2, "float32")))
+
+
+def swap_subtract(mod: IRModule) -> IRModule:
+    def visit(e: Expr) -> Expr | None:
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "subtract":
+            return Call(e.op, (e.args[1], e.args[0]))
+        return None
+
+    return rewrite_module(mod, visit)
+
+
+def test_a_value_mismatch_names_the_pass_inputs_and_values() -> None:
+    verdict = check_pass(FunctionPass(swap_subtract, "swap"), parse(SUB), ARGS)
+    assert verdict is not None and verdict.kind == "mismatch" and verdict.pass_name == "swap"
+    assert verdict.inputs == ("5f", "2f")
+    assert verdict.expected == "3f" and verdict.actual == "-3f"
+    report = verdict.report()
+    assert "pass: swap" in report and "expected (input program): 3f" in report
+
+
+def test_a_correct_rewrite_passes() -> None:
+    def identity(mod: IRModule) -> IRModule:
+        return rewrite_module(mod, lambda e: None)
+
+    assert check_pass(FunctionPass(identity, "id"), parse(SUB), ARGS) is None
+
+
+def test_ill_typed_output() -> None:
+    def int_constant(mod: IRModule) -> IRModule:
+        def visit(e: Expr) -> Expr | None:
+            if isinstance(e, Call) and isinstance(e.op, Op):
+                return Call(e.op, (e.args[0], Constant(np.array(1, "int32"))))
+            return None
+
+        return rewrite_module(mod, visit)
+
+    verdict = check_pass(FunctionPass(int_constant, "ints"), parse(SUB), ARGS)
+    assert verdict is not None and verdict.kind == "ill-typed"
+
+
+def test_ill_formed_output() -> None:
+    other = parse("def @main(%z: float32) { %z }")["main"].params[0]
+
+    def escape(mod: IRModule) -> IRModule:
+        fn = mod["main"]
+        return IRModule({mod.get_global_var("main"): replace(fn, body=other)})
+
+    verdict = check_pass(FunctionPass(escape, "escape"), parse(SUB), ARGS)
+    assert verdict is not None and verdict.kind == "ill-formed"
+    assert "%z is used outside the scope of its binder" in verdict.message
+
+
+def test_a_pass_that_mutates_its_input() -> None:
+    def mutate(mod: IRModule) -> IRModule:
+        gv = mod.get_global_var("main")
+        mod.functions[gv] = swap_subtract(mod).functions[gv]  # type: ignore[index]
+        return mod
+
+    verdict = check_pass(FunctionPass(mutate, "mutate"), parse(SUB), ARGS)
+    assert verdict is not None and verdict.kind == "mutated-input"
+
+
+def test_crash_not_a_module_and_timeout_are_reported() -> None:
+    def crash(mod: IRModule) -> IRModule:
+        raise KeyError("oops")
+
+    def loop(mod: IRModule) -> IRModule:
+        while True:
+            time.sleep(0.01)
+
+    mod = parse(SUB)
+    v1 = check_pass(FunctionPass(crash, "crash"), mod, ARGS)
+    assert v1 is not None and v1.kind == "crash" and "KeyError" in v1.message
+    v2 = check_pass(FunctionPass(lambda m: None, "none"), mod, ARGS)  # type: ignore[arg-type,return-value]
+    assert v2 is not None and v2.kind == "not-a-module"
+    v3 = check_pass(FunctionPass(loop, "loop"), mod, ARGS, timeout=0.5)
+    assert v3 is not None and v3.kind == "timeout"
+
+
+def test_any_output_is_accepted_for_undefined_input() -> None:
+    prog = "def @main(%a: int32, %b: int32) { divide(%a, %b) }"
+    zero = (TensorValue(np.array(1, "int32")), TensorValue(np.array(0, "int32")))
+
+    def to_zero(mod: IRModule) -> IRModule:
+        def visit(e: Expr) -> Expr | None:
+            if isinstance(e, Call) and isinstance(e.op, Op):
+                return Constant(np.array(0, "int32"))
+            return None
+
+        return rewrite_module(mod, visit)
+
+    assert check_pass(FunctionPass(to_zero, "z"), parse(prog), zero) is None
+    ones = (TensorValue(np.array(6, "int32")), TensorValue(np.array(3, "int32")))
+    verdict = check_pass(FunctionPass(to_zero, "z"), parse(prog), ones)
+    assert verdict is not None and verdict.kind == "mismatch"
+
+
+def test_removing_main_or_changing_a_global_type_is_caught() -> None:
+    def drop_main(mod: IRModule) -> IRModule:
+        return IRModule({}, mod.type_definitions)
+
+    verdict = check_pass(FunctionPass(drop_main, "drop"), parse(SUB), ARGS)
+    assert verdict is not None and verdict.kind == "type-changed"
+
+
+def test_a_type_may_become_more_precise() -> None:
+    old = TensorType((ANY, 3), "float32")
+    new = TensorType((2, 3), "float32")
+    assert fill_unknown_dims(old, new) == new
+    assert fill_unknown_dims(TensorType((4, 3), "float32"), new) != new
