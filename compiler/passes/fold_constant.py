@@ -26,13 +26,17 @@ from ...semantics.syntax import (
     Call,
     Constant,
     Expr,
+    Function,
     IRModule,
     Let,
     Op,
     Tuple,
     TupleGetItem,
+    Var,
+    children,
+    post_order,
 )
-from ..ir import rewrite_module, substitute
+from ..ir import map_functions, with_children
 from ..pass_manager import Pass, register_pass
 
 MAX_FOLDED_ELEMENTS = 1 << 16
@@ -81,9 +85,34 @@ def fold(e: Expr) -> Expr | None:
             return fold_call(e)
         case TupleGetItem(Tuple(fields), index) if all(isinstance(f, Constant) for f in fields):
             return fields[index]
-        case Let(var, Constant() as value, body):
-            return substitute(body, {var: value})
     return None
+
+
+def fold_function(fn: Function) -> Function:
+    """``fn`` folded bottom-up. A let whose value folds to a constant is dropped and its
+    uses (visited after the value) read the constant, so folding continues through them."""
+    lets_of_value: dict[int, list[Var]] = {}
+    for e in post_order(fn):
+        if isinstance(e, Let):
+            lets_of_value.setdefault(id(e.value), []).append(e.var)
+    constant_of: dict[int, Constant] = {}
+    done: dict[int, Expr] = {}
+    for e in post_order(fn):
+        if isinstance(e, Var) and id(e) in constant_of:
+            done[id(e)] = constant_of[id(e)]
+            continue
+        rebuilt = with_children(e, tuple(done[id(c)] for c in children(e)))
+        if isinstance(e, Let) and id(e.var) in constant_of:
+            out: Expr = done[id(e.body)]
+        else:
+            out = fold(rebuilt) or rebuilt
+        done[id(e)] = out
+        if isinstance(out, Constant):
+            for var in lets_of_value.get(id(e), []):
+                constant_of[id(var)] = out
+    result = done[id(fn)]
+    assert isinstance(result, Function)
+    return result
 
 
 @register_pass
@@ -98,4 +127,4 @@ class FoldConstant(Pass):
     opt_level = 2
 
     def transform(self, mod: IRModule) -> IRModule:
-        return rewrite_module(mod, fold)
+        return map_functions(mod, lambda _, fn: fold_function(fn))
