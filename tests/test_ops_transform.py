@@ -1047,10 +1047,11 @@ def test_stack_against_an_element_loop(shape: tuple[int, ...], count: int, axis:
 
 def _convert_python(value: Any, dtype: str) -> Any:
     """``tvm::cast`` of a Python scalar as LLVM lowers it, or ``None`` where that is poison:
-    to bool, non-zero; to an integer, truncation toward zero of a float (which must fit) or
-    two's-complement wrap-around of an integer; to a float, one rounding."""
+    to bool, ordered and non-zero (NaN is false); to an integer, truncation toward zero of a
+    float (which must fit) or two's-complement wrap-around of an integer; to a float, one
+    rounding."""
     if dtype == "bool":
-        return value != 0
+        return value == value and value != 0
     if dtype.startswith("float"):
         return float(value)  # exact here: every integer below is under 2**53
     bits = np.dtype(dtype).itemsize * 8

@@ -53,6 +53,7 @@ from typing import TypeAlias
 
 import numpy as np
 
+from ...semantics.equality import alpha_equal
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS
 from ...semantics.ops.dyn import _slice_plan
@@ -65,7 +66,6 @@ from ...semantics.ops.transform import (
     StridedSliceAttrs,
     _strided_slice_plan,
 )
-from ...semantics.equality import alpha_equal
 from ...semantics.syntax import (
     AnyDim,
     Call,
@@ -100,7 +100,10 @@ def refines(new: Type, old: Type) -> bool:
             case TensorType(), TensorType():
                 if a.dtype != b.dtype or len(a.shape) != len(b.shape):
                     return False
-                if any(not isinstance(d, AnyDim) and d != e for e, d in zip(a.shape, b.shape)):
+                if any(
+                    not isinstance(d, AnyDim) and d != e
+                    for e, d in zip(a.shape, b.shape, strict=True)
+                ):
                     return False
             case TupleType(), TupleType() if len(a.fields) == len(b.fields):
                 stack.extend(zip(a.fields, b.fields, strict=True))
@@ -179,7 +182,8 @@ def strided_slice(e: Call, types: list[TensorType]) -> Static:
     data = types[0]
     k = len(begin)
     sliced = data.shape[:k]
-    if not all(isinstance(d, int) for d in sliced):
+    extents = [d for d in sliced if isinstance(d, int)]
+    if len(extents) != len(sliced):
         return None
     static = StridedSliceAttrs(
         begin=begin, end=end, strides=strides, slice_mode=a.slice_mode, axes=None
@@ -188,11 +192,9 @@ def strided_slice(e: Call, types: list[TensorType]) -> Static:
         _, plan = _strided_slice_plan(data.shape, static)
     except RelationError:
         return None
-    fake = np.empty(tuple(int(d) for d in sliced), dtype=np.int8)  # type: ignore[arg-type]
+    fake = np.empty(tuple(extents), dtype=np.int8)
     try:
-        dynamic = _slice_plan(
-            (fake, np.asarray(begin), np.asarray(end), np.asarray(strides)), a
-        )
+        dynamic = _slice_plan((fake, np.asarray(begin), np.asarray(end), np.asarray(strides)), a)
     except RelayError:
         return None  # the dynamic slice fails: keep it failing the same way
     for axis, (b, stride, n) in enumerate(dynamic):

@@ -66,12 +66,13 @@ Why each is exact:
   effects). ``full_like`` converts its fill value with the cast rules of ``cast`` and ``full``
   with those of its own reference; they agree except for a float fill value converted to
   bool (``full_like`` gives NaN -> False, ``full`` NaN -> True), which is left alone.
-- *Identities.* ``x * 1``, ``x / 1`` and ``x - 0`` are exact in every dtype (NaN, infinities
-  and -0.0 included; integer arithmetic cannot overflow). ``x + 0`` is exact except that
-  ``-0.0 + 0.0`` is ``+0.0``: the value comparison (``oracles/compare.py``) treats zeros of
-  either sign as equal, as IEEE ``==`` does, and TVM made the same trade; ``x + (-0.0)`` is
-  exact outright. The constant may be any shape that broadcasts into ``x`` without growing it
-  or changing its dtype: the rule requires the result type to equal ``T(x)``.
+- *Identities.* ``x * 1``, ``x / 1`` and ``x - 0.0`` are exact in every dtype (NaN,
+  infinities and -0.0 included; integer arithmetic cannot overflow). ``x + 0.0`` is exact
+  except that ``-0.0 + 0.0`` is ``+0.0`` (and so is ``-0.0 - (-0.0)``): the value
+  comparison (``oracles/compare.py``) treats zeros of either sign as equal, as IEEE ``==``
+  does, and TVM made the same trade; ``x + (-0.0)`` is exact outright. The constant may be
+  any shape that broadcasts into ``x`` without growing it or changing its dtype: the rule
+  requires the result type to equal ``T(x)``.
 - *Fill into a broadcast operator* (TVM's FullElementwise). ``op(full(c, shape), x)`` applies
   ``op`` elementwise to ``c`` and the elements of ``x``, as ``op(c, x)`` does; the fill is
   evaluated at compile time with ``full``'s own reference (so a ``dtype`` attribute converts
@@ -79,9 +80,9 @@ Why each is exact:
   that the fill did not widen the shape. TVM took the scalar's dtype from the result, which
   for comparisons is bool; here it is the fill's.
 
-Not kept from TVM: rewrites that are not exact (``SimplifyRSqrt``, ``SimplifyAdd`` of ``x + x``
-to ``x * 2`` is exact but reorders nothing worth it; ``SwitchAddMultiply``,
-``SimplifyAdjacentMultiplyOrAdd`` and ``SimplifyBinomial`` reassociate float arithmetic), the
+Not kept from TVM: the rewrites that are not exact (``SimplifyRSqrt``; ``SwitchAddMultiply``,
+``SimplifyAdjacentMultiplyOrAdd`` and ``SimplifyBinomial`` reassociate float arithmetic),
+``SimplifyAdd`` (``x + x`` to ``x * 2``: exact, but not among the rules asked for here), the
 ``layout_transform`` cases of SimplifyTranspose, ``collapse_sum_like`` (``collapse_sum_to`` is
 not registered), ``cast_like`` (not registered) and the quantization and clip rules.
 """
@@ -96,6 +97,7 @@ import numpy as np
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS, OpPattern
 from ...semantics.ops.elementwise import CastAttrs
+from ...semantics.ops.registry import Attrs, Tensor
 from ...semantics.ops.transform import (
     ExpandDimsAttrs,
     InitOpAttrs,
@@ -131,15 +133,17 @@ MAX_STEPS_PER_NODE = 16
 def op_name(e: Expr) -> str | None:
     """The operator ``e`` calls, if it is an operator call."""
     if isinstance(e, Call) and isinstance(e.op, Op):
-        return e.op.name
+        name: str = e.op.name
+        return name
     return None
 
 
 def static_shape(t: Type | None) -> tuple[int, ...] | None:
     """The shape of a tensor type whose dimensions are all integers."""
-    if isinstance(t, TensorType) and all(isinstance(d, int) for d in t.shape):
-        return tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
-    return None
+    if not isinstance(t, TensorType):
+        return None
+    dims = [d for d in t.shape if isinstance(d, int)]
+    return tuple(dims) if len(dims) == len(t.shape) else None
 
 
 def no_any(t: Type | None) -> bool:
@@ -202,8 +206,8 @@ class Simplifier:
             self.keep.append(e)
         return e
 
-    def call(self, name: str, args: tuple[Expr, ...], attrs: object, t: Type | None) -> Call:
-        out = Call(Op(name), args, attrs)  # type: ignore[arg-type]
+    def call(self, name: str, args: tuple[Expr, ...], attrs: Attrs | None, t: Type | None) -> Call:
+        out = Call(Op(name), args, attrs)
         self.typed(out, t)
         return out
 
@@ -411,7 +415,7 @@ def _fill_scalar(e: Expr) -> Constant | None:
     if not isinstance(a, InitOpAttrs) or a.shape is None:
         return None
     scalar = InitOpAttrs((), a.dtype)
-    args: tuple[np.ndarray, ...] = ()  # type: ignore[type-arg]
+    args: tuple[Tensor, ...] = ()
     if name == "full":
         if not isinstance(e.args[0], Constant):
             return None

@@ -153,7 +153,7 @@ class Lowering:
 
 def known_positive(t: TensorType, axes: tuple[int, ...]) -> bool:
     """Whether every extent of ``t`` on ``axes`` is a known positive integer."""
-    return all(isinstance(t.shape[i], int) and int(t.shape[i]) > 0 for i in axes)  # type: ignore[call-overload]
+    return all(isinstance(d, int) and d > 0 for d in (t.shape[i] for i in axes))
 
 
 def lower_batch_norm(low: Lowering, e: Call, args: tuple[Expr, ...]) -> Expr | None:

@@ -1037,6 +1037,9 @@ def _cast_scalar(value: Tensor, dtype: str) -> Tensor:
                 "give poison)"
             )
         return np.asarray(math.trunc(v), dtype=target)
+    if value.dtype.kind == "f" and target.kind == "b":
+        v = float(value)
+        return np.asarray(v == v and v != 0)  # an ordered compare: NaN is false
     with np.errstate(all="ignore"):
         return np.asarray(value).astype(target)
 
