@@ -53,7 +53,6 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ...semantics.equality import alpha_equal
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS
 from ...semantics.ops.dyn import _slice_plan
@@ -67,18 +66,14 @@ from ...semantics.ops.transform import (
     _strided_slice_plan,
 )
 from ...semantics.syntax import (
-    AnyDim,
     Call,
     Constant,
     Expr,
     Function,
-    FuncType,
     GlobalVar,
     IRModule,
     Op,
-    RefType,
     TensorType,
-    TupleType,
     Type,
 )
 from ...semantics.typing import infer_types
@@ -87,37 +82,6 @@ from ..pass_manager import Pass, register_pass
 
 Static: TypeAlias = "tuple[str, tuple[Expr, ...], Attrs] | None"
 """The static operator, its arguments and attributes that replace a dynamic call."""
-
-
-def refines(new: Type, old: Type) -> bool:
-    """Whether ``new`` is ``old`` with some ``?`` dimensions made known: the types may differ
-    only where ``old`` has ``?``. The oracle's "same type" check must allow this for this pass
-    (a type with fewer ``?`` accepts fewer programs' values, none that ``old`` rejects)."""
-    stack = [(new, old)]
-    while stack:
-        a, b = stack.pop()
-        match a, b:
-            case TensorType(), TensorType():
-                if a.dtype != b.dtype or len(a.shape) != len(b.shape):
-                    return False
-                if any(
-                    not isinstance(d, AnyDim) and d != e
-                    for e, d in zip(a.shape, b.shape, strict=True)
-                ):
-                    return False
-            case TupleType(), TupleType() if len(a.fields) == len(b.fields):
-                stack.extend(zip(a.fields, b.fields, strict=True))
-            case FuncType(), FuncType() if not a.type_params and not b.type_params:
-                if len(a.arg_types) != len(b.arg_types):
-                    return False
-                stack.extend(zip(a.arg_types, b.arg_types, strict=True))
-                stack.append((a.ret_type, b.ret_type))
-            case RefType(), RefType():
-                stack.append((a.value, b.value))
-            case _:
-                if not alpha_equal(a, b):
-                    return False
-    return True
 
 
 def values(e: Expr, *, scalar_ok: bool = False) -> tuple[int, ...] | None:
