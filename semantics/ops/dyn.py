@@ -8,23 +8,36 @@
     dyn.full(fill_value, shape, dtype="")          InitOpAttrs        DynamicFull        elemwise
     dyn.strided_slice(data, begin, end, strides, slice_mode="end")
                                                    StridedSliceAttrs  DynStridedSlice    injective
+    dyn.tile(data, reps)                           TileAttrs          DynamicTile        injective
+    dyn.topk(data, k, axis=-1, ret_type="both", is_ascend=False, dtype=)
+                                                   TopKAttrs          DynTopK            opaque
+    dyn.one_hot(indices, on_value, off_value, depth, axis=-1, dtype=)
+                                                   OneHotAttrs        DynOneHot   out_elemwise
 
-The attributes classes are the static operators' (``ops.transform``); TVM 0.18's dynamic ops
-read only some of their fields (``allowzero``, ``dtype``, ``slice_mode``) and ignore the rest
-(``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``axes``), which this module also
-ignores. Patterns follow ``src/relay/op/dyn/tensor/transform.cc`` (``dyn.zeros`` and
-``dyn.ones`` register none there; ``python/tvm/relay/op/dyn/_tensor.py`` makes them elemwise).
+The attributes classes are the static operators' (``ops.transform``, ``ops.shaping``,
+``ops.indexing``); TVM 0.18's dynamic ops read only some of their fields (``allowzero``,
+``dtype``, ``slice_mode``, ``axis``, ``ret_type``, ``is_ascend``) and ignore the rest
+(``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``axes``, ``reps``, ``k``,
+``depth``), which this module also ignores. Patterns follow
+``src/relay/op/dyn/tensor/transform.cc`` (``dyn.zeros`` and ``dyn.ones`` register none there;
+``python/tvm/relay/op/dyn/_tensor.py`` makes them elemwise).
 
-Typing. A *shape tensor* (``newshape``, ``shape``, ``begin``, ``end``, ``strides``) is a
+Typing. A *shape tensor* (``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``reps``) is a
 rank-1 tensor of an integer dtype whose length is a known integer: the result's rank comes
 from that length (TVM: "Dynamic Reshape doesn't support Dynamic Rank"), each result dimension
 is ``?``. ``dyn.reshape``, ``dyn.zeros``, ``dyn.ones``, ``dyn.full``: rank ``len(shape)``;
 ``dyn.broadcast_to``: rank ``len(shape)``, which must be at least the data's rank
 (``topi::broadcast_to`` refused a lower one at compile time); ``dyn.strided_slice``: begin,
 end and strides have one length ``k <= rank(data)`` (TVM's compute checks this), the first
-``k`` dimensions are ``?`` and the others the data's. The dtype is the data's, or the
-``dtype`` attribute (``dyn.zeros``/``dyn.ones`` need one; ``dyn.full``'s "" means the fill
-value's, which must be rank 0).
+``k`` dimensions are ``?`` and the others the data's; ``dyn.tile``: rank
+``max(rank(data), len(reps))``, every dimension ``?``; ``dyn.topk``: ``k`` is an integer scalar
+or a ``(1,)`` tensor, the axis in range, the axis dimension ``?`` and the others the data's,
+values of data's dtype and indices of the (integer) ``dtype`` attribute, a tuple of both,
+or one, as ``ret_type`` says; ``dyn.one_hot``: as ``one_hot`` (integer indices, scalar on and
+off values, axis in ``[-1, rank]``, a ``dtype``), with a scalar integer ``depth`` tensor and
+a ``?`` at the inserted axis. The dtype is the data's, or the ``dtype`` attribute
+(``dyn.zeros``/``dyn.ones`` need one; ``dyn.full``'s "" means the fill value's, which must be
+rank 0).
 
 Meaning. Each op's *shape function* (``OpDef.shape_func``: TVM's hybrid-script shape
 functions in ``python/tvm/relay/op/dyn/_transform.py`` and ``_tensor.py``) computes the
@@ -41,7 +54,12 @@ result shape from the values; the result is then what the static op computes for
   negative begin or end is increased by ``d`` once; for ``s < 0`` an end still negative
   becomes -1 and a begin above ``d - 1`` becomes ``d - 1``; the extent is
   ``ceil(|end - begin| / |s|)`` (signed: ``end - begin`` for ``s > 0``) and the elements are
-  those at ``begin + i * s``.
+  those at ``begin + i * s``;
+- ``dyn.tile``: shape and reps aligned on the right (missing entries 1), each extent the
+  product; a rep of 0 gives an empty axis (``np.tile``); then ``tile``;
+- ``dyn.topk``: ``topk`` with ``k`` the tensor's value (``k < 1``: the whole axis);
+- ``dyn.one_hot``: ``one_hot`` with ``depth`` the tensor's value; a depth of 0 gives an
+  empty axis.
 
 Failures. ``RelayRuntimeError`` where TVM's shape function asserted: a -2, -4 or other
 negative special value, or a second -1, in a dynamic reshape; -3 without two input dimensions
@@ -50,14 +68,18 @@ size in a shape; 0 copying an input dimension past the input's rank; -1 next to 
 output dimension (TVM's shape function divides by zero); element counts that differ after a
 reshape (``topi::reshape`` reads out of bounds); a shape that the data does not broadcast to;
 a strided slice whose computed extent is negative or whose elements lie outside the axis; a
-fill value that the output dtype cannot hold (as for ``full``).
+fill value that the output dtype cannot hold (as for ``full``); a negative rep or depth; and
+whatever the static ``topk`` and ``one_hot`` leave undefined (NaN data, ``k`` beyond the
+axis extent).
 
 Deliberate departures from TVM: a shape tensor must be rank 1 and of an integer dtype (TVM
-read ``shape[0]`` of any tensor type, then failed later or crashed).
+read ``shape[0]`` of any tensor type, then failed later or crashed); so must ``dyn.topk``'s
+``k`` and ``dyn.one_hot``'s ``depth`` be of an integer dtype.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import TypeVar
@@ -65,9 +87,11 @@ from typing import TypeVar
 import numpy as np
 
 from ..errors import RelayRuntimeError, UndefinedBehavior
-from ..syntax import ANY, Dim, TensorType, Type, is_dtype
-from .registry import Attrs, OpDef, OpPattern, RelationError, Tensor, register
-from .shapes import broadcast_shapes, tensor_arg
+from ..syntax import ANY, Dim, TensorType, TupleType, Type, is_dtype
+from .indexing import OneHotAttrs, TopKAttrs
+from .registry import OPS, Attrs, OpDef, OpPattern, RelationError, Tensor, register
+from .shapes import broadcast_shapes, normalize_axis, tensor_arg
+from .shaping import TileAttrs
 from .transform import InitOpAttrs, ReshapeAttrs, StridedSliceAttrs, _cast_scalar
 
 _A = TypeVar("_A", bound=Attrs)
@@ -339,6 +363,122 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
 
 
 # ---------------------------------------------------------------------------------------------
+# dyn.tile, dyn.topk, dyn.one_hot
+
+
+def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    _attrs(attrs, TileAttrs)
+    data, reps = _arity(arg_types, ("data", "reps"))
+    rank = max(len(data.shape), _shape_length(reps, "reps"))
+    return TensorType((ANY,) * rank, data.dtype)
+
+
+def _tile_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    """TVM's ``_tile_shape_func``: shape and reps aligned on the right, missing entries 1."""
+    data, reps_t = args
+    reps = list(_sizes("dyn.tile", _values(reps_t)))
+    rank = max(data.ndim, len(reps))
+    shape = [1] * (rank - data.ndim) + [int(d) for d in data.shape]
+    reps = [1] * (rank - len(reps)) + reps
+    return tuple(d * r for d, r in zip(shape, reps, strict=True))
+
+
+def _tile_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, reps = args
+    _tile_shape(args, attrs)
+    values = _values(reps)
+    return np.tile(data, values) if values else data.copy()
+
+
+def _k_tensor(t: TensorType) -> None:
+    """TVM: k is a scalar or a tensor of shape (1,); here also of an integer dtype."""
+    if t.dtype not in _INTEGER_DTYPES:
+        raise RelationError(f"expected an integer dtype for k, found {t.dtype}")
+    if t.shape and tuple(t.shape) != (1,):
+        raise RelationError(f"expected a scalar k or a tensor of shape (1,), found {t.shape}")
+
+
+def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, TopKAttrs)
+    data, k = _arity(arg_types, ("data", "k"))
+    _k_tensor(k)
+    axis = normalize_axis(a.axis, len(data.shape))
+    if a.ret_type not in ("both", "values", "indices"):
+        raise RelationError(
+            f'expected ret_type "both", "values" or "indices", found "{a.ret_type}"'
+        )
+    if not is_dtype(a.dtype) or a.dtype not in _INTEGER_DTYPES:
+        raise RelationError(f'expected an integer dtype attribute, found "{a.dtype}"')
+    shape = tuple(ANY if i == axis else d for i, d in enumerate(data.shape))
+    values, indices = TensorType(shape, data.dtype), TensorType(shape, a.dtype)
+    if a.ret_type == "both":
+        return TupleType((values, indices))
+    return values if a.ret_type == "values" else indices
+
+
+def _static_topk(args: tuple[Tensor, ...], attrs: Attrs | None) -> TopKAttrs:
+    """The static ``topk`` attributes for the value of k."""
+    a = _attrs(attrs, TopKAttrs)
+    return dataclasses.replace(a, k=_values(args[1])[0])
+
+
+def _topk_shape(
+    args: tuple[Tensor, ...], attrs: Attrs | None
+) -> tuple[int, ...] | tuple[tuple[int, ...], ...]:
+    """TVM's ``_topk_shape_func_input_data``: the axis has k entries (all for k < 1)."""
+    a = _static_topk(args, attrs)
+    data = args[0]
+    axis = a.axis % data.ndim
+    k = a.k if a.k is not None and a.k >= 1 else data.shape[axis]
+    shape = tuple(int(k) if i == axis else int(d) for i, d in enumerate(data.shape))
+    return (shape, shape) if a.ret_type == "both" else shape
+
+
+def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+    static = OPS["topk"].reference
+    assert static is not None
+    return static((args[0],), _static_topk(args, attrs))
+
+
+def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, OneHotAttrs)
+    indices, on, off, depth = _arity(arg_types, ("indices", "on_value", "off_value", "depth"))
+    if depth.shape or depth.dtype not in _INTEGER_DTYPES:
+        raise RelationError(
+            f"expected a scalar integer depth, found a rank-{len(depth.shape)} {depth.dtype} tensor"
+        )
+    static = OPS["one_hot"].relation
+    assert static is not None
+    t = static((indices, on, off), dataclasses.replace(a, depth=1))
+    assert isinstance(t, TensorType)
+    at = len(indices.shape) if a.axis == -1 else a.axis
+    return TensorType(tuple(ANY if i == at else d for i, d in enumerate(t.shape)), t.dtype)
+
+
+def _one_hot_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
+    """TVM's ``_onehot_shape_func``: the indices' shape with depth inserted at the axis."""
+    a = _attrs(attrs, OneHotAttrs)
+    indices, depth = args[0], _values(args[3])[0]
+    (depth,) = _sizes("dyn.one_hot", [depth])
+    at = indices.ndim if a.axis == -1 else a.axis
+    shape = [int(d) for d in indices.shape]
+    return (*shape[:at], depth, *shape[at:])
+
+
+def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, OneHotAttrs)
+    shape = _one_hot_shape(args, attrs)
+    depth = _values(args[3])[0]
+    if depth == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    static = OPS["one_hot"].reference
+    assert static is not None
+    out = static(args[:3], dataclasses.replace(a, depth=depth))
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Records
 
 _FAMILY = "dynamic"
@@ -431,5 +571,50 @@ register(
         family=_FAMILY,
         check="independent:Python range slicing of nested lists",
         shape_func=_strided_slice_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.tile",
+        ("data", "reps"),
+        TileAttrs,
+        OpPattern.INJECTIVE,
+        "Repeat data along each axis as many times as the tensor reps says.",
+        relation=_tile_relation,
+        reference=_tile_reference,
+        relation_name="DynamicTile",
+        family=_FAMILY,
+        check="onnxruntime:Tile",
+        shape_func=_tile_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.topk",
+        ("data", "k"),
+        TopKAttrs,
+        OpPattern.OPAQUE,
+        "The k largest (or smallest) elements along an axis, k held by a tensor.",
+        relation=_topk_relation,
+        reference=_topk_reference,
+        relation_name="DynTopK",
+        family=_FAMILY,
+        check="onnxruntime:TopK",
+        shape_func=_topk_shape,
+    )
+)
+register(
+    OpDef(
+        "dyn.one_hot",
+        ("indices", "on_value", "off_value", "depth"),
+        OneHotAttrs,
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+        "One-hot encode indices with a depth held by a scalar tensor.",
+        relation=_one_hot_relation,
+        reference=_one_hot_reference,
+        relation_name="DynOneHot",
+        family=_FAMILY,
+        check="onnxruntime:OneHot",
+        shape_func=_one_hot_shape,
     )
 )

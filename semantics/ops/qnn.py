@@ -1,4 +1,5 @@
-"""Quantized operators: conversions between real and quantized tensors, fixed-point multiply.
+"""Quantized operators: conversions between real and quantized tensors, requantization, and
+the integer arithmetic of quantized networks.
 
 ::
 
@@ -6,24 +7,58 @@
                                                       QuantizeAttrs       Quantize    opaque
     qnn.dequantize(data, input_scale, input_zero_point, out_dtype="float32", axis=-1)
                                                       DequantizeAttrs     Dequantize  opaque
+    qnn.requantize(data, input_scale, input_zero_point, output_scale, output_zero_point,
+                   axis=-1, rounding="None", compute_dtype="None", out_dtype=)
+                                                      RequantizeAttrs     Requantize  opaque
+    qnn.add | qnn.mul(lhs, rhs, lhs_scale, lhs_zero_point, rhs_scale, rhs_zero_point,
+                      output_scale, output_zero_point, lhs_axis=-1, rhs_axis=-1)
+                                                      BroadcastAttrs      QnnBroadcast
+                                                                  opaque (qnn.mul: broadcast)
+    qnn.concatenate(data, input_scales, input_zero_points, output_scale, output_zero_point,
+                    axis=0)                           ConcatenateAttrs    QnnConcatenate opaque
+    qnn.dense(data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale,
+              units=None, out_dtype=)                 DenseAttrs          QDense      opaque
+    qnn.conv2d(data, weight, input_zero_point, kernel_zero_point, input_scale, kernel_scale,
+               strides=.., padding=.., ..., out_dtype=)
+                                                      Conv2DAttrs         QnnConv2D   opaque
     fixed_point_multiply(data, multiplier=, shift=)   FixedPointMultiplyAttrs
                                                                           Identity    elemwise
 
-``name=`` marks a required attribute. Fields follow TVM 0.18's ``include/tvm/relay/qnn/attrs.h``
-and ``include/tvm/relay/attrs/transform.h``; relations ``src/relay/qnn/op/quantize.cc``,
-``dequantize.cc`` and ``src/relay/op/tensor/unary.cc``. The QNN ops register no pattern
-(TVM's default, opaque): they are rewritten by QNN canonicalisation before fusion.
+``name=`` marks a required attribute (``out_dtype`` of qnn.requantize, qnn.dense and
+qnn.conv2d defaults to no dtype, which the relations reject, as TVM's did). Fields follow
+TVM 0.18's ``include/tvm/relay/qnn/attrs.h`` (``BroadcastAttrs``: ``relay.attrs.BroadcastAttrs``)
+and the nn/transform attrs they reuse; relations and canonicalisations are in
+``src/relay/qnn/op/*.cc``. Except ``qnn.mul`` (broadcast), the QNN ops register no pattern
+(TVM's default, opaque): QNN canonicalisation rewrites them before fusion.
 
-Typing. ``Quantize``: data is float32; out_dtype is int8, uint8, int16, uint16 or int32.
-``Dequantize``: data is int8, uint8, int16, uint16 or int32; out_dtype is float16 or float32.
-Both: the scale is float32 and the zero point int32, each either a scalar (rank 0; for
-dequantize also a rank-1 tensor of one element) or a vector of ``data.shape[axis]`` elements
-(per-channel quantisation along ``axis``); the result has data's shape. ``Identity``
-(fixed_point_multiply): data is int32, the result has its type.
+Typing. A *scale* is float32 and a *zero point* int32; "scalar" means rank 0.
 
-Meaning: what QNN canonicalisation (``QuantizeLower``, ``DequantizeLower``) and TOPI's
-``fixed_point_multiply`` (``tir.q_multiply_shift``, legalised in
-``src/target/intrin_rule.cc``) compute:
+- ``Quantize``: data float32; out_dtype int8, uint8, int16, uint16 or int32. ``Dequantize``:
+  data int8, uint8, int16, uint16 or int32; out_dtype float16 or float32. The parameters are
+  scalars (dequantize: also a one-element vector) or vectors of ``data.shape[axis]`` values
+  (per-channel quantisation along ``axis``); the result has data's shape.
+- ``Requantize``: data int8, uint8, int16, int32 or int64; ``axis`` (negative counts from the
+  end; a scalar has one channel on axis 0) in range; input scale and zero point scalars or
+  one value per channel of ``axis``; output scale and zero point scalars; rounding "UPWARD",
+  "TONEAREST" or "None"; compute_dtype "int64", "float32", "float64" or "None"; out_dtype
+  int8, uint8, int16 or int32; data's shape.
+- ``QnnBroadcast``: lhs and rhs of one dtype among int8, uint8, int16, int32; a side whose
+  scale and zero point are both scalars is per tensor, otherwise its channel axis (0 for
+  rank <= 1, else ``*_axis``, negative from the end) must be in range and each of the two
+  parameters is a scalar or one value per channel; output parameters scalars; the shapes
+  broadcast; lhs's dtype.
+- ``QnnConcatenate``: a tuple of int8/uint8/int16/int32 tensors, a tuple of as many scalar
+  scales and one of as many scalar zero points, scalar output parameters; then
+  ``concatenate``'s rule.
+- ``QDense``: data int8, uint8, int16 or uint16, weight int8 or uint8, out_dtype int32 or
+  int64; ``nn.dense``'s rule for the shapes. ``QnnConv2D``: data and weight int8, uint8 or
+  int16, out_dtype int16, int32 or int64, data layout NCHW or NHWC, kernel layout OIHW,
+  HWIO, HWOI or OHWI; ``nn.conv2d``'s rule for the shapes. Both: input zero point and scale
+  scalars; kernel zero point and scale scalars or one value per output channel.
+- ``Identity`` (fixed_point_multiply): data is int32, the result has its type.
+
+Meaning: what QNN canonicalisation (``QuantizeLower``, ``DequantizeLower``,
+``RequantizeLower``, ``QnnAddCanonicalize``, ...) and TOPI compute:
 
 - ``qnn.quantize``: ``clip(round(data / scale) + float32(zero_point), qmin, qmax)`` in float32,
   then cast to out_dtype; ``round`` rounds halves away from zero (``llvm.round``); ``clip``
@@ -37,41 +72,101 @@ Meaning: what QNN canonicalisation (``QuantizeLower``, ``DequantizeLower``) and 
   ``e = 1 - shift``. Otherwise in int64: ``((x << max(shift, 0)) * multiplier +
   2**(r + 30)) >> (r + 31)`` with ``r = max(-shift, 0)``, the shift wrapping, the result
   truncated to int32.
+- ``qnn.requantize`` (rounding "None" and compute_dtype "None" are ``RequantizeConfig``'s
+  defaults, UPWARD and int64). Integer path: ``v = int32(data) - zero_point`` (int64 data is
+  truncated to int32 first, as TVM's cast); per tensor, when the two scales are equal ``v``
+  is kept, otherwise the ratio ``float64(input_scale) / float64(output_scale)`` becomes a Q31
+  multiplier ``m`` and shift ``s`` (``frexp``; the significand times 2**31 rounded half away
+  from zero, 2**31 becoming 2**30 with ``s + 1``) and ``v`` becomes
+  ``fixed_point_multiply(v, m, s)`` for UPWARD, or for TONEAREST the int64 computation
+  ``((v << max(s, 0)) * m + 2**(r + 30) - (1 if negative)) >> (r + 31)``, truncated to int32
+  (halves away from zero); per channel the multiplier of each channel's ratio is applied by
+  that int64 computation (halves up for UPWARD, always, even for equal scales). Then
+  ``output_zero_point + v`` in int32, clipped to out_dtype unless that is int32. Float path
+  (float32 or float64): ``(data - zero_point) * float(ratio) + output_zero_point`` in that
+  float type, rounded (UPWARD: ``floor(x + 0.5)``; TONEAREST: halves away from zero), cast to
+  int32, clipped unless int32.
+- ``qnn.add``: each operand requantized (default rounding, int32 output, per channel along
+  its axis) to the output's scale and zero point, then ``lhs' + rhs' - output_zero_point`` in
+  int32, clipped to the operands' dtype. ``qnn.mul`` with scalar scales:
+  ``(int32(lhs) - lhs_zp) * (int32(rhs) - rhs_zp)`` in int32, requantized from the scale
+  ``float32(lhs_scale * rhs_scale)`` and zero point 0 to the output's parameters and dtype;
+  with per-channel scales (``lhs_axis == rhs_axis``) the same with one float32 product of
+  scales per channel.
+- ``qnn.concatenate``: each input whose scale and zero point equal the output's is kept, the
+  others requantized (default rounding) to the output's parameters and the first input's
+  dtype; then concatenated.
+- ``qnn.dense`` and ``qnn.conv2d``: ``nn.dense`` / ``nn.conv2d`` of ``data - input_zero_point``
+  and ``weight - kernel_zero_point`` (per output channel: the weight's O axis, or for a
+  depthwise weight ``(C, m, ..)`` the output channel ``c * m + q``), accumulated exactly;
+  padding contributes nothing (TVM pads with the input zero point). Scales do not enter.
 
-Undefined behaviour (``UndefinedBehavior``):
+Failures. ``RelayRuntimeError``: qnn.requantize (and the ops built on it) with an output
+scale of 0 (TVM's ``ICHECK``); qnn.mul with per-channel scales and ``lhs_axis != rhs_axis``
+("not supported"). Undefined behaviour (``UndefinedBehavior``):
 
 - ``qnn.dequantize`` of int32 data whose ``data - zero_point`` overflows int32 (``nsw``);
 - ``fixed_point_multiply`` whose int64 product or rounding addition overflows, whose int32
   rounding addition overflows (power-of-two case), or whose shift amounts are negative or at
   least the bit width (``shift == 1`` with multiplier ``2**30``, ``|shift|`` too large): LLVM's
-  ``nsw`` arithmetic and out-of-range shifts give poison.
+  ``nsw`` arithmetic and out-of-range shifts give poison;
+- ``qnn.requantize``: the same for its multiplications, a non-finite scale ratio
+  (``frexp`` of it is unspecified), an int32 step that overflows (``data - zero_point``, the
+  sum with the output zero point), and on the float path a rounded value that int32 cannot
+  hold (NaN, infinities, out of range);
+- ``qnn.add``, ``qnn.mul``: an int32 sum, difference or product that overflows; per-channel
+  parameters with operands of different ranks (TVM aligns both sides on the lhs's rank);
+  ``qnn.mul`` with per-channel scales of different lengths (TVM reads the rhs's out of
+  bounds);
+- ``qnn.dense``, ``qnn.conv2d``: an accumulation that out_dtype cannot hold, either the
+  shifted sum or ``sum(data * weight)`` (TVM's first term, computed in out_dtype).
 
 Deliberate departures from TVM: ``fixed_point_multiply`` requires int32 data (TVM's Identity
 relation accepted any dtype and lowering then failed); a quantize axis must be in range for
-data of rank >= 1 even with scalar parameters (TVM read ``shape[axis]`` unchecked).
+data of rank >= 1 even with scalar parameters (TVM read ``shape[axis]`` unchecked); rounding,
+compute_dtype and unsupported conv layouts are checked by the relations (TVM checked them
+during canonicalisation); the kernel zero point of qnn.dense and qnn.conv2d is checked like
+the kernel scale (TVM's relations did not look at it); the QNN binary ops and
+qnn.concatenate require quantized dtypes (TVM's relations did not, canonicalisation then
+failed); qnn.concatenate requires one scale and zero point per input; a per-channel axis is
+normalised for every negative value (TVM's requantize lowering special-cased only -1);
+``qnn.mul``'s per-tensor branch subtracts a zero-point vector along the channel axis (TVM
+broadcast it against the last axis).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import UndefinedBehavior
-from ..syntax import TensorType, Type
+from ..errors import RelayRuntimeError, UndefinedBehavior
+from ..syntax import Dim, TensorType, Type
+from .nn import (
+    Conv2DAttrs,
+    DenseAttrs,
+    _conv2d_reference,
+    _conv2d_relation,
+    _dense_reference,
+    _dense_relation,
+)
 from .registry import (
     AttrKind,
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
     RelationError,
     Tensor,
     attr_field,
     register,
 )
-from .shapes import dims_equal, tensor_arg
+from .shapes import broadcast_shapes, dims_equal, tensor_arg, tuple_arg
+from .transform import ConcatenateAttrs, _concatenate_relation
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +194,30 @@ class FixedPointMultiplyAttrs(Attrs):
     type_key: ClassVar[str] = "relay.attrs.FixedPointMultiplyAttrs"
     multiplier: int = attr_field(AttrKind.INT, doc="The integer multiplier (Q31 fixed point).")
     shift: int = attr_field(AttrKind.INT, doc="The power-of-two shift (positive: left).")
+
+
+@dataclass(frozen=True, slots=True)
+class RequantizeAttrs(Attrs):
+    """Attributes of ``qnn.requantize``: channel axis, rounding, compute dtype, output dtype."""
+
+    type_key: ClassVar[str] = "relay.attrs.RequantizeAttrs"
+    axis: int = attr_field(AttrKind.INT, -1, doc="The channel axis of per-channel input scales.")
+    rounding: str = attr_field(
+        AttrKind.STR, "None", doc='"UPWARD", "TONEAREST" or "None" (the default, UPWARD).'
+    )
+    compute_dtype: str = attr_field(
+        AttrKind.STR, "None", doc='"int64", "float32", "float64" or "None" (int64).'
+    )
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc="Output data type: int8, uint8, ...")
+
+
+@dataclass(frozen=True, slots=True)
+class BroadcastAttrs(Attrs):
+    """Attributes of ``qnn.add`` and ``qnn.mul``: the channel axes of per-channel parameters."""
+
+    type_key: ClassVar[str] = "relay.attrs.BroadcastAttrs"
+    lhs_axis: int = attr_field(AttrKind.INT, -1, doc="The channel axis of lhs's parameters.")
+    rhs_axis: int = attr_field(AttrKind.INT, -1, doc="The channel axis of rhs's parameters.")
 
 
 _A = TypeVar("_A", bound=Attrs)
@@ -294,6 +413,475 @@ def _fixed_point_multiply_reference(args: tuple[Tensor, ...], attrs: Attrs | Non
 
 
 # ---------------------------------------------------------------------------------------------
+# qnn.requantize
+
+_REQUANTIZE_IN = ("int8", "uint8", "int16", "int32", "int64")
+_REQUANTIZE_OUT = ("int8", "uint8", "int16", "int32")
+_ROUNDINGS = ("None", "UPWARD", "TONEAREST")
+_COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
+
+
+def _channel_axis(rank: int, axis: int, what: str = "axis") -> int:
+    """TVM's channel axis: negative counts from the end; a scalar (rank 0) has one channel."""
+    normalized = axis if axis >= 0 else (rank + axis if rank else 0)
+    if not 0 <= normalized < max(rank, 1):
+        raise RelationError(f"{what} {axis} is out of range for data of rank {rank}")
+    return normalized
+
+
+def _scalar_param(t: TensorType, what: str, dtype: str) -> None:
+    """An output scale (float32) or zero point (int32): a scalar (rank 0)."""
+    if t.dtype != dtype:
+        raise RelationError(f"expected {dtype} for {what}, found {t.dtype}")
+    if t.shape:
+        raise RelationError(f"expected a scalar {what} (rank 0), found rank {len(t.shape)}")
+
+
+def _requantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, RequantizeAttrs)
+    names = ("data", "input_scale", "input_zero_point", "output_scale", "output_zero_point")
+    data, in_scale, in_zero, out_scale, out_zero = _arity(arg_types, names)
+    if data.dtype not in _REQUANTIZE_IN:
+        raise RelationError(f"expected data of {', '.join(_REQUANTIZE_IN)}, found {data.dtype}")
+    axis = _channel_axis(len(data.shape), a.axis)
+    params = ((in_scale, "input_scale", "float32"), (in_zero, "input_zero_point", "int32"))
+    _qparams(data, params, axis, one_element_is_scalar=False)
+    _scalar_param(out_scale, "output_scale", "float32")
+    _scalar_param(out_zero, "output_zero_point", "int32")
+    if a.rounding not in _ROUNDINGS:
+        raise RelationError(f'expected rounding "UPWARD" or "TONEAREST", found "{a.rounding}"')
+    if a.compute_dtype not in _COMPUTE_DTYPES:
+        raise RelationError(
+            f'expected compute_dtype "int64", "float32" or "float64", found "{a.compute_dtype}"'
+        )
+    if a.out_dtype not in _REQUANTIZE_OUT:
+        raise RelationError(
+            f'expected out_dtype one of {", ".join(_REQUANTIZE_OUT)}, found "{a.out_dtype}"'
+        )
+    return TensorType(data.shape, a.out_dtype)
+
+
+def _fixed_point(multiplier: float) -> tuple[int, int]:
+    """TVM's ``GetFixedPointMultiplierShift``: ``multiplier = m * 2**(shift - 31)`` with a
+    Q31 significand ``m`` rounded half away from zero (a significand of 2**31 becomes 2**30)."""
+    if multiplier == 0.0:
+        return 0, 0
+    if not math.isfinite(multiplier):
+        raise UndefinedBehavior(f"qnn.requantize: the scale ratio {multiplier} is not finite")
+    significand, exponent = math.frexp(multiplier)
+    scaled = abs(significand) * 2.0**31  # exact: a power-of-two scaling
+    whole = math.floor(scaled)
+    m = (whole + (1 if scaled - whole >= 0.5 else 0)) * (1 if significand > 0 else -1)
+    if m == 1 << 31:
+        m, exponent = m // 2, exponent + 1
+    return m, exponent
+
+
+def _q31_round(x: int, m: int, shift: int, away: bool) -> int:
+    """``x * m * 2**(shift - 31)`` rounded in int64 arithmetic as TVM's per-channel and
+    to-nearest routines compute it: halves up, or (``away``) away from zero; int32 result."""
+    left, right = max(shift, 0), max(-shift, 0)
+    total = right + 31
+    if left >= 64 or total >= 64:
+        raise UndefinedBehavior(f"qnn.requantize: int64 shift by {max(left, total)}")
+    value = _wrap(x << left, 64) * m
+    if not _fits(value, 64):
+        raise UndefinedBehavior("qnn.requantize: the int64 product overflows")
+    rounder = 1 << (total - 1)
+    if away and value < 0:
+        rounder -= 1
+    value += rounder
+    if not _fits(value, 64):
+        raise UndefinedBehavior("qnn.requantize: the int64 rounding addition overflows")
+    return _wrap(value >> total, 32)
+
+
+def _check_int32(value: int, what: str) -> int:
+    if not _fits(value, 32):
+        raise UndefinedBehavior(f"qnn.requantize: {what} overflows int32 (nsw)")
+    return value
+
+
+def _requantize_int(
+    x: int,
+    in_zero: int,
+    in_scale: float,
+    out_scale: float,
+    out_zero: int,
+    per_channel: bool,
+    upward: bool,
+) -> int:
+    """One element on the integer path (before clipping), in TVM's int32/int64 steps."""
+    value = _check_int32(_wrap(x, 32) - in_zero, "data - input_zero_point")
+    if per_channel or in_scale != out_scale:
+        ratio = float(np.float32(in_scale)) / float(np.float32(out_scale))
+        m, shift = _fixed_point(ratio)
+        if upward and not per_channel:
+            value = _q_multiply_shift(value, m, shift)
+        else:
+            value = _q31_round(value, m, shift, away=not upward)
+    return _check_int32(out_zero + value, "the sum with output_zero_point")
+
+
+def _requantize_float(
+    x: Array, in_zero: Array, ratio: Array, out_zero: int, bits: int, upward: bool
+) -> Array:
+    """The float path: subtract, scale, add and round in float32 or float64; int64 result."""
+    ftype = np.float32 if bits == 32 else np.float64
+    with np.errstate(all="ignore"):
+        value = x.astype(ftype) - in_zero.astype(ftype)
+        value = (value * ratio.astype(ftype) + ftype(out_zero)).astype(ftype)
+        rounded = np.floor(value + ftype(0.5)) if upward else _round_half_away(value)
+    if not np.all(np.isfinite(rounded)) or (
+        rounded.size and (rounded.min() < -(2.0**31) or rounded.max() >= 2.0**31)
+    ):
+        raise UndefinedBehavior("qnn.requantize: a float result that int32 cannot hold")
+    return np.asarray(rounded).astype(np.int64)
+
+
+def _requantize_values(
+    data: Tensor,
+    scales: tuple[Tensor, Tensor, Tensor, Tensor],
+    axis: int,
+    rounding: str,
+    compute_dtype: str,
+) -> Array:
+    """Requantized values of ``data`` as int64 (before clipping): the shared core of
+    ``qnn.requantize`` and the QNN operators that canonicalise to it."""
+    in_scale, in_zero, out_scale, out_zero = scales
+    if float(out_scale) == 0.0:
+        raise RelayRuntimeError("qnn.requantize: output scale can not be equal to 0.0")
+    upward = rounding != "TONEAREST"
+    per_channel = in_scale.ndim == 1
+    scale_c = _per_channel(in_scale, data, axis)
+    zero_c = _per_channel(in_zero, data, axis)
+    if compute_dtype in ("float32", "float64"):
+        ratio = np.asarray(scale_c, np.float64) / np.float64(np.float32(out_scale))
+        if not per_channel and float(in_scale) == float(out_scale):
+            ratio = np.ones_like(ratio)
+        bits = 32 if compute_dtype == "float32" else 64
+        return _requantize_float(data, zero_c, ratio, int(out_zero), bits, upward)
+    scale_b = np.broadcast_to(scale_c, data.shape).reshape(-1)
+    zero_b = np.broadcast_to(zero_c, data.shape).reshape(-1)
+    out = [
+        _requantize_int(
+            int(x), int(z), float(s), float(out_scale), int(out_zero), per_channel, upward
+        )
+        for x, z, s in zip(data.reshape(-1), zero_b, scale_b, strict=True)
+    ]
+    return np.asarray(out, dtype=np.int64).reshape(data.shape)
+
+
+def _saturate(values: Array, dtype: str) -> Tensor:
+    """Clip to ``dtype``'s range and cast (TVM's ``ConvertDtype``)."""
+    info = np.iinfo(np.dtype(dtype))
+    return np.asarray(np.clip(values, info.min, info.max)).astype(dtype)
+
+
+def _requantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, RequantizeAttrs)
+    data, in_scale, in_zero, out_scale, out_zero = args
+    axis = _channel_axis(data.ndim, a.axis)
+    values = _requantize_values(
+        data, (in_scale, in_zero, out_scale, out_zero), axis, a.rounding, a.compute_dtype
+    )
+    if a.out_dtype == "int32":
+        return np.asarray(values).astype(np.int32)
+    return _saturate(values, a.out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# qnn.dense, qnn.conv2d
+
+_QNN_DENSE_DATA = ("int8", "uint8", "int16", "uint16")
+_QNN_DENSE_WEIGHT = ("int8", "uint8")
+_QNN_DENSE_OUT = ("int32", "int64")
+_QNN_CONV_INPUTS = ("int8", "uint8", "int16")
+_QNN_CONV_OUT = ("int16", "int32", "int64")
+_QNN_CONV_DATA_LAYOUTS = ("NCHW", "NHWC")
+_QNN_CONV_KERNEL_LAYOUTS = ("OIHW", "HWIO", "HWOI", "OHWI")
+
+
+def _dtype_in(t: TensorType, allowed: tuple[str, ...], what: str) -> None:
+    if t.dtype not in allowed:
+        raise RelationError(f"expected {what} of {', '.join(allowed)}, found {t.dtype}")
+
+
+def _channel_param(t: TensorType, what: str, dtype: str, channels: Dim) -> None:
+    """A kernel scale (float32) or zero point (int32): a scalar, or one value per output
+    channel."""
+    if t.dtype != dtype:
+        raise RelationError(f"expected {dtype} for {what}, found {t.dtype}")
+    if not t.shape:
+        return
+    if len(t.shape) != 1 or dims_equal(t.shape[0], channels) is False:
+        raise RelationError(
+            f"expected a scalar or {channels} values (one per output channel) for {what}, "
+            f"found shape {tuple(t.shape)}"
+        )
+
+
+def _quantized_matmul_params(arg_types: tuple[TensorType, ...], channels: Dim) -> None:
+    """The four parameters of qnn.dense and qnn.conv2d: input zero point and scale scalars,
+    kernel zero point and scale scalars or per output channel."""
+    _, _, in_zero, kernel_zero, in_scale, kernel_scale = arg_types
+    _scalar_param(in_zero, "input_zero_point", "int32")
+    _scalar_param(in_scale, "input_scale", "float32")
+    _channel_param(kernel_zero, "kernel_zero_point", "int32", channels)
+    _channel_param(kernel_scale, "kernel_scale", "float32", channels)
+
+
+_MATMUL_INPUTS = (
+    "data",
+    "weight",
+    "input_zero_point",
+    "kernel_zero_point",
+    "input_scale",
+    "kernel_scale",
+)
+
+
+def _qnn_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, DenseAttrs)
+    types = _arity(arg_types, _MATMUL_INPUTS)
+    data, weight = types[0], types[1]
+    _dtype_in(data, _QNN_DENSE_DATA, "data")
+    _dtype_in(weight, _QNN_DENSE_WEIGHT, "weight")
+    if a.out_dtype not in _QNN_DENSE_OUT:
+        raise RelationError(f'expected out_dtype int32 or int64, found "{a.out_dtype}"')
+    out = _dense_relation((data, weight), a)
+    assert isinstance(out, TensorType)
+    _quantized_matmul_params(types, out.shape[-1])
+    return out
+
+
+def _qnn_conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, Conv2DAttrs)
+    types = _arity(arg_types, _MATMUL_INPUTS)
+    data, weight = types[0], types[1]
+    _dtype_in(data, _QNN_CONV_INPUTS, "data")
+    _dtype_in(weight, _QNN_CONV_INPUTS, "weight")
+    if a.out_dtype not in _QNN_CONV_OUT:
+        raise RelationError(f'expected out_dtype int16, int32 or int64, found "{a.out_dtype}"')
+    if a.data_layout not in _QNN_CONV_DATA_LAYOUTS:
+        raise RelationError(f'expected data_layout NCHW or NHWC, found "{a.data_layout}"')
+    if a.kernel_layout not in _QNN_CONV_KERNEL_LAYOUTS:
+        raise RelationError(
+            f"expected kernel_layout one of {', '.join(_QNN_CONV_KERNEL_LAYOUTS)}, "
+            f'found "{a.kernel_layout}"'
+        )
+    out = _conv2d_relation((data, weight), a)
+    assert isinstance(out, TensorType)
+    out_layout = a.out_layout or a.data_layout
+    _quantized_matmul_params(types, out.shape[out_layout.index("C")])
+    return out
+
+
+def _shifted(x: Tensor, zero_point: Tensor, axis: int) -> Array:
+    """``int64(x) - zero_point``, the zero point scalar or broadcast along ``axis``."""
+    zp = np.asarray(zero_point, dtype=np.int64)
+    if zp.ndim and x.ndim == 0:
+        zp = zp.reshape(())
+    elif zp.ndim:
+        shape = [1] * x.ndim
+        shape[axis] = zp.size
+        zp = zp.reshape(shape)
+    return np.asarray(x.astype(np.int64) - zp)
+
+
+def _accumulate(
+    name: str, core: Reference, attrs: Attrs, pairs: tuple[tuple[Array, Array], ...], dtype: str
+) -> Tensor:
+    """Run the float-free core (nn.dense or nn.conv2d) in int64 on each (data, weight) pair;
+    the first pair's result is the value, every result must fit the output dtype."""
+    wide = dataclasses.replace(attrs, out_dtype="int64")  # type: ignore[type-var]
+    bits = np.iinfo(np.dtype(dtype)).bits
+    results = []
+    for x, w in pairs:
+        out = core((x, w), wide)
+        assert isinstance(out, np.ndarray)
+        if out.size and not (_fits(int(out.min()), bits) and _fits(int(out.max()), bits)):
+            raise UndefinedBehavior(f"{name}: the {dtype} accumulation overflows")
+        results.append(out)
+    return results[0].astype(dtype)
+
+
+def _qnn_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, DenseAttrs)
+    data, weight, in_zero, kernel_zero = args[:4]
+    shifted = (_shifted(data, in_zero, 0), _shifted(weight, kernel_zero, 0))
+    raw = (data.astype(np.int64), weight.astype(np.int64))
+    return _accumulate("qnn.dense", _dense_reference, a, (shifted, raw), a.out_dtype)
+
+
+def _qnn_conv2d_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, Conv2DAttrs)
+    data, weight, in_zero, kernel_zero = args[:4]
+    o_axis, i_axis = a.kernel_layout.index("O"), a.kernel_layout.index("I")
+    channels = data.shape[a.data_layout.index("C")]
+    zp = np.asarray(kernel_zero, np.int64)
+    if zp.ndim and a.groups > 1 and weight.shape[i_axis] != channels // a.groups:
+        # Depthwise with a channel multiplier m: output channel c*m + q reads the weight at
+        # O index c and I index q (as nn.conv2d), so its zero point is zp[c*m + q].
+        table = zp.reshape(weight.shape[o_axis], weight.shape[i_axis])
+        if o_axis > i_axis:
+            table = table.T
+        shape = [1] * weight.ndim
+        shape[o_axis], shape[i_axis] = weight.shape[o_axis], weight.shape[i_axis]
+        kernel = np.asarray(weight.astype(np.int64) - table.reshape(shape))
+    else:
+        kernel = _shifted(weight, kernel_zero, o_axis)
+    shifted = (_shifted(data, in_zero, 0), kernel)
+    raw = (data.astype(np.int64), weight.astype(np.int64))
+    return _accumulate("qnn.conv2d", _conv2d_reference, a, (shifted, raw), a.out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# qnn.add, qnn.mul, qnn.concatenate
+
+_QNN_BINARY = ("int8", "uint8", "int16", "int32")
+_BINARY_INPUTS = (
+    "lhs",
+    "rhs",
+    "lhs_scale",
+    "lhs_zero_point",
+    "rhs_scale",
+    "rhs_zero_point",
+    "output_scale",
+    "output_zero_point",
+)
+
+
+def _qnn_broadcast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, BroadcastAttrs)
+    types = _arity(arg_types, _BINARY_INPUTS)
+    lhs, rhs = types[0], types[1]
+    for t, what in ((lhs, "lhs"), (rhs, "rhs")):
+        _dtype_in(t, _QNN_BINARY, what)
+    if lhs.dtype != rhs.dtype:
+        raise RelationError(f"data types {lhs.dtype} and {rhs.dtype} do not match")
+    for t, axis, side in ((lhs, a.lhs_axis, "lhs"), (rhs, a.rhs_axis, "rhs")):
+        scale, zero_point = types[2:4] if side == "lhs" else types[4:6]
+        rank = len(t.shape)
+        if not (scale.shape or zero_point.shape):
+            _scalar_param(scale, f"{side}_scale", "float32")
+            _scalar_param(zero_point, f"{side}_zero_point", "int32")
+            continue
+        # TVM's get_channel_axis: rank <= 1 means axis 0, whatever the attribute says.
+        channel = 0 if rank <= 1 else (rank + axis if axis < 0 else axis)
+        if not 0 <= channel < max(rank, 1):
+            raise RelationError(f"{side}_axis {axis} is out of range for {side} of rank {rank}")
+        channels: Dim = t.shape[channel] if rank else 1
+        _channel_param(scale, f"{side}_scale", "float32", channels)
+        _channel_param(zero_point, f"{side}_zero_point", "int32", channels)
+    _scalar_param(types[6], "output_scale", "float32")
+    _scalar_param(types[7], "output_zero_point", "int32")
+    try:
+        shape = broadcast_shapes(lhs.shape, rhs.shape)
+    except RelationError as e:
+        raise RelationError(f"incompatible broadcast of lhs and rhs: {e}") from None
+    return TensorType(shape, lhs.dtype)
+
+
+def _binary_axes(
+    lhs: Tensor, rhs: Tensor, scales: tuple[Tensor, ...], a: BroadcastAttrs
+) -> tuple[int, int]:
+    """The channel axes of lhs and rhs; per-channel parameters need operands of one rank."""
+    if any(np.asarray(s).ndim for s in scales) and lhs.ndim != rhs.ndim:
+        raise UndefinedBehavior(
+            "per-channel parameters with lhs and rhs of different ranks (TVM aligns both on "
+            "the lhs's rank)"
+        )
+    return tuple(  # type: ignore[return-value]
+        0 if t.ndim <= 1 else axis % t.ndim for t, axis in ((lhs, a.lhs_axis), (rhs, a.rhs_axis))
+    )
+
+
+def _int32_result(values: Array, name: str, what: str) -> Array:
+    if values.size and (values.min() < -(2**31) or values.max() >= 2**31):
+        raise UndefinedBehavior(f"{name}: {what} overflows int32 (nsw)")
+    return values
+
+
+def _qnn_add_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, BroadcastAttrs)
+    lhs, rhs, lhs_s, lhs_z, rhs_s, rhs_z, out_s, out_z = args
+    lhs_axis, rhs_axis = _binary_axes(lhs, rhs, (lhs_s, lhs_z, rhs_s, rhs_z), a)
+    left = _requantize_values(lhs, (lhs_s, lhs_z, out_s, out_z), lhs_axis, "UPWARD", "int64")
+    right = _requantize_values(rhs, (rhs_s, rhs_z, out_s, out_z), rhs_axis, "UPWARD", "int64")
+    total = _int32_result(np.asarray(left + right), "qnn.add", "the sum")
+    total = _int32_result(
+        np.asarray(total - int(out_z)), "qnn.add", "subtracting output_zero_point"
+    )
+    return _saturate(total, lhs.dtype.name)
+
+
+def _qnn_mul_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, BroadcastAttrs)
+    lhs, rhs, lhs_s, lhs_z, rhs_s, rhs_z, out_s, out_z = args
+    lhs_axis, rhs_axis = _binary_axes(lhs, rhs, (lhs_s, lhs_z, rhs_s, rhs_z), a)
+    zero = np.asarray(0, np.int32)
+    left = _int32_result(_shifted(lhs, lhs_z, lhs_axis), "qnn.mul", "lhs - lhs_zero_point")
+    right = _int32_result(_shifted(rhs, rhs_z, rhs_axis), "qnn.mul", "rhs - rhs_zero_point")
+    product = _int32_result(np.asarray(left * right), "qnn.mul", "the product")
+    if lhs_s.ndim == 0 and rhs_s.ndim == 0:
+        scale = np.asarray(np.float32(lhs_s) * np.float32(rhs_s), np.float32)
+        values = _requantize_values(product, (scale, zero, out_s, out_z), 0, "UPWARD", "int64")
+        return _saturate(values, lhs.dtype.name)
+    if a.lhs_axis != a.rhs_axis:
+        raise RelayRuntimeError("qnn.mul: lhs_axis and rhs_axis differ (not supported)")
+    lhs_v, rhs_v = np.asarray(lhs_s).reshape(-1), np.asarray(rhs_s).reshape(-1)
+    if lhs_v.size != rhs_v.size:
+        raise UndefinedBehavior(
+            f"qnn.mul: {lhs_v.size} lhs scales and {rhs_v.size} rhs scales (TVM reads one "
+            "rhs scale per lhs scale)"
+        )
+    scales = (lhs_v.astype(np.float64) * rhs_v.astype(np.float64)).astype(np.float32)
+    values = _requantize_values(product, (scales, zero, out_s, out_z), lhs_axis, "UPWARD", "int64")
+    return _saturate(values, lhs.dtype.name)
+
+
+_CONCAT_INPUTS = ("data", "input_scales", "input_zero_points", "output_scale", "output_zero_point")
+
+
+def _qnn_concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ConcatenateAttrs)
+    if len(arg_types) != len(_CONCAT_INPUTS):
+        raise RelationError(f"expected 5 argument(s), found {len(arg_types)}")
+    data = tuple_arg(arg_types[0], "data")
+    scales = tuple_arg(arg_types[1], "input_scales")
+    zero_points = tuple_arg(arg_types[2], "input_zero_points")
+    if not len(data) == len(scales) == len(zero_points):
+        raise RelationError(
+            f"expected one scale and zero point per input: {len(data)} inputs, "
+            f"{len(scales)} input_scales and {len(zero_points)} input_zero_points"
+        )
+    for i, (s, z) in enumerate(zip(scales, zero_points, strict=True)):
+        _scalar_param(s, f"input_scales field {i}", "float32")
+        _scalar_param(z, f"input_zero_points field {i}", "int32")
+    _scalar_param(tensor_arg(arg_types[3], "output_scale"), "output_scale", "float32")
+    _scalar_param(tensor_arg(arg_types[4], "output_zero_point"), "output_zero_point", "int32")
+    for i, t in enumerate(data):
+        _dtype_in(t, _QNN_BINARY, f"data field {i}")
+    return _concatenate_relation((arg_types[0],), a)
+
+
+def _qnn_concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    a = _attrs(attrs, ConcatenateAttrs)
+    data, scales, zero_points = (cast(tuple[Tensor, ...], args[i]) for i in range(3))
+    out_s, out_z = args[3], args[4]
+    dtype = data[0].dtype.name
+    parts = []
+    for x, s, z in zip(data, scales, zero_points, strict=True):
+        if float(s) == float(out_s) and int(z) == int(out_z):
+            parts.append(x)
+            continue
+        values = _requantize_values(x, (s, z, out_s, out_z), 0, "UPWARD", "int64")
+        parts.append(values.astype(np.int32) if dtype == "int32" else _saturate(values, dtype))
+    return np.concatenate(parts, axis=a.axis)
+
+
+# ---------------------------------------------------------------------------------------------
 # Records
 
 _FAMILY = "quantized"
@@ -336,6 +924,90 @@ register(
         relation=_fixed_point_multiply_relation,
         reference=_fixed_point_multiply_reference,
         relation_name="Identity",
+        family=_FAMILY,
+        check="independent:exact rational rounding with fractions.Fraction",
+    )
+)
+register(
+    OpDef(
+        "qnn.requantize",
+        ("data", "input_scale", "input_zero_point", "output_scale", "output_zero_point"),
+        RequantizeAttrs,
+        OpPattern.OPAQUE,
+        "Convert quantized data to another scale and zero point, in integer arithmetic.",
+        relation=_requantize_relation,
+        reference=_requantize_reference,
+        relation_name="Requantize",
+        family=_FAMILY,
+        check="independent:exact rational rounding with fractions.Fraction",
+    )
+)
+register(
+    OpDef(
+        "qnn.dense",
+        _MATMUL_INPUTS,
+        DenseAttrs,
+        OpPattern.OPAQUE,
+        "Quantized dense: sum over k of (data - zp) * (weight - kernel zp), in int32.",
+        relation=_qnn_dense_relation,
+        reference=_qnn_dense_reference,
+        relation_name="QDense",
+        family=_FAMILY,
+        check="onnxruntime:MatMulInteger",
+    )
+)
+register(
+    OpDef(
+        "qnn.conv2d",
+        _MATMUL_INPUTS,
+        Conv2DAttrs,
+        OpPattern.OPAQUE,
+        "Quantized 2-D convolution of zero-point-shifted data and weight, in int32.",
+        relation=_qnn_conv2d_relation,
+        reference=_qnn_conv2d_reference,
+        relation_name="QnnConv2D",
+        family=_FAMILY,
+        check="onnxruntime:ConvInteger",
+    )
+)
+register(
+    OpDef(
+        "qnn.add",
+        _BINARY_INPUTS,
+        BroadcastAttrs,
+        OpPattern.OPAQUE,
+        "Quantized addition with broadcasting: both operands requantized to the output.",
+        relation=_qnn_broadcast_relation,
+        reference=_qnn_add_reference,
+        relation_name="QnnBroadcast",
+        family=_FAMILY,
+        check="independent:exact rational rounding with fractions.Fraction",
+    )
+)
+register(
+    OpDef(
+        "qnn.mul",
+        _BINARY_INPUTS,
+        BroadcastAttrs,
+        OpPattern.BROADCAST,
+        "Quantized multiplication with broadcasting: the product requantized to the output.",
+        relation=_qnn_broadcast_relation,
+        reference=_qnn_mul_reference,
+        relation_name="QnnBroadcast",
+        family=_FAMILY,
+        check="independent:exact rational rounding with fractions.Fraction",
+    )
+)
+register(
+    OpDef(
+        "qnn.concatenate",
+        _CONCAT_INPUTS,
+        ConcatenateAttrs,
+        OpPattern.OPAQUE,
+        "Concatenate quantized tensors, requantizing each to the output's parameters.",
+        relation=_qnn_concatenate_relation,
+        reference=_qnn_concatenate_reference,
+        relation_name="QnnConcatenate",
         family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
