@@ -219,7 +219,7 @@ def test_every_registered_op_is_generated() -> None:
     seen: set[str] = set()
 
     @settings(max_examples=400, derandomize=True)
-    @given(p=dataflow_programs(max_nodes=SMALL))
+    @given(p=dataflow_programs(min_nodes=SMALL, max_nodes=2 * SMALL))
     def collect(p: DataflowProgram) -> None:
         seen.update(p.op_names)
 
