@@ -15,7 +15,13 @@ parse (alpha-equal, printing a fixpoint). It prints, per size:
 - the fraction of programs whose values (every operator call's result, hence also the
   result of ``@main``) are all finite, among all programs and among those that evaluated;
 - for small programs, Z3 validations of operator calls per second (the first three calls of
-  each program).
+  each program);
+- coverage over 1,000 programs of each kind (``--coverage N``): the programs ``relay gen
+  --count 2000 --kind mixed --seed 0`` makes (1,000 whole modules and 1,000 dataflow
+  programs, alternating; the dataflow ones are those of ``--kind dataflow --count 1000``),
+  counted as ``relay gen --stats`` counts them; every feature of ``gen_modules.FEATURES``
+  and ``EXTRA_FEATURES`` and every operator of the registry (read at run time) must occur,
+  and any that does not is printed by name (the script then exits with status 1).
 
 How generation is driven: a ``@given(st.data())`` function, run once with
 ``max_examples=N``, ``phases=[Phase.generate]`` (no shrinking, no database replay) and
@@ -24,7 +30,7 @@ per example and times the draws and the checks separately. This is the way tests
 strategies, so the figures include Hypothesis's own overhead, and it uses no private
 Hypothesis API nor ``.example()`` (which is meant for the REPL and warns when used in code).
 
-    python benchmarks/generator.py [--small N] [--medium N] [--no-z3]
+    python benchmarks/generator.py [--small N] [--medium N] [--no-z3] [--coverage N] [--seed S]
 """
 
 from __future__ import annotations
@@ -38,11 +44,14 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from relay.cli_gen import Stats, generate
 from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
+from relay.oracles.gen_modules import EXTRA_FEATURES, FEATURES
 from relay.oracles.validate import validate_call
 from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import Exhaustion, UndefinedBehavior
 from relay.semantics.evaluation import Derivation, evaluate
+from relay.semantics.ops import OPS
 from relay.semantics.syntax import FuncType
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
@@ -158,11 +167,48 @@ def report(name: str, max_nodes: int, t: Tally) -> None:
         print(f"  Z3 validation: {t.z3_calls / t.z3_s:.1f} calls/s ({t.z3_calls} calls)")
 
 
+def coverage(count: int, seed: int) -> bool:
+    """Print the feature and operator coverage of ``count`` programs of each kind (``relay gen
+    --count 2*count --kind mixed --seed seed``); whether everything occurred."""
+    start = time.process_time()
+    stats = Stats()
+    for program in generate(2 * count, seed, "mixed"):
+        stats.add(program)
+    elapsed = time.process_time() - start
+    missing_features, missing_ops = stats.missing()
+    all_features = (*FEATURES, *EXTRA_FEATURES)
+    kinds = ", ".join(f"{len(v)} {k}" for k, v in sorted(stats.sizes.items()))
+    print(f"coverage over {stats.programs} programs ({kinds}; relay gen --count {2 * count} "
+          f"--seed {seed}, {elapsed:.1f} s of CPU to generate and count):")  # fmt: skip
+    print(f"  features: {len(all_features) - len(missing_features)} of {len(all_features)} "
+          f"({len(FEATURES)} TVM + {len(EXTRA_FEATURES)} extra); the rarest: "
+          + ", ".join(f"{f} {stats.features[f]}" for f in
+                      sorted(all_features, key=lambda f: stats.features[f])[:3]))  # fmt: skip
+    drawn = [name for name in OPS if stats.ops[name]]
+    rarest = sorted(OPS, key=lambda name: (stats.ops[name], name))[:3]
+    print(f"  operators: {len(drawn)} of the {len(OPS)} registered, {stats.ops.total()} calls; "
+          "the rarest: " + ", ".join(f"{n} {stats.ops[n]}" for n in rarest))  # fmt: skip
+    if missing_features:
+        print(f"  MISSING features: {', '.join(missing_features)}")
+    if missing_ops:
+        print(f"  MISSING operators: {', '.join(missing_ops)}")
+    if not missing_features and not missing_ops:
+        print("  every feature and every registered operator occurred")
+    return not missing_features and not missing_ops
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", type=int, default=300, help="small programs to generate")
     parser.add_argument("--medium", type=int, default=60, help="medium programs to generate")
     parser.add_argument("--no-z3", action="store_true", help="skip the Z3 validation figure")
+    parser.add_argument(
+        "--coverage",
+        type=int,
+        default=1000,
+        help="programs of each kind to count coverage over (default 1000; 0: skip)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the relay gen seed for coverage")
     args = parser.parse_args()
     small = run(20, args.small, z3=not args.no_z3)
     medium = run(200, args.medium, z3=False)
@@ -171,6 +217,8 @@ def main() -> None:
     per_node_small = (small.generate_s + small.check_s) / small.nodes
     per_node_medium = (medium.generate_s + medium.check_s) / medium.nodes
     print(f"time per node, medium / small: {per_node_medium / per_node_small:.2f}x")
+    if args.coverage > 0 and not coverage(args.coverage, args.seed):
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
