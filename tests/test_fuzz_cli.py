@@ -152,3 +152,16 @@ def test_replay_needs_one_pass_and_an_existing_file(
     assert code == 2 and "no such file" in err
     code, _, err = run(["--replay", "/nowhere.relay"], capsys)
     assert code == 2 and "exactly one --pass" in err
+
+
+def test_jobs_run_passes_in_processes(
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        ["--pass", "infer-type", "--pass", f"{plugin}:swap", "--jobs", "2",
+         "--max-examples", "40", "--time", "30", "--out", str(tmp_path / "out")],
+        capsys,
+    )  # fmt: skip
+    assert code == 1
+    assert "infer-type" in out and "ok" in out and "FAILED" in out
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["swap-1.relay"]
