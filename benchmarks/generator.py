@@ -44,9 +44,10 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from relay.cli_gen import Stats, generate
+from relay.cli_gen import Stats
 from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
 from relay.oracles.gen_modules import EXTRA_FEATURES, FEATURES
+from relay.oracles.generate import generate
 from relay.oracles.validate import validate_call
 from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import Exhaustion, UndefinedBehavior

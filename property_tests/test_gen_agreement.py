@@ -31,13 +31,14 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from relay.cli_gen import generate, program_text
+from relay.cli_gen import program_text
 from relay.compiler.ir import map_functions, rename_binders
 from relay.interpreter import evaluate as interpret
 from relay.oracles.conformance import compare_values
 from relay.oracles.gen_args import arguments
 from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
 from relay.oracles.gen_modules import ModuleCase, modules
+from relay.oracles.generate import generate
 from relay.oracles.validate import validate_call
 from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import (

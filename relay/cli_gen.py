@@ -16,8 +16,7 @@ versions) gives the same programs, byte for byte, in any process; a different ``
 may give different ones. ``.example()`` is not used: it ignores seeds and is meant for the
 REPL; ``find`` searches for one example, it does not enumerate them. The first program of
 every seed is the simplest one the strategy can make (Hypothesis tries the all-zero choice
-sequence first). Hypothesis is imported only when ``gen`` runs (the design keeps it in
-``oracles/``; this is the one place the command line drives it directly).
+sequence first). The seeded runs are ``oracles.generate`` (Hypothesis stays in ``oracles/``).
 
 **Files.** Program ``i`` (from 0) is ``DIR/gen_IIII-KIND.relay`` (``KIND`` is ``module`` or
 ``dataflow``; the index is zero-padded to at least four digits), in canonical text, preceded by
@@ -45,12 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .oracles.generate import KINDS, Generated, generate
 from .semantics.ops import OPS
-from .semantics.syntax import Call, IRModule, Op, Type, post_order
+from .semantics.syntax import Call, Op, post_order
 from .semantics.text.printer import astext, format_type
-
-KINDS = ("modules", "dataflow", "mixed")
-"""The values of ``--kind``."""
 
 MAX_COUNT = 100_000
 """The largest ``--count`` accepted (every program is held in memory until written)."""
@@ -58,91 +55,6 @@ MAX_COUNT = 100_000
 
 class GenUsageError(Exception):
     """Bad usage of ``relay gen``; the command line reports it as ``relay: error: ...``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Generated:
-    """One generated program: its index, kind (``module`` or ``dataflow``), module, the
-    parameter types of ``@main``, and per parameter whether it must be positive (dataflow)."""
-
-    index: int
-    kind: str
-    mod: IRModule
-    param_types: tuple[Type, ...]
-    positive: tuple[bool, ...] | None = None
-
-
-def kind_of(kind: str, index: int) -> str:
-    """The kind of program ``index`` for ``--kind kind``: mixed alternates, a module first."""
-    if kind == "modules":
-        return "module"
-    if kind == "dataflow":
-        return "dataflow"
-    return "module" if index % 2 == 0 else "dataflow"
-
-
-def generate(count: int, seed: int, kind: str) -> list[Generated]:
-    """``count`` programs of ``kind`` (one of ``KINDS``), the same ones for the same ``seed``.
-
-    Each kind is one seeded run of its own (``mixed`` makes ``ceil(count / 2)`` modules and
-    ``floor(count / 2)`` dataflow programs, then interleaves them): which strategy a call draws
-    from must not depend on anything outside the draws, or Hypothesis rejects the run as flaky.
-    """
-    if kind not in KINDS:
-        raise ValueError(f"kind={kind!r} must be one of {', '.join(KINDS)}")
-    wanted = {k: sum(kind_of(kind, i) == k for i in range(count)) for k in ("module", "dataflow")}
-    made = {k: _generate_kind(k, n, seed) if n else [] for k, n in wanted.items()}
-    out: list[Generated] = []
-    taken = {"module": 0, "dataflow": 0}
-    for index in range(count):
-        k = kind_of(kind, index)
-        mod, param_types, positive = made[k][taken[k]]
-        taken[k] += 1
-        out.append(Generated(index, k, mod, param_types, positive))
-    return out
-
-
-_Drawn = tuple[IRModule, tuple[Type, ...], tuple[bool, ...] | None]
-
-
-def _generate_kind(kind: str, count: int, seed: int) -> list[_Drawn]:
-    """``count`` programs of one kind (``module`` or ``dataflow``) from a seeded run.
-
-    Hypothesis is imported here, not at the top, so that the other subcommands do not pay
-    for it.
-    """
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-    from hypothesis import strategies as st
-
-    from .oracles.gen_dataflow import DataflowProgram, dataflow_programs
-    from .oracles.gen_modules import ModuleCase, modules
-
-    strategy: st.SearchStrategy[ModuleCase] | st.SearchStrategy[DataflowProgram]
-    strategy = modules() if kind == "module" else dataflow_programs()
-    out: list[_Drawn] = []
-
-    @hypothesis_seed(seed)
-    @settings(
-        max_examples=count,
-        phases=[Phase.generate],
-        database=None,
-        deadline=None,
-        derandomize=False,  # the seed decides (it overrides derandomize anyway)
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-    )
-    @given(program=strategy)
-    def draw_one(program: ModuleCase | DataflowProgram) -> None:
-        if isinstance(program, DataflowProgram):
-            out.append((program.mod, program.param_types, program.positive))
-        else:
-            out.append((program.mod, program.param_types, None))
-
-    draw_one()
-    if len(out) < count:
-        raise RuntimeError(f"Hypothesis ran {len(out)} examples of the {count} asked for")
-    return out[:count]
 
 
 # ---------------------------------------------------------------------------------------------

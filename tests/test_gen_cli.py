@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from relay.cli import main
-from relay.cli_gen import Stats, format_stats, generate, percentile
+from relay.cli_gen import Stats, format_stats, percentile
 from relay.oracles.gen_modules import EXTRA_FEATURES, FEATURES
+from relay.oracles.generate import generate
 from relay.semantics.ops import OPS
 from relay.semantics.syntax import FuncType
 from relay.semantics.text.parser import parse
