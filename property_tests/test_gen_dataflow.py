@@ -259,8 +259,8 @@ def test_a_failing_program_shrinks_to_one_call_on_fresh_parameters() -> None:
 def test_strategy_arguments_are_checked_eagerly() -> None:
     with pytest.raises(InvalidArgument, match="min_nodes"):
         dataflow_programs(max_nodes=0)
-    with pytest.raises(InvalidArgument, match=r"nn\.conv3d"):
-        dataflow_programs(ops=["nn.conv3d"])
+    with pytest.raises(InvalidArgument, match=r"nn\.conv4d"):
+        dataflow_programs(ops=["nn.conv4d"])
     with pytest.raises(InvalidArgument, match="not a tensor or tuple type"):
         arguments([FuncType((), TensorType((), "float32"))])
 
