@@ -256,7 +256,7 @@ def test_scan_relation(name: str) -> None:
         (2, n, 3), "float32"
     )
     assert relate(name, t((ANY, 2)), attrs=ScanopAttrs()) == t((ANY,))
-    with raises(RelationError, "axis 3 is out of range for a tensor of rank 3"):
+    with raises(RelationError, "axis=3 is out of range for a tensor of rank 3"):
         relate(name, data, attrs=ScanopAttrs(axis=3))
     with raises(RelationError, "expected data of rank at least 1, found rank 0"):
         relate(name, t(()), attrs=ScanopAttrs())

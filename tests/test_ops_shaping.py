@@ -140,7 +140,7 @@ def test_reverse() -> None:
     assert rel("reverse", ReverseAttrs(axis=-1), T((n, 3))) == T((n, 3))
     same(ref("reverse", ReverseAttrs(axis=1), arange(2, 3)), [[2, 1, 0], [5, 4, 3]])
     same(ref("reverse", ReverseAttrs(axis=0), arange(2, 3)), [[3, 4, 5], [0, 1, 2]])
-    with pytest.raises(RelationError, match="axis 2 is out of range for a tensor of rank 2"):
+    with pytest.raises(RelationError, match="axis=2 is out of range for a tensor of rank 2"):
         rel("reverse", ReverseAttrs(axis=2), T((2, 3)))
     with pytest.raises(RelationError, match="found axis=None"):
         rel("reverse", ReverseAttrs(), T((2, 3)))
@@ -194,7 +194,7 @@ def test_repeat() -> None:
     same(ref("repeat", RepeatAttrs(repeats=2, axis=1), arange(2, 2)), [[0, 0, 1, 1], [2, 2, 3, 3]])
     with pytest.raises(RelationError, match="repeats >= 1, found repeats=0"):
         rel("repeat", RepeatAttrs(repeats=0, axis=0), T((2,)))
-    with pytest.raises(RelationError, match="axis -2 is out of range for a tensor of rank 1"):
+    with pytest.raises(RelationError, match="axis=-2 is out of range for a tensor of rank 1"):
         rel("repeat", RepeatAttrs(repeats=1, axis=-2), T((2,)))
     with pytest.raises(RelationError, match="axis=None"):
         rel("repeat", RepeatAttrs(repeats=1), T((2,)))
@@ -452,7 +452,7 @@ def test_slice_like() -> None:
         rel("slice_like", SliceLikeAttrs(axes=None), T((n,)), T((n + 1,)))
     with pytest.raises(RelationError, match=r"expected at least one axis in axes, found \(\)"):
         rel("slice_like", SliceLikeAttrs(axes=()), T((4,)), T((2,)))
-    with pytest.raises(RelationError, match="axis 1 in axes is out of range for shape_like"):
+    with pytest.raises(RelationError, match=r"axes=\[.*\]: 1 is out of range for shape_like"):
         rel("slice_like", SliceLikeAttrs(axes=(1,)), T((4, 4)), T((2,)))
 
 
@@ -697,7 +697,7 @@ def test_sliding_window_relation() -> None:
     out = rel("sliding_window", sw(1, (3, 4, 5), (1, 2, 3)), T((2, 3, 32, 32)))
     assert out == T((2, 1, 15, 10, 3, 4, 5))
     assert rel("sliding_window", sw(0, (2,), (1,)), T((n,))) == T((n - 1, 2))
-    with pytest.raises(RelationError, match="axis 2 is out of range for a tensor of rank 2"):
+    with pytest.raises(RelationError, match="axis=2 is out of range for a tensor of rank 2"):
         rel("sliding_window", sw(2, (), ()), T((3, 3)))
     with pytest.raises(RelationError, match=r"of length 2 \(rank 2 less axis 0\)"):
         rel("sliding_window", sw(0, (1,), (1,)), T((3, 3)))
@@ -743,7 +743,7 @@ def test_reverse_sequence_relation() -> None:
         rel("reverse_sequence", rs(), T((3, 4)), T((4,), "int32"))
     with pytest.raises(RelationError, match="signed integer dtype for seq_lengths, found uint8"):
         rel("reverse_sequence", rs(), T((3, 4)), T((3,), "uint8"))
-    with pytest.raises(RelationError, match="seq_axis 2 is out of range"):
+    with pytest.raises(RelationError, match="seq_axis=2 is out of range"):
         rel("reverse_sequence", rs(seq=2), T((3, 4)), T((3,), "int32"))
     with pytest.raises(RelationError, match="seq_lengths of rank 1, found rank 0"):
         rel("reverse_sequence", rs(), T((3, 4)), T((), "int32"))

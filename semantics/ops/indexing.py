@@ -636,7 +636,7 @@ def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     ndim = len(indices.shape)
     if not -1 <= a.axis <= ndim:
         raise RelationError(
-            f"axis {a.axis} is out of range [-1, {ndim}] for indices of rank {ndim}"
+            f"axis={a.axis} is out of range [-1, {ndim}] for indices of rank {ndim}"
         )
     dtype = _dtype(a.dtype)
     at = ndim if a.axis == -1 else a.axis

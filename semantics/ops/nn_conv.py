@@ -735,7 +735,7 @@ def _prelu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     rank = len(data.shape)
     if not 0 <= a.axis < rank:
         raise RelationError(
-            f"axis {a.axis} is out of range for a tensor of rank {rank} (prelu takes 0 to rank - 1)"
+            f"axis={a.axis} is out of range for a tensor of rank {rank} (prelu takes 0 to rank - 1)"
         )
     c = data.shape[a.axis]
     if len(alpha.shape) != 1 or dims_equal(alpha.shape[0], c) is False or alpha.dtype != data.dtype:

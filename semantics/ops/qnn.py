@@ -249,7 +249,7 @@ def _qparams(
     """Scale and zero point: their dtypes, and scalar or one value per channel of ``axis``."""
     rank = len(data.shape)
     if rank and not -rank <= axis < rank:
-        raise RelationError(f"axis {axis} is out of range for data of rank {rank}")
+        raise RelationError(f"axis={axis} is out of range for data of rank {rank}")
     channels = data.shape[axis] if rank else 1
     for t, what, dtype in params:
         if t.dtype != dtype:
@@ -425,7 +425,7 @@ def _channel_axis(rank: int, axis: int, what: str = "axis") -> int:
     """TVM's channel axis: negative counts from the end; a scalar (rank 0) has one channel."""
     normalized = axis if axis >= 0 else (rank + axis if rank else 0)
     if not 0 <= normalized < max(rank, 1):
-        raise RelationError(f"{what} {axis} is out of range for data of rank {rank}")
+        raise RelationError(f"{what}={axis} is out of range for data of rank {rank}")
     return normalized
 
 
@@ -770,7 +770,7 @@ def _qnn_broadcast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
         # TVM's get_channel_axis: rank <= 1 means axis 0, whatever the attribute says.
         channel = 0 if rank <= 1 else (rank + axis if axis < 0 else axis)
         if not 0 <= channel < max(rank, 1):
-            raise RelationError(f"{side}_axis {axis} is out of range for {side} of rank {rank}")
+            raise RelationError(f"{side}_axis={axis} is out of range for {side} of rank {rank}")
         channels: Dim = t.shape[channel] if rank else 1
         _channel_param(scale, f"{side}_scale", "float32", channels)
         _channel_param(zero_point, f"{side}_zero_point", "int32", channels)

@@ -104,7 +104,10 @@ def _kind(t: Type) -> str:
 def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
     """A possibly negative axis as an index in ``[0, ndim)``, or a ``RelationError``."""
     if not -ndim <= axis < ndim:
-        raise RelationError(f"{what} {axis} is out of range for a tensor of rank {ndim}")
+        raise RelationError(
+            f"{what}={axis} is out of range for a tensor of rank {ndim} "
+            f"(expected {-ndim} <= {what} < {ndim})"
+        )
     return axis + ndim if axis < 0 else axis
 
 

@@ -688,10 +688,10 @@ def _slice_like_axes(ndim: int, like_ndim: int, axes: tuple[int, ...] | None) ->
         raise RelationError("expected at least one axis in axes, found ()")
     out = []
     for axis in axes:
-        a = normalize_axis(axis, ndim, "axis in axes")
+        a = normalize_axis(axis, ndim, "axes")
         if a >= like_ndim:
             raise RelationError(
-                f"axis {axis} in axes is out of range for shape_like of rank {like_ndim}"
+                f"axes={list(axes)}: {axis} is out of range for shape_like of rank {like_ndim}"
             )
         out.append(a)
     return out
@@ -981,7 +981,7 @@ def _sliding_window_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -
     ndim = len(data.shape)
     if not 0 <= a.axis < ndim:
         raise RelationError(
-            f"axis {a.axis} is out of range for a tensor of rank {ndim} (expected 0 <= axis < "
+            f"axis={a.axis} is out of range for a tensor of rank {ndim} (expected 0 <= axis < "
             f"{ndim})"
         )
     span = ndim - a.axis
