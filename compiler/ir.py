@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from ..semantics.syntax import (
+    ATOMS,
     Call,
     Constructor,
     Expr,
@@ -153,9 +154,19 @@ def rename_binders(root: Expr, make: Callable[[Var], Var | None]) -> Expr:
 
 
 def fresh_binders(root: Expr) -> Expr:
-    """A copy of ``root`` in which every variable bound inside it is a new ``Var`` (free
-    variables stay). Used to duplicate code without duplicating binders."""
-    return rename_binders(root, lambda v: Var(v.name_hint, v.type_annotation, span=v.span))
+    """A copy of ``root`` in which every variable bound inside it is a new ``Var`` and every
+    compound sub-expression a new node (free variables and atoms stay; sharing inside
+    ``root`` is kept inside the copy). Used to duplicate code: two copies share no binder and
+    no node, so each copy's computations are evaluated on their own."""
+    renamed = rename_binders(root, lambda v: Var(v.name_hint, v.type_annotation, span=v.span))
+    done: dict[int, Expr] = {}
+    for e in post_order(renamed):
+        if isinstance(e, ATOMS):
+            done[id(e)] = e
+            continue
+        new = with_children(e, tuple(done[id(c)] for c in children(e)))
+        done[id(e)] = replace(e) if new is e else new
+    return done[id(renamed)]
 
 
 def _rename_pattern(p: Pattern, table: Mapping[int, Var]) -> Pattern:

@@ -212,3 +212,13 @@ def test_pass_preserves_meaning_on_generated_programs(name: str) -> None:
         assert verdict is None, verdict.report()
 
     check()
+
+
+def test_a_normal_form_binds_a_shared_let_value_once() -> None:
+    same(
+        "to-a-normal-form",
+        "def @main(%a: int32) {"
+        "  %0 = (let %y = add(%a, 1); %a); %1 = add(%0, 1); let %x = %1; add(%x, %1) }",
+        "def @main(%a: int32) {"
+        "  let %y = add(%a, 1); let %x = add(%a, 1); let %r = add(%x, %x); %r }",
+    )

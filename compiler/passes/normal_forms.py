@@ -104,7 +104,11 @@ class _Anf:
             # Flattened into the block; a shared let is evaluated here, at its first use.
             inner: Expr = e
             while isinstance(inner, Let) and (inner is e or id(inner) not in self.plan.shared):
-                bindings.append((inner.var, self.compound(inner.value, bindings)))
+                value = inner.value
+                known = self.memo.get(id(value))
+                bindings.append((inner.var, known or self.compound(value, bindings)))
+                if id(value) in self.plan.shared and known is None:
+                    self.memo[id(value)] = inner.var  # a shared value is evaluated once
                 inner = inner.body
             result = self.atom(inner, bindings)
             if id(e) in self.plan.shared:
