@@ -198,6 +198,18 @@ def _replace_nodes(root: Expr, table: dict[int, Expr], memo: dict[int, Expr]) ->
     return memo[id(root)]
 
 
+def _outermost_unevaluated(opener: Expr, nodes: list[Expr]) -> list[Expr]:
+    """Of the shared ``nodes`` to bind before ``opener``: those not already evaluated by its
+    operands (the condition, the scrutinee), and not inside another one (evaluated with it),
+    in their order."""
+    operands = children(opener)[:1]  # an if's condition, a match's scrutinee
+    evaluated = {id(n) for c in operands for n in post_order(c)}
+    inside: set[int] = set()
+    for h in nodes:
+        inside.update(id(n) for n in post_order(h) if n is not h)
+    return [h for h in nodes if id(h) not in evaluated and id(h) not in inside]
+
+
 def to_basic_block(fn: Function) -> Function:
     """``fn`` with each shared node that is first used inside nested scopes bound by a let
     just before the expression that opens them."""
@@ -208,7 +220,9 @@ def to_basic_block(fn: Function) -> Function:
         rebuilt = with_children(e, tuple(done[id(c)] for c in children(e)))
         # A function literal is left alone: a let cannot come between a let-bound
         # (possibly recursive) function and its binder; such nodes stay shared.
-        hoisted = bound_before(e, plan) if isinstance(e, If | Match) else []
+        hoisted = (
+            _outermost_unevaluated(e, bound_before(e, plan)) if isinstance(e, If | Match) else []
+        )
         if hoisted:
             lets: list[tuple[Var, Expr]] = []
             kids = list(children(rebuilt))
@@ -218,14 +232,13 @@ def to_basic_block(fn: Function) -> Function:
                     var = Var(f"b{count}")
                     lets.append((var, c))
                     kids[i] = var
-            # Hoisted nodes come inner first; one memo makes the copies inside the scopes
-            # and inside later hoisted values the same nodes.
+            # No hoisted node contains another: each let binds the node itself.
             table: dict[int, Expr] = {}
             memo: dict[int, Expr] = {}
             for h in hoisted:
                 count += 1
                 var = Var(f"b{count}")
-                lets.append((var, _replace_nodes(done[id(h)], table, memo)))
+                lets.append((var, done[id(h)]))
                 table[id(done[id(h)])] = var
                 memo[id(done[id(h)])] = var
             for i, c in enumerate(kids):
