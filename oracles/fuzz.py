@@ -151,28 +151,31 @@ class Case:
 
 def cases(max_nodes: int = 12, focus: Sequence[str] = ()) -> st.SearchStrategy[Case]:
     """Programs with arguments for ``@main``: dataflow programs of up to ``max_nodes`` operator
-    calls and whole modules. Dataflow programs use a small random subset of the operators
-    (swarm testing: a few operators, each used several times, find more bugs than every
-    operator once), and half of them also the ``focus`` operators a pass rewrites. Shrinks
-    towards a small dataflow program of the first operators."""
+    calls and whole modules, half and half; for a pass with ``focus`` operators, three in four
+    are dataflow programs that use them. Dataflow programs use a small random subset of the
+    operators (swarm testing: a few operators, each used several times, find more bugs than
+    every operator once); one in four gets special arguments (NaN, infinities, signed zeros,
+    extreme integers: ``gen_args``), which a float rewrite that is only wrong there needs.
+    Shrinks towards a small dataflow program of the first operators, with ordinary
+    arguments."""
     focus = tuple(n for n in focus if n in OP_ORDER)
     swarm = st.lists(st.sampled_from(OP_ORDER), min_size=1, max_size=6, unique=True)
+    choice = st.integers(0, 3)
 
     @st.composite
-    def dataflow(draw: st.DrawFn) -> Case:
+    def build(draw: st.DrawFn) -> Case:
+        kind: int = draw(choice)
+        if kind == 3 or (kind == 2 and not focus):
+            case = draw(modules())
+            return Case(case.mod, tuple(draw(values(t)) for t in case.param_types))
         ops: list[str] = draw(swarm)
-        with_focus: bool = draw(st.booleans())
-        if focus and with_focus:
+        if focus and kind != 2:
             ops = list(dict.fromkeys([*focus, *ops]))
         program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops))
-        return Case(program.mod, tuple(draw(program.arguments())))
+        special: bool = draw(choice) == 3
+        return Case(program.mod, tuple(draw(program.arguments(special=special))))
 
-    @st.composite
-    def module(draw: st.DrawFn) -> Case:
-        case = draw(modules())
-        return Case(case.mod, tuple(draw(values(t)) for t in case.param_types))
-
-    return st.one_of(dataflow(), module())
+    return build()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,6 +218,8 @@ class PassResult:
     label: str
     examples: int = 0
     seconds: float = 0.0
+    first_failure: tuple[int, float] | None = None
+    """The examples run and seconds spent until the first failure, before shrinking."""
     verdict: Verdict | None = None
     path: str | None = None
     error: str | None = None
@@ -231,6 +236,7 @@ class _State:
     examples: int = 0
     best: tuple[Case, Verdict] | None = None
     first_found_after: int = 0
+    first_found_at: float = 0.0
     last_progress: float = field(default_factory=time.monotonic)
 
 
@@ -282,6 +288,7 @@ def fuzz_pass(
         if verdict is not None:
             if state.best is None:
                 state.first_found_after = state.examples
+                state.first_found_at = time.monotonic() - start
             if state.best is None or size(case) <= size(state.best[0]):
                 state.best = (case, verdict)
             raise AssertionError(verdict.report())
@@ -322,6 +329,7 @@ def fuzz_pass(
         )
         result.verdict = verdict
         result.path = str(path)
+        result.first_failure = (state.first_found_after, state.first_found_at)
     return result
 
 
@@ -386,6 +394,9 @@ def _summary_line(r: PassResult) -> str:
         status = f"error: {r.error}"
     elif r.verdict is not None:
         status = f"FAILED ({r.verdict.kind}) -> {r.path}"
+        if r.first_failure is not None:
+            n, seconds = r.first_failure
+            status += f" (first failure at example {n}, after {seconds:.1f} s)"
     return f"{r.label}: {r.examples} examples in {r.seconds:.1f} s ({rate:.1f}/s): {status}"
 
 

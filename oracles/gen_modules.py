@@ -819,7 +819,10 @@ class _Builder:
         initial = self.term(ctx, value, depth)
         written = self.term(ctx, value, depth)
         inner = ctx.bind(_Binding(r, ref_type), _Binding(s, ref_type), _Binding(v, value))
-        body = self.term(inner, t, depth)
+        # Half the time, when the types allow, the value read is the block's value, so that
+        # the write is observable in the result (a pass that loses or reorders it is caught).
+        observe = self.flag()
+        body: Expr = v if observe and value == t else self.term(inner, t, depth)
         read = Let(v, RefRead(r), body)
         return Let(r, RefCreate(initial), Let(s, r, Let(Var("_"), RefWrite(s, written), read)))
 

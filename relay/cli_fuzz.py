@@ -127,7 +127,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--time", type=_seconds, default=600.0, metavar="SECONDS",
                    help="wall-clock budget of the whole campaign, shrinking included "
                    "(default 600)")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="random seed (default 0); a campaign replays exactly with the same seed "
+                   "and the same --max-examples")  # fmt: skip
     p.add_argument("--jobs", type=_positive, default=1, metavar="N",
                    help="processes (default 1)")  # fmt: skip
     p.add_argument("--out", default="relay-fuzz-out", metavar="DIR",

@@ -2,7 +2,9 @@
 
 Pre: a well-formed module. Post: the globals reachable from ``@main`` (through any use of a
 ``GlobalVar``, called or passed as a value), in their original order; type definitions stay.
-A module without ``@main`` is returned unchanged (every global is an entry point).
+A module without ``@main`` is returned unchanged (every global is an entry point). Where a
+removed global's uses were what determined a kept global's types (an unannotated parameter),
+the kept global gets its inferred types written as annotations, so its type is unchanged.
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...semantics.syntax import GlobalVar, IRModule, post_order
+from ...semantics.typing import infer_types
 from ..pass_manager import Pass, register_pass
+from .infer_type import annotate
+from .normal_forms import changed_globals
 
 
 def reachable(mod: IRModule, entry: str = "main") -> set[str]:
@@ -41,4 +46,17 @@ class RemoveUnusedFunctions(Pass):
             return mod
         keep = reachable(mod)
         functions = {gv: f for gv, f in mod.functions.items() if gv.name in keep}
-        return IRModule(functions, mod.type_definitions)
+        out = IRModule(functions, mod.type_definitions)
+        if len(functions) == len(mod.functions):
+            return out
+        # A removed global's calls may have been what fixed a kept one's types (an
+        # unannotated parameter used as List[int32] there): write the inferred types into
+        # the globals that would otherwise lose them.
+        info = infer_types(mod)
+        changed = changed_globals(info.globals, out)
+        if not changed:
+            return out
+        annotated = {
+            gv: annotate(f, info) if gv.name in changed else f for gv, f in functions.items()
+        }
+        return IRModule(annotated, mod.type_definitions)
