@@ -222,3 +222,10 @@ def test_a_normal_form_binds_a_shared_let_value_once() -> None:
         "def @main(%a: int32) {"
         "  let %y = add(%a, 1); let %x = add(%a, 1); let %r = add(%x, %x); %r }",
     )
+
+
+def test_dce_keeps_a_type_that_only_a_removed_let_fixed() -> None:
+    before = "def @main(%p) { let %a: Tensor[(2), int32] = %p; 0 }"
+    out = BUILTIN_PASSES["dead-code-elimination"]()(parse(before))
+    assert "let" not in astext(out)
+    assert astext(out).startswith('#[version = "0.0.5"]\ndef @main(%p: Tensor[(2), int32])')

@@ -7,15 +7,18 @@ calling operators are pure; ``ref``, ``ref_read``, ``ref_write``, ``match?`` and
 functions are kept even when their result is unused, because they may have an effect, fail
 or not terminate. (An operator call may fail at run time; a program whose input fails is
 undefined for the oracle, so removing it is allowed.) TVM's pass with ``inline_once=False``.
+Where a removed let's annotation was what fixed a global's inferred type, the global gets its
+inferred types written as annotations first (``infer_type.keep_global_types``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...semantics.syntax import Expr, Function, GlobalVar, IRModule, Let, Var, children, post_order
+from ...semantics.syntax import Expr, Function, IRModule, Let, Var, children, post_order
 from ..ir import is_pure, map_functions, rewrite
 from ..pass_manager import Pass, register_pass
+from .infer_type import keep_global_types
 
 
 def use_counts(root: Expr) -> dict[int, int]:
@@ -66,7 +69,12 @@ class DeadCodeElimination(Pass):
     opt_level = 1
 
     def transform(self, mod: IRModule) -> IRModule:
-        def one(_: GlobalVar, fn: Function) -> Function:
-            return eliminate(fn)
+        out = eliminate_all(mod)
+        if all(out.functions[gv] is f for gv, f in mod.functions.items()):
+            return out
+        return keep_global_types(mod, out, eliminate_all)
 
-        return map_functions(mod, one)
+
+def eliminate_all(mod: IRModule) -> IRModule:
+    """``eliminate`` applied to every global function."""
+    return map_functions(mod, lambda _, fn: eliminate(fn))

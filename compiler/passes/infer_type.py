@@ -10,6 +10,7 @@ made ``checked_type`` available to later passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ...semantics.syntax import (
@@ -28,6 +29,7 @@ from ...semantics.syntax import (
 from ...semantics.typing import TypeInfo, infer_types
 from ..ir import map_functions, rename_binders, rewrite_pairs
 from ..pass_manager import Pass, register_pass
+from .normal_forms import changed_globals
 
 
 def is_complete(t: Type) -> bool:
@@ -78,6 +80,26 @@ def annotate(root: Function, info: TypeInfo) -> Function:
     out = rename_binders(rewrite_pairs(root, with_return), make)
     assert isinstance(out, Function)
     return out
+
+
+def keep_global_types(
+    before: IRModule, after: IRModule, redo: Callable[[IRModule], IRModule]
+) -> IRModule:
+    """``after`` (a pass's output on ``before``), unless it lost type information: removing
+    code can remove what fixed a global's inferred types (an unannotated parameter used as a
+    ``List[int32]`` by the removed code). Then the pass is redone (``redo``) on ``before`` with
+    those globals' inferred types written as annotations; if even that changes a type, the
+    input is returned unchanged."""
+    info = infer_types(before)
+    changed = changed_globals(info.globals, after)
+    if not changed:
+        return after
+    annotated = IRModule(
+        {gv: annotate(f, info) if gv.name in changed else f for gv, f in before.functions.items()},
+        before.type_definitions,
+    )
+    out = redo(annotated)
+    return before if changed_globals(info.globals, out) else out
 
 
 @register_pass

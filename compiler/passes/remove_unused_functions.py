@@ -12,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...semantics.syntax import GlobalVar, IRModule, post_order
-from ...semantics.typing import infer_types
 from ..pass_manager import Pass, register_pass
-from .infer_type import annotate
-from .normal_forms import changed_globals
+from .infer_type import keep_global_types
 
 
 def reachable(mod: IRModule, entry: str = "main") -> set[str]:
@@ -44,19 +42,14 @@ class RemoveUnusedFunctions(Pass):
     def transform(self, mod: IRModule) -> IRModule:
         if "main" not in mod:
             return mod
-        keep = reachable(mod)
-        functions = {gv: f for gv, f in mod.functions.items() if gv.name in keep}
-        out = IRModule(functions, mod.type_definitions)
-        if len(functions) == len(mod.functions):
+        out = remove_unreachable(mod)
+        if len(out.functions) == len(mod.functions):
             return out
-        # A removed global's calls may have been what fixed a kept one's types (an
-        # unannotated parameter used as List[int32] there): write the inferred types into
-        # the globals that would otherwise lose them.
-        info = infer_types(mod)
-        changed = changed_globals(info.globals, out)
-        if not changed:
-            return out
-        annotated = {
-            gv: annotate(f, info) if gv.name in changed else f for gv, f in functions.items()
-        }
-        return IRModule(annotated, mod.type_definitions)
+        return keep_global_types(mod, out, remove_unreachable)
+
+
+def remove_unreachable(mod: IRModule) -> IRModule:
+    """``mod`` without the globals ``@main`` cannot reach."""
+    keep = reachable(mod)
+    functions = {gv: f for gv, f in mod.functions.items() if gv.name in keep}
+    return IRModule(functions, mod.type_definitions)
