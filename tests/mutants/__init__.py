@@ -1,0 +1,54 @@
+"""Deliberately broken passes: the mutation self-check of ``relay fuzz``.
+
+Each module-level attribute named in ``MUTANTS`` is a pass (a ``Pass`` object or a plain
+callable ``IRModule -> IRModule``) that is a realistic variant of a real pass with one real
+class of Relay pass bug put in. ``tests/test_mutants.py`` runs ``relay fuzz`` on each and
+requires the oracle to catch it, with the verdict kind listed here, within a small budget;
+``benchmarks/fuzz.py`` measures how long that takes.
+
+The modules are plain files, so that ``relay fuzz --pass tests/mutants/effects.py:ATTR`` loads
+them the way it loads a user's pass.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Mutant(NamedTuple):
+    """One broken pass: the file and attribute ``relay fuzz --pass`` loads it by, and the
+    verdict kinds a correct oracle reports for it."""
+
+    file: str
+    attr: str
+    verdicts: frozenset[str]
+
+    @property
+    def spec(self) -> str:
+        return f"tests/mutants/{self.file}:{self.attr}"
+
+
+def _m(file: str, attr: str, *verdicts: str) -> Mutant:
+    return Mutant(file, attr, frozenset(verdicts))
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    _m("effects.py", "dce_ignores_effects", "mismatch", "type-changed"),
+    _m("effects.py", "cse_merges_effects", "mismatch"),
+    _m("effects.py", "dce_inline_once", "mismatch", "type-changed"),
+    _m("effects.py", "float_lets", "mismatch"),
+    _m("effects.py", "forward_ref_reads", "mismatch"),
+    _m("inlining.py", "inline_shared_binders", "ill-formed"),
+    _m("inlining.py", "inline_by_name", "mismatch", "type-changed"),
+    _m("inlining.py", "remove_uncalled_functions", "ill-formed"),
+    _m("rewrites.py", "fast_math", "mismatch"),
+    _m("rewrites.py", "fold_consecutive_casts", "mismatch"),
+    _m("rewrites.py", "fold_scale_through_relu", "mismatch"),
+    _m("rewrites.py", "int_divide_as_floor", "mismatch"),
+    _m("rewrites.py", "float_mod_as_floor", "mismatch"),
+    _m("contracts.py", "fold_constant_numpy_dtype", "ill-typed", "type-changed"),
+    _m("contracts.py", "cache_in_module", "mutated-input"),
+    _m("contracts.py", "dce_returns_none", "not-a-module"),
+    _m("contracts.py", "canonicalize_forever", "timeout"),
+)
+"""Every mutant, in the order the test and the benchmark run them."""

@@ -1,0 +1,249 @@
+"""Broken passes that drop, merge or reorder effects on references.
+
+Relay has mutable references (``ref``, ``ref_read``, ``ref_write``) and calls of closures that
+may use them, so a pass that treats every expression as pure is wrong on the programs that
+use them. TVM's own passes were written for dataflow graphs first and grew effect awareness
+late: its DeadCodeElimination and EliminateCommonSubexpr were only made purity-aware in the
+2021 rework (before it, DCE dropped an unused ``let`` whatever its value did), and
+ToANormalForm exists because moving a computation in a graph changes when its effects run.
+Each mutant below is the correct pass with that awareness taken out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relay.compiler.ir import free_vars, map_functions, rewrite, rewrite_pairs, substitute
+from relay.compiler.pass_manager import Pass
+from relay.compiler.passes.dce import use_counts
+from relay.semantics.sharing import sharing_plan
+from relay.semantics.syntax import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    IRModule,
+    Let,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Var,
+    children,
+    post_order,
+)
+
+
+def _per_function(mod: IRModule, fn_pass: object) -> IRModule:
+    def one(_: GlobalVar, fn: Function) -> Function:
+        out = fn_pass(fn)  # type: ignore[operator]
+        assert isinstance(out, Function)
+        return out
+
+    return map_functions(mod, one)
+
+
+# -- DCE that believes everything is pure ------------------------------------------------------
+
+
+def _sweep_all_pure(fn: Function) -> tuple[Function, bool]:
+    counts = use_counts(fn)
+    removed = False
+
+    def visit(e: Expr) -> Expr | None:
+        nonlocal removed
+        if isinstance(e, Let) and not counts.get(id(e.var)):  # BUG: no purity check
+            removed = True
+            return e.body
+        return None
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out, removed
+
+
+def _dce_all_pure(fn: Function) -> Function:
+    removed = True
+    while removed:
+        fn, removed = _sweep_all_pure(fn)
+    return fn
+
+
+def dce_ignores_effects(mod: IRModule) -> IRModule:
+    """DeadCodeElimination without the purity check: every ``let`` whose variable is unused is
+    removed, so ``ref_write(%r, 1); e`` (``let %_ = ref_write(..); e``) loses its write and a
+    later ``ref_read(%r)`` sees the old value.
+
+    Bug class: DCE dropping effects (TVM's DCE before it was made purity-aware).
+    """
+    return _per_function(mod, _dce_all_pure)
+
+
+# -- CSE that merges reference operations and calls -------------------------------------------
+
+
+def _cse_everything(fn: Function) -> Function:
+    plan = sharing_plan(fn)
+    seen: dict[tuple[object, ...], Expr] = {}
+
+    def key_of(e: Expr) -> object:
+        # structural for constants (TVM's CSE hashed structurally), identity otherwise
+        if isinstance(e, Constant):
+            return ("const", e.data.dtype.str, e.data.shape, e.data.tobytes())
+        return id(e)
+
+    def visit(original: Expr, rebuilt: Expr) -> Expr | None:
+        match rebuilt:
+            case Call(Constructor(), _):
+                return None  # constructors may be polymorphic: Nil and Nil differ in type
+            case Call(op, args, attrs):
+                # BUG: calls of closures and globals merge too, not only operator calls
+                name = op.name if isinstance(op, Op) else id(op)
+                key: tuple[object, ...] = ("call", name, repr(attrs), *map(key_of, args))
+            case RefCreate(value):
+                key = ("ref", key_of(value))  # BUG: two ref(v) become one cell
+            case RefRead(ref):
+                key = ("read", key_of(ref))  # BUG: a read after a write reuses the old read
+            case _:
+                return None
+        scope = plan.scope.get(id(original))
+        if scope is None:
+            return None
+        key = (scope, *key)
+        earlier = seen.get(key)
+        if earlier is not None:
+            return earlier
+        seen[key] = rebuilt
+        return None
+
+    out = rewrite_pairs(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+@dataclass(frozen=True)
+class CseMergesEffects(Pass):
+    """EliminateCommonSubexpr that keys every call, ``ref`` and ``ref_read`` on its callee and
+    arguments: two ``ref(0)`` become one (aliased) cell, two ``ref_read(%r)`` around a
+    ``ref_write(%r, ..)`` become the first read, two calls of the same closure become one.
+
+    Bug class: CSE merging effects (TVM's EliminateCommonSubexpr hashed calls structurally and
+    merged any two equal ones, effectful or not, until it learnt to skip impure calls).
+    """
+
+    focus_ops = frozenset({"add"})
+
+    def transform(self, mod: IRModule) -> IRModule:
+        return _per_function(mod, _cse_everything)
+
+
+cse_merges_effects = CseMergesEffects()
+
+
+# -- DCE with inline_once: moves a value to its single use ------------------------------------
+
+
+def _inline_once(fn: Function) -> Function:
+    counts = use_counts(fn)
+
+    def visit(e: Expr) -> Expr | None:
+        if isinstance(e, Let) and counts.get(id(e.var)) == 1:
+            if e.var in free_vars(e.value):
+                return None  # a recursive closure: keep it bound
+            # BUG: no purity check, so the value moves past the effects between the let and
+            # its use (a ref_read after a ref_write, a ref into a closure body)
+            return substitute(e.body, {e.var: e.value})
+        return None
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def dce_inline_once(mod: IRModule) -> IRModule:
+    """DeadCodeElimination with ``inline_once=True``: a ``let`` whose variable is used once is
+    removed and its value put at the use, whatever it does. ``let %v = ref_read(%r);
+    ref_write(%r, 1); %v`` becomes ``ref_write(%r, 1); ref_read(%r)``: the read moved past the
+    write (a fused or moved group crossing an effect).
+
+    Bug class: moving a computation across an effect (TVM's DCE ``inline_once`` mode, which
+    PartialEvaluate used, inlined without asking whether the value was pure).
+    """
+    return _per_function(mod, _inline_once)
+
+
+# -- let floating that reorders effects -------------------------------------------------------
+
+
+def _float_lets(fn: Function) -> Function:
+    parents = _parent_counts(fn)
+
+    def visit(original: Expr, e: Expr) -> Expr | None:
+        if not isinstance(original, Let) or parents.get(id(original.body), 0) != 1:
+            return None  # a shared inner let stays where its other uses see it
+        match e:
+            case Let(a, first, Let(b, second, body) as inner) if a not in free_vars(second):
+                # BUG: independent by data flow is taken as independent; effects reorder
+                return Let(b, second, Let(a, first, body, span=e.span), span=inner.span)
+        return None
+
+    out = rewrite_pairs(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def _parent_counts(root: Expr) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for e in post_order(root):
+        for c in children(e):
+            counts[id(c)] = counts.get(id(c), 0) + 1
+    return counts
+
+
+def float_lets(mod: IRModule) -> IRModule:
+    """A let-floating (scheduling) pass that swaps two adjacent ``let``s when the second does
+    not use the first's variable. Data flow allows it; effects do not: ``ref_write(%s, 2);
+    let %v = ref_read(%r); ..`` reads before the write.
+
+    Bug class: reordering effects on references (a scheduler that checks data dependence but
+    not store dependence; TVM's FuseOps and ToANormalForm had to pin effectful nodes).
+    """
+    return _per_function(mod, _float_lets)
+
+
+# -- store-to-load forwarding that misses an alias --------------------------------------------
+
+
+def _forward_initial_values(fn: Function) -> Function:
+    written: set[int] = set()  # references written through their own binder, by id(var)
+    for e in post_order(fn):
+        if isinstance(e, RefWrite) and isinstance(e.ref, Var):
+            written.add(id(e.ref))  # BUG: a write through an alias (%s = %r) is not seen
+    initial: dict[int, Expr] = {}
+    for e in post_order(fn):
+        match e:
+            case Let(var, RefCreate(Var() | Constant() as value)) if id(var) not in written:
+                initial[id(var)] = value  # (atoms only: a compound e0 would move)
+
+    def visit(e: Expr) -> Expr | None:
+        if isinstance(e, RefRead) and isinstance(e.ref, Var):
+            return initial.get(id(e.ref))
+        return None
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def forward_ref_reads(mod: IRModule) -> IRModule:
+    """Store-to-load forwarding: ``let %r = ref(e0); .. ref_read(%r)`` reads ``e0`` when no
+    ``ref_write(%r, ..)`` appears, so the read is replaced by ``e0``. The write check looks
+    for the binder itself and misses aliases: after ``let %s = %r; ref_write(%s, e1)`` the
+    read gives ``e1``, the forwarded program ``e0``.
+
+    Bug class: an alias analysis that misses an alias (dropping the effect of a write through
+    another name; the same mistake as a CSE of ``ref_read`` across a write).
+    """
+    return _per_function(mod, _forward_initial_values)
