@@ -26,13 +26,16 @@ mask of ones.
 Exactness. For ``batch_norm`` this computes in the reference's order (TVM's pass instead
 folded the statistics into ``x * s + (-m * s)``, which differs in the last places; the
 order here is the one the brief and the reference use, so float32 and float64 agree bit for
-bit). The other lowerings agree with the references within the float tolerance: the
-references compute float16 in float32 and round once, the lowered form rounds after each
-operator, and ``mean``/``variance`` sum in a different order.
+bit). The other lowerings agree with the references within the float tolerance:
+``mean``/``variance`` sum in a different order.
 
 Where the pass leaves a call alone (it is not wrong there, only not lowerable exactly):
 
-- the data is not a float (the reference is undefined there, and ``sqrt`` would not type);
+- the data is not float32 or float64: the references compute float16 in float32 and round
+  once, while the lowered form rounds after each operator, so a small input whose square
+  underflows in float16 (``l2_normalize``: ``x * x`` is 0, then ``0 / 0``) gives NaN where
+  the operator gives a number — ``relay fuzz`` found this; integers are undefined there and
+  ``sqrt`` would not type;
 - a vector argument's type is not exactly ``Tensor[(C), dtype]`` with ``C`` the data's
   ``axis`` extent (broadcasting would then make the result's type more precise than the
   operator's, and the program's type would change);
@@ -82,7 +85,8 @@ from ...semantics.typing import infer_types
 from ..ir import is_pure, map_functions, rewrite_pairs
 from ..pass_manager import Pass, register_pass
 
-FLOATS = frozenset({"float16", "float32", "float64"})
+FLOATS = frozenset({"float32", "float64"})
+"""The data dtypes the normalisations are lowered for (see the module docstring on float16)."""
 
 LOWERED = frozenset(
     {
