@@ -21,8 +21,7 @@ own always runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, TypeVar
 
@@ -195,15 +194,6 @@ def register_pass(cls: _P) -> _P:
     return cls
 
 
-@contextmanager
-def instrumented(*instruments: PassInstrument) -> Iterator[PassContext]:
-    """The current context with ``instruments`` added, entered."""
-    cur = PassContext.current()
-    ctx = PassContext(cur.opt_level, cur.disabled, cur.required, (*cur.instruments, *instruments))
-    with ctx:
-        yield ctx
-
-
 def as_pass(obj: object, label: str) -> Pass:
     """``obj`` as a pass: a ``Pass`` as it is, a callable wrapped in ``FunctionPass``."""
     if isinstance(obj, Pass):
@@ -232,7 +222,6 @@ __all__ = [
     "as_pass",
     "cli_name",
     "flatten",
-    "instrumented",
     "register_pass",
     "run_pass",
     "should_run",
