@@ -30,13 +30,10 @@ from onnx import TensorProto, helper, numpy_helper
 from relay.interpreter import evaluate, program_for
 from relay.semantics import syntax as s
 from relay.semantics.ops import OPS
-from relay.semantics.ops.nn import (
-    BatchNormAttrs,
-    Conv2DAttrs,
-    DenseAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-)
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
+from relay.semantics.ops.nn.norm import BatchNormAttrs
+from relay.semantics.ops.nn.pool import GlobalPool2DAttrs, MaxPool2DAttrs
 from relay.semantics.ops.registry import Attrs, Reference
 from relay.semantics.values import TensorValue
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.elementwise import CastAttrs
-from relay.semantics.ops.scan import ScanopAttrs, VarianceAttrs
+from relay.semantics.ops.reduce import ScanopAttrs, VarianceAttrs
 from relay.semantics.syntax import TensorType
 
 from .gen_dataflow import (

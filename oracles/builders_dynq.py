@@ -20,8 +20,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from relay.semantics.ops.indexing import OneHotAttrs, TopKAttrs
-from relay.semantics.ops.nn import Conv2DAttrs, DenseAttrs
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.index import OneHotAttrs, StridedSliceAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
 from relay.semantics.ops.qnn import (
     BroadcastAttrs,
     DequantizeAttrs,
@@ -29,13 +31,8 @@ from relay.semantics.ops.qnn import (
     QuantizeAttrs,
     RequantizeAttrs,
 )
-from relay.semantics.ops.shaping import TileAttrs
-from relay.semantics.ops.transform import (
-    ConcatenateAttrs,
-    InitOpAttrs,
-    ReshapeAttrs,
-    StridedSliceAttrs,
-)
+from relay.semantics.ops.shape import ConcatenateAttrs, ReshapeAttrs, TileAttrs
+from relay.semantics.ops.sort import TopKAttrs
 from relay.semantics.syntax import Constant, Expr, TensorType
 
 from .gen_dataflow import (

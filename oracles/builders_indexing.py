@@ -14,21 +14,19 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from relay.semantics.ops.indexing import (
-    ArangeAttrs,
-    ArgsortAttrs,
+from relay.semantics.ops.create import ArangeAttrs
+from relay.semantics.ops.index import (
     GatherAttrs,
     GatherNDAttrs,
-    MeshgridAttrs,
     OneHotAttrs,
     ScatterElementsAttrs,
     ScatterNDAttrs,
-    SearchSortedAttrs,
     SequenceMaskAttrs,
     SparseToDenseAttrs,
-    TopKAttrs,
 )
 from relay.semantics.ops.registry import Tensor
+from relay.semantics.ops.shape import MeshgridAttrs
+from relay.semantics.ops.sort import ArgsortAttrs, SearchSortedAttrs, TopKAttrs
 from relay.semantics.syntax import Constant, TensorType
 
 from .gen_dataflow import (

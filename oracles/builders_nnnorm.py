@@ -16,16 +16,16 @@ import math
 import numpy as np
 
 from relay.semantics.ops.image import Resize2DAttrs
-from relay.semantics.ops.nn import SoftmaxAttrs
-from relay.semantics.ops.nn_norm import (
+from relay.semantics.ops.nn.activation import SoftmaxAttrs
+from relay.semantics.ops.nn.loss import NLLLossAttrs
+from relay.semantics.ops.nn.norm import (
     GroupNormAttrs,
     InstanceNormAttrs,
     L2NormalizeAttrs,
     LayerNormAttrs,
     LRNAttrs,
-    NLLLossAttrs,
 )
-from relay.semantics.ops.nn_resample import (
+from relay.semantics.ops.nn.shape import (
     BatchToSpaceNDAttrs,
     MirrorPadAttrs,
     SpaceToBatchNDAttrs,

@@ -15,20 +15,18 @@ import math
 
 import numpy as np
 
-from relay.semantics.ops.shaping import (
-    EinsumAttrs,
+from relay.semantics.ops.index import SliceLikeAttrs
+from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
+from relay.semantics.ops.shape import (
     LayoutTransformAttrs,
-    MatrixSetDiagAttrs,
     NdarraySizeAttrs,
     RepeatAttrs,
     ReshapeLikeAttrs,
     ReverseAttrs,
     ReverseSequenceAttrs,
     ShapeOfAttrs,
-    SliceLikeAttrs,
     SlidingWindowAttrs,
     TileAttrs,
-    TriluAttrs,
 )
 from relay.semantics.syntax import Constant, TensorType
 

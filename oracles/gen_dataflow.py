@@ -82,31 +82,24 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from relay.semantics.ops import OPS
-from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs, LeakyReluAttrs
-from relay.semantics.ops.nn import (
-    AvgPool2DAttrs,
-    BatchNormAttrs,
-    BiasAddAttrs,
-    Conv2DAttrs,
-    DenseAttrs,
-    DropoutAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-    PadAttrs,
-    SoftmaxAttrs,
-)
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
+from relay.semantics.ops.index import StridedSliceAttrs, TakeAttrs
+from relay.semantics.ops.nn.activation import LeakyReluAttrs, SoftmaxAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
+from relay.semantics.ops.nn.norm import BatchNormAttrs, DropoutAttrs
+from relay.semantics.ops.nn.pool import AvgPool2DAttrs, GlobalPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.reduce import ArgReduceAttrs, ReduceAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.ops.transform import (
+from relay.semantics.ops.shape import (
     ConcatenateAttrs,
     ExpandDimsAttrs,
-    InitOpAttrs,
     ReshapeAttrs,
     SplitAttrs,
     SqueezeAttrs,
     StackAttrs,
-    StridedSliceAttrs,
-    TakeAttrs,
     TransposeAttrs,
 )
 from relay.semantics.syntax import (

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.elementwise import CastAttrs
-from relay.semantics.ops.reduce import ReduceAttrs
-from relay.semantics.ops.scan import ScanopAttrs, VarianceAttrs
+from relay.semantics.ops.reduce import ReduceAttrs, ScanopAttrs, VarianceAttrs
 from relay.semantics.syntax import DTYPES, Dim, TupleType, Type
 
 from .samplers import (

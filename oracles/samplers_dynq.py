@@ -14,8 +14,10 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from relay.semantics.ops.indexing import OneHotAttrs, TopKAttrs
-from relay.semantics.ops.nn import Conv2DAttrs, DenseAttrs
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.index import OneHotAttrs, StridedSliceAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
 from relay.semantics.ops.qnn import (
     BroadcastAttrs,
     DequantizeAttrs,
@@ -23,8 +25,8 @@ from relay.semantics.ops.qnn import (
     QuantizeAttrs,
     RequantizeAttrs,
 )
-from relay.semantics.ops.shaping import TileAttrs
-from relay.semantics.ops.transform import InitOpAttrs, ReshapeAttrs, StridedSliceAttrs
+from relay.semantics.ops.shape import ReshapeAttrs, TileAttrs
+from relay.semantics.ops.sort import TopKAttrs
 from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType
 
 from .samplers import (

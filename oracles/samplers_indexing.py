@@ -9,20 +9,18 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from relay.semantics.ops.indexing import (
-    ArangeAttrs,
-    ArgsortAttrs,
+from relay.semantics.ops.create import ArangeAttrs
+from relay.semantics.ops.index import (
     GatherAttrs,
     GatherNDAttrs,
-    MeshgridAttrs,
     OneHotAttrs,
     ScatterElementsAttrs,
     ScatterNDAttrs,
-    SearchSortedAttrs,
     SequenceMaskAttrs,
     SparseToDenseAttrs,
-    TopKAttrs,
 )
+from relay.semantics.ops.shape import MeshgridAttrs
+from relay.semantics.ops.sort import ArgsortAttrs, SearchSortedAttrs, TopKAttrs
 from relay.semantics.syntax import ANY, Dim, TupleType
 
 from .samplers import (

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from relay.semantics.ops.shaping import (
-    EinsumAttrs,
+from relay.semantics.ops.index import SliceLikeAttrs
+from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
+from relay.semantics.ops.shape import (
     LayoutTransformAttrs,
-    MatrixSetDiagAttrs,
     NdarraySizeAttrs,
     RepeatAttrs,
     ReshapeLikeAttrs,
     ReverseAttrs,
     ReverseSequenceAttrs,
     ShapeOfAttrs,
-    SliceLikeAttrs,
     SlidingWindowAttrs,
     TileAttrs,
-    TriluAttrs,
 )
 from relay.semantics.syntax import DTYPES, Dim, TupleType
 

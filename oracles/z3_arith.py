@@ -16,9 +16,8 @@ import z3
 
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.elementwise import CastAttrs
-from relay.semantics.ops.reduce import ReduceAttrs
+from relay.semantics.ops.reduce import ReduceAttrs, ScanopAttrs, VarianceAttrs
 from relay.semantics.ops.registry import Attrs
-from relay.semantics.ops.scan import ScanopAttrs, VarianceAttrs
 
 from .z3_relations import (
     Arg,

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 
 import z3
 
-from relay.semantics.ops.indexing import OneHotAttrs, TopKAttrs
-from relay.semantics.ops.nn import Conv2DAttrs, DenseAttrs
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.index import OneHotAttrs, StridedSliceAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
 from relay.semantics.ops.qnn import (
     BroadcastAttrs,
     DequantizeAttrs,
@@ -29,8 +31,8 @@ from relay.semantics.ops.qnn import (
     RequantizeAttrs,
 )
 from relay.semantics.ops.registry import Attrs
-from relay.semantics.ops.shaping import TileAttrs
-from relay.semantics.ops.transform import InitOpAttrs, ReshapeAttrs, StridedSliceAttrs
+from relay.semantics.ops.shape import ReshapeAttrs, TileAttrs
+from relay.semantics.ops.sort import TopKAttrs
 from relay.semantics.syntax import DTYPES
 
 from .z3_relations import (

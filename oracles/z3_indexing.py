@@ -11,21 +11,19 @@ from collections.abc import Sequence
 
 import z3
 
-from relay.semantics.ops.indexing import (
-    ArangeAttrs,
-    ArgsortAttrs,
+from relay.semantics.ops.create import ArangeAttrs
+from relay.semantics.ops.index import (
     GatherAttrs,
     GatherNDAttrs,
-    MeshgridAttrs,
     OneHotAttrs,
     ScatterElementsAttrs,
     ScatterNDAttrs,
-    SearchSortedAttrs,
     SequenceMaskAttrs,
     SparseToDenseAttrs,
-    TopKAttrs,
 )
 from relay.semantics.ops.registry import Attrs
+from relay.semantics.ops.shape import MeshgridAttrs
+from relay.semantics.ops.sort import ArgsortAttrs, SearchSortedAttrs, TopKAttrs
 
 from .z3_relations import (
     ONE,

@@ -16,20 +16,19 @@ from collections.abc import Sequence
 
 import z3
 
-from relay.semantics.ops.nn import GlobalPool2DAttrs
-from relay.semantics.ops.nn_conv import (
-    BatchMatmulAttrs,
+from relay.semantics.ops.nn.activation import PReluAttrs
+from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
-    MatmulAttrs,
-    PReluAttrs,
 )
-from relay.semantics.ops.nn_pool import (
+from relay.semantics.ops.nn.dense import BatchMatmulAttrs, MatmulAttrs
+from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
     AvgPool3DAttrs,
+    GlobalPool2DAttrs,
     MaxPool1DAttrs,
     MaxPool3DAttrs,
 )

@@ -31,30 +31,24 @@ from typing import TypeAlias, TypeVar
 import z3
 
 from relay.semantics.ops import OPS
+from relay.semantics.ops.create import InitOpAttrs
 from relay.semantics.ops.elementwise import CastAttrs
-from relay.semantics.ops.nn import (
-    AvgPool2DAttrs,
-    BatchNormAttrs,
-    BiasAddAttrs,
-    Conv2DAttrs,
-    DenseAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-    PadAttrs,
-    SoftmaxAttrs,
-)
+from relay.semantics.ops.index import StridedSliceAttrs, TakeAttrs
+from relay.semantics.ops.nn.activation import SoftmaxAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
+from relay.semantics.ops.nn.norm import BatchNormAttrs
+from relay.semantics.ops.nn.pool import AvgPool2DAttrs, GlobalPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.reduce import ArgReduceAttrs, ReduceAttrs
 from relay.semantics.ops.registry import Attrs
-from relay.semantics.ops.transform import (
+from relay.semantics.ops.shape import (
     ConcatenateAttrs,
     ExpandDimsAttrs,
-    InitOpAttrs,
     ReshapeAttrs,
     SplitAttrs,
     SqueezeAttrs,
     StackAttrs,
-    StridedSliceAttrs,
-    TakeAttrs,
     TransposeAttrs,
 )
 

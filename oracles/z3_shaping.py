@@ -12,19 +12,17 @@ from collections.abc import Sequence
 
 import z3
 
+from relay.semantics.ops.index import SliceLikeAttrs
+from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
 from relay.semantics.ops.registry import Attrs
-from relay.semantics.ops.shaping import (
-    EinsumAttrs,
+from relay.semantics.ops.shape import (
     LayoutTransformAttrs,
-    MatrixSetDiagAttrs,
     RepeatAttrs,
     ReshapeLikeAttrs,
     ReverseAttrs,
     ReverseSequenceAttrs,
-    SliceLikeAttrs,
     SlidingWindowAttrs,
     TileAttrs,
-    TriluAttrs,
 )
 from relay.semantics.syntax import DTYPES
 

@@ -26,7 +26,14 @@ def op_record(op: OpDef) -> dict[str, Any]:
 def cmd_ops(args: argparse.Namespace) -> int:
     """Print every registered operator, sorted by family then name."""
     records = sorted((op_record(op) for op in OPS.values()), key=lambda r: (r["family"], r["name"]))
-    if args.family:
+    if args.family is not None:
+        families = sorted({r["family"] for r in records})
+        if args.family not in families:
+            print(
+                f"relay: error: no family {args.family!r}; the families are {', '.join(families)}",
+                file=sys.stderr,
+            )
+            return 2
         records = [r for r in records if r["family"] == args.family]
     if args.json:
         json.dump(records, sys.stdout, indent=1)

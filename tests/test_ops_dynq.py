@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
 from relay.semantics.ops import OPS
-from relay.semantics.ops.indexing import OneHotAttrs, TopKAttrs
-from relay.semantics.ops.nn import Conv2DAttrs, DenseAttrs
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.index import OneHotAttrs, StridedSliceAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
 from relay.semantics.ops.qnn import (
     BroadcastAttrs,
     DequantizeAttrs,
@@ -34,13 +36,8 @@ from relay.semantics.ops.qnn import (
     RequantizeAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.ops.shaping import TileAttrs
-from relay.semantics.ops.transform import (
-    ConcatenateAttrs,
-    InitOpAttrs,
-    ReshapeAttrs,
-    StridedSliceAttrs,
-)
+from relay.semantics.ops.shape import ConcatenateAttrs, ReshapeAttrs, TileAttrs
+from relay.semantics.ops.sort import TopKAttrs
 from relay.semantics.syntax import ANY, TensorType, TupleType, Type, dim_symbol
 
 Array = npt.NDArray[Any]
@@ -103,7 +100,7 @@ def init(dtype: str) -> InitOpAttrs:
 def test_records(name: str) -> None:
     op = OPS[name]
     assert op.relation is not None and op.reference is not None
-    assert op.family == ("dynamic" if name.startswith("dyn.") else "quantized")
+    assert op.family == ("dyn" if name.startswith("dyn.") else "qnn")
     assert op.check.startswith(("onnxruntime:", "independent:"))
     assert (op.shape_func is not None) == name.startswith("dyn.")
 

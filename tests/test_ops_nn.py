@@ -22,18 +22,12 @@ from onnx import helper
 
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import lookup
-from relay.semantics.ops.nn import (
-    AvgPool2DAttrs,
-    BatchNormAttrs,
-    BiasAddAttrs,
-    Conv2DAttrs,
-    DenseAttrs,
-    DropoutAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-    PadAttrs,
-    SoftmaxAttrs,
-)
+from relay.semantics.ops.nn.activation import SoftmaxAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
+from relay.semantics.ops.nn.norm import BatchNormAttrs, DropoutAttrs
+from relay.semantics.ops.nn.pool import AvgPool2DAttrs, GlobalPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
 

@@ -23,20 +23,19 @@ import relay
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, OpPattern, lookup
-from relay.semantics.ops.nn import GlobalPool2DAttrs
-from relay.semantics.ops.nn_conv import (
-    BatchMatmulAttrs,
+from relay.semantics.ops.nn.activation import PReluAttrs
+from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
-    MatmulAttrs,
-    PReluAttrs,
 )
-from relay.semantics.ops.nn_pool import (
+from relay.semantics.ops.nn.dense import BatchMatmulAttrs, MatmulAttrs
+from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
     AvgPool3DAttrs,
+    GlobalPool2DAttrs,
     MaxPool1DAttrs,
     MaxPool3DAttrs,
 )
@@ -140,7 +139,7 @@ def test_records(name: str) -> None:
     op = OPS[name]
     relation_name, check, pattern = GROUP[name]
     assert op.relation_name == relation_name and op.check == check and op.pattern is pattern
-    assert op.family == "nn" and op.relation is not None and op.reference is not None
+    assert op.family.startswith("nn/") and op.relation is not None and op.reference is not None
     assert op.attrs_type is not None
     assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"
 

@@ -21,17 +21,16 @@ from hypothesis import strategies as st
 
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
+from relay.semantics.ops.create import InitOpAttrs
+from relay.semantics.ops.index import StridedSliceAttrs, TakeAttrs
 from relay.semantics.ops.registry import Attrs, RelationError, Tensor
-from relay.semantics.ops.transform import (
+from relay.semantics.ops.shape import (
     ConcatenateAttrs,
     ExpandDimsAttrs,
-    InitOpAttrs,
     ReshapeAttrs,
     SplitAttrs,
     SqueezeAttrs,
     StackAttrs,
-    StridedSliceAttrs,
-    TakeAttrs,
     TransposeAttrs,
 )
 from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol

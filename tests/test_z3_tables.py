@@ -19,9 +19,10 @@ from relay.oracles.z3_relations import (
     missing_encodings,
 )
 from relay.semantics.ops import OPS
-from relay.semantics.ops.nn import Conv2DAttrs
+from relay.semantics.ops.index import TakeAttrs
+from relay.semantics.ops.nn.conv import Conv2DAttrs
 from relay.semantics.ops.registry import Attrs, Relation, RelationError
-from relay.semantics.ops.transform import ReshapeAttrs, StackAttrs, TakeAttrs
+from relay.semantics.ops.shape import ReshapeAttrs, StackAttrs
 from relay.semantics.syntax import ANY, Dim, TensorType, Type, dim_symbol
 
 

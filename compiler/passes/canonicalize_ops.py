@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...semantics.ops.nn import BiasAddAttrs
+from ...semantics.ops.nn.dense import BiasAddAttrs
 from ...semantics.ops.registry import RelationError
+from ...semantics.ops.shape import ExpandDimsAttrs
 from ...semantics.ops.shapes import broadcast_shapes
-from ...semantics.ops.transform import ExpandDimsAttrs
 from ...semantics.syntax import (
     Call,
     Expr,

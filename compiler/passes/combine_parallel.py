@@ -51,8 +51,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ...semantics.ops.nn import Conv2DAttrs, DenseAttrs
-from ...semantics.ops.transform import ConcatenateAttrs, StridedSliceAttrs
+from ...semantics.ops.index import StridedSliceAttrs
+from ...semantics.ops.nn.conv import Conv2DAttrs
+from ...semantics.ops.nn.dense import DenseAttrs
+from ...semantics.ops.shape import ConcatenateAttrs
 from ...semantics.sharing import sharing_plan
 from ...semantics.syntax import (
     Call,

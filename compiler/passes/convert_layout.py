@@ -43,15 +43,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...semantics.ops import OPS
-from ...semantics.ops.nn import (
-    AvgPool2DAttrs,
-    BatchNormAttrs,
-    BiasAddAttrs,
-    Conv2DAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-)
-from ...semantics.ops.transform import ExpandDimsAttrs, TransposeAttrs
+from ...semantics.ops.nn.conv import Conv2DAttrs
+from ...semantics.ops.nn.dense import BiasAddAttrs
+from ...semantics.ops.nn.norm import BatchNormAttrs
+from ...semantics.ops.nn.pool import AvgPool2DAttrs, GlobalPool2DAttrs, MaxPool2DAttrs
+from ...semantics.ops.shape import ExpandDimsAttrs, TransposeAttrs
 from ...semantics.syntax import (
     Call,
     Expr,

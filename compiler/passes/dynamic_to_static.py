@@ -55,16 +55,12 @@ import numpy as np
 
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS
+from ...semantics.ops.create import InitOpAttrs
 from ...semantics.ops.dyn import _slice_plan
-from ...semantics.ops.indexing import OneHotAttrs, TopKAttrs
+from ...semantics.ops.index import OneHotAttrs, StridedSliceAttrs, _strided_slice_plan
 from ...semantics.ops.registry import Attrs, RelationError
-from ...semantics.ops.shaping import TileAttrs
-from ...semantics.ops.transform import (
-    InitOpAttrs,
-    ReshapeAttrs,
-    StridedSliceAttrs,
-    _strided_slice_plan,
-)
+from ...semantics.ops.shape import ReshapeAttrs, TileAttrs
+from ...semantics.ops.sort import TopKAttrs
 from ...semantics.syntax import (
     Call,
     Constant,

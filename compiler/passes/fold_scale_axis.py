@@ -71,7 +71,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...semantics.ops.nn import BiasAddAttrs, Conv2DAttrs, DenseAttrs
+from ...semantics.ops.nn.conv import Conv2DAttrs
+from ...semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
 from ...semantics.syntax import (
     Call,
     Constant,

@@ -96,15 +96,10 @@ import numpy as np
 
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS, OpPattern
+from ...semantics.ops.create import InitOpAttrs
 from ...semantics.ops.elementwise import CastAttrs
 from ...semantics.ops.registry import Attrs, Tensor
-from ...semantics.ops.transform import (
-    ExpandDimsAttrs,
-    InitOpAttrs,
-    ReshapeAttrs,
-    SqueezeAttrs,
-    TransposeAttrs,
-)
+from ...semantics.ops.shape import ExpandDimsAttrs, ReshapeAttrs, SqueezeAttrs, TransposeAttrs
 from ...semantics.syntax import (
     AnyDim,
     Call,

@@ -53,18 +53,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...semantics.ops.nn import BatchNormAttrs
-from ...semantics.ops.nn_norm import (
+from ...semantics.ops.nn.norm import (
+    BatchNormAttrs,
     GroupNormAttrs,
     InstanceNormAttrs,
     L2NormalizeAttrs,
     LayerNormAttrs,
 )
-from ...semantics.ops.reduce import ReduceAttrs
+from ...semantics.ops.reduce import ReduceAttrs, VarianceAttrs
 from ...semantics.ops.registry import Attrs
-from ...semantics.ops.scan import VarianceAttrs
-from ...semantics.ops.shaping import ReshapeLikeAttrs
-from ...semantics.ops.transform import ExpandDimsAttrs, ReshapeAttrs
+from ...semantics.ops.shape import ExpandDimsAttrs, ReshapeAttrs, ReshapeLikeAttrs
 from ...semantics.syntax import (
     ATOMS,
     Call,

@@ -1,4 +1,6 @@
-"""Annotations: operators that mean the identity and carry a hint for the compiler.
+"""Annotations: annotation.stop_fusion, on_device, device_copy.
+
+Annotations: operators that mean the identity and carry a hint for the compiler.
 
 ::
 
@@ -49,16 +51,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..syntax import TupleType, Type
-from .registry import (
-    AttrKind,
-    Attrs,
-    OpDef,
-    OpPattern,
-    RelationError,
-    Tensor,
-    attr_field,
-    register,
-)
+from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
 from .shapes import tensor_arg
 
 DEVICE_TYPES: dict[int, str] = {
@@ -126,10 +119,6 @@ class DeviceCopyAttrs(Attrs):
     dst_memory_scope: str = attr_field(
         AttrKind.STR, "", doc='The memory scope copied to ("": unconstrained).'
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# Relations
 
 
 def _argument(arg_types: tuple[Type, ...], name: str) -> Type:
@@ -200,10 +189,6 @@ def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return t
 
 
-# ---------------------------------------------------------------------------------------------
-# Reference semantics
-
-
 def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
     """The argument itself: a tensor, or the tensors of a tuple (copied)."""
     (x,) = args
@@ -211,9 +196,6 @@ def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[T
         return tuple(np.array(f, copy=True) for f in x)
     return np.array(x, copy=True)
 
-
-# ---------------------------------------------------------------------------------------------
-# Registration
 
 register(
     OpDef(
@@ -225,10 +207,11 @@ register(
         relation=_stop_fusion_relation,
         reference=_identity,
         relation_name="Identity",
-        family="annotation",
         check="independent:identity",
     )
 )
+
+
 register(
     OpDef(
         "on_device",
@@ -239,10 +222,11 @@ register(
         relation=_on_device_relation,
         reference=_identity,
         relation_name="Identity",
-        family="annotation",
         check="independent:identity",
     )
 )
+
+
 register(
     OpDef(
         "device_copy",
@@ -253,10 +237,6 @@ register(
         relation=_device_copy_relation,
         reference=_identity,
         relation_name="Identity",
-        family="annotation",
         check="independent:identity",
     )
 )
-
-NAMES: tuple[str, ...] = ("annotation.stop_fusion", "on_device", "device_copy")
-"""Every operator this module registers."""

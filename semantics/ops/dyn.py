@@ -1,4 +1,6 @@
-"""Dynamic operators (``dyn.*``): a shape, or slice bounds, taken from a tensor argument's value.
+"""Dynamic-shape operators (dyn.*): the static ones with shape arguments as tensors.
+
+Dynamic operators (``dyn.*``): a shape, or slice bounds, taken from a tensor argument's value.
 
 ::
 
@@ -88,19 +90,17 @@ import numpy as np
 
 from ..errors import RelayRuntimeError, UndefinedBehavior
 from ..syntax import ANY, Dim, TensorType, TupleType, Type, is_dtype
-from .indexing import OneHotAttrs, TopKAttrs
+from .create import InitOpAttrs, _cast_scalar
+from .index import OneHotAttrs, StridedSliceAttrs
 from .registry import OPS, Attrs, OpDef, OpPattern, RelationError, Tensor, register
+from .shape import ReshapeAttrs, TileAttrs
 from .shapes import broadcast_shapes, normalize_axis, tensor_arg
-from .shaping import TileAttrs
-from .transform import InitOpAttrs, ReshapeAttrs, StridedSliceAttrs, _cast_scalar
+from .sort import TopKAttrs
 
 _A = TypeVar("_A", bound=Attrs)
 
+
 _INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared helpers
 
 
 def _attrs(attrs: Attrs | None, cls: type[_A]) -> _A:
@@ -141,10 +141,6 @@ def _sizes(name: str, values: Sequence[int]) -> tuple[int, ...]:
             f"{name}: negative size in shape {list(values)} (TVM allocates without checking)"
         )
     return tuple(values)
-
-
-# ---------------------------------------------------------------------------------------------
-# dyn.reshape
 
 
 def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -208,10 +204,6 @@ def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
             f"dyn.reshape: cannot reshape {data.shape} ({data.size} elements) to {shape}"
         )
     return np.reshape(data, shape).copy()
-
-
-# ---------------------------------------------------------------------------------------------
-# dyn.broadcast_to, dyn.zeros, dyn.ones, dyn.full
 
 
 def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -285,10 +277,6 @@ def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.full(_full_shape(args, attrs), _cast_scalar(fill, dtype), dtype=dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# dyn.strided_slice
-
-
 def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, StridedSliceAttrs)
     data, begin, end, strides = _arity(arg_types, ("data", "begin", "end", "strides"))
@@ -360,10 +348,6 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
             )
         positions.append(index)
     return data[np.ix_(*positions)] if positions else data.copy()
-
-
-# ---------------------------------------------------------------------------------------------
-# dyn.tile, dyn.topk, dyn.one_hot
 
 
 def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -478,11 +462,6 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Records
-
-_FAMILY = "dynamic"
-
 register(
     OpDef(
         "dyn.reshape",
@@ -493,11 +472,12 @@ register(
         relation=_reshape_relation,
         reference=_reshape_reference,
         relation_name="DynamicReshape",
-        family=_FAMILY,
         check="independent:the static reshape (relation and reference) on the same values",
         shape_func=_reshape_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.broadcast_to",
@@ -508,11 +488,12 @@ register(
         relation=_broadcast_to_relation,
         reference=_broadcast_to_reference,
         relation_name="DynamicBroadCastTo",
-        family=_FAMILY,
         check="onnxruntime:Expand",
         shape_func=_broadcast_to_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.zeros",
@@ -523,11 +504,12 @@ register(
         relation=_init_relation,
         reference=_zeros_reference,
         relation_name="DynamicInitOp",
-        family=_FAMILY,
         check="onnxruntime:ConstantOfShape",
         shape_func=_init_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.ones",
@@ -538,11 +520,12 @@ register(
         relation=_init_relation,
         reference=_ones_reference,
         relation_name="DynamicInitOp",
-        family=_FAMILY,
         check="onnxruntime:ConstantOfShape",
         shape_func=_init_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.full",
@@ -553,11 +536,12 @@ register(
         relation=_full_relation,
         reference=_full_reference,
         relation_name="DynamicFull",
-        family=_FAMILY,
         check="onnxruntime:Expand",
         shape_func=_full_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.strided_slice",
@@ -568,11 +552,12 @@ register(
         relation=_strided_slice_relation,
         reference=_strided_slice_reference,
         relation_name="DynStridedSlice",
-        family=_FAMILY,
         check="independent:Python range slicing of nested lists",
         shape_func=_strided_slice_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.tile",
@@ -583,11 +568,12 @@ register(
         relation=_tile_relation,
         reference=_tile_reference,
         relation_name="DynamicTile",
-        family=_FAMILY,
         check="onnxruntime:Tile",
         shape_func=_tile_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.topk",
@@ -598,11 +584,12 @@ register(
         relation=_topk_relation,
         reference=_topk_reference,
         relation_name="DynTopK",
-        family=_FAMILY,
         check="onnxruntime:TopK",
         shape_func=_topk_shape,
     )
 )
+
+
 register(
     OpDef(
         "dyn.one_hot",
@@ -613,7 +600,6 @@ register(
         relation=_one_hot_relation,
         reference=_one_hot_reference,
         relation_name="DynOneHot",
-        family=_FAMILY,
         check="onnxruntime:OneHot",
         shape_func=_one_hot_shape,
     )

@@ -1,4 +1,6 @@
-"""Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
+"""Elementwise unary operators: arithmetic, rounding, float math, predicates, casts.
+
+Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
 
 ::
 
@@ -93,6 +95,97 @@ compile: ``exp log sqrt rsqrt tanh sigmoid power`` require a float dtype (TVM's 
 accepted integers, then lowering failed: ``tir::pow`` checks "power only applies to float", the
 other intrinsics have no integer lowering), and ``logical_and logical_or logical_not`` require
 bool (TIR's ``&&``, ``||``, ``!`` check for boolean operands).
+
+More elementwise operators: trigonometry, bit manipulation, predicates and fast approximations.
+
+::
+
+    unary (data)                                    dtypes          relation          pattern
+      sin cos tan asin acos atan sinh cosh
+      asinh acosh atanh erf log2 log10              float           Identity          elemwise
+      fast_exp fast_tanh fast_erf                   float           Identity          elemwise
+      trunc copy                                    any             Identity          elemwise
+      sign                                          signed, float   Identity          elemwise
+      bitwise_not                                   integer         Identity          elemwise
+      isnan isinf isfinite                          any, -> bool    IdentityCompRel   elemwise
+    binary (lhs, rhs)
+      bitwise_and bitwise_or bitwise_xor
+      left_shift right_shift                        integer         Broadcast         broadcast
+      logical_xor                                   bool            Broadcast         broadcast
+      trunc_divide trunc_mod                        any             Broadcast         broadcast
+    reinterpret(data, dtype=)          CastAttrs    any, same bits  Reinterpret       elemwise
+
+"integer" is the signed and unsigned integer dtypes, without bool; "signed" the signed ones.
+Names, argument names, relation names and fusion patterns follow TVM 0.18
+(``src/relay/op/tensor/unary.cc``, ``binary.cc``, ``transform.cc``). ``reinterpret`` takes
+TVM's ``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate
+attributes class for it.
+
+Typing. ``Identity``: the result has the argument's type. ``IdentityCompRel``: the argument's
+shape, dtype bool. ``Broadcast``: ``lhs`` and ``rhs`` have one dtype; the result has that dtype
+and their broadcast shape (as for ``add``, see ``ops.elementwise``). ``Reinterpret``: the
+data's shape with the ``dtype`` attribute, which must be given and have the data's bit width
+(bool is one bit: it reinterprets only as bool).
+
+Meaning: what TVM's TOPI compute lowered through its LLVM code generator computed, with the
+conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
+operation, narrow integer arithmetic wrapping).
+
+- The float functions are the mathematical functions, rounded to the dtype: ``log2``,
+  ``log10``, the trigonometric and hyperbolic functions and their inverses, ``erf``. TVM's
+  lowering computed some of them by formulas (``tan`` as ``sin / cos``, ``sinh`` and ``cosh``
+  through ``exp``, ``erf`` on some targets by ``fast_erf``'s approximation) that differ from the
+  correctly rounded value by a few ulps; the comparison policy (``oracles/compare.py``)
+  absorbs that, not this reference. Outside a function's domain the result is NaN
+  (``asin(2)``, ``acosh(0.5)``, ``log2(-1)``); at a pole it is an infinity (``atanh(1)``,
+  ``log10(0)``).
+- ``fast_exp``, ``fast_tanh``, ``fast_erf`` are defined as ``exp``, ``tanh`` and ``erf``.
+  TVM computed them by approximation formulas (``topi/elemwise.h``): ``fast_exp`` of float32
+  by range reduction to ``2^n * p(f)`` with a degree-7 polynomial, ``fast_tanh`` of float32 by
+  Eigen's rational function of ``x`` clamped to [-9, 9], ``fast_erf`` of float16 and float32
+  by Eigen's rational function; other dtypes fall back to the exact function. The documented
+  tolerance, measured by the tests on TVM's formulas over float32 (error relative to
+  ``max(|f(x)|, 1)``, as the comparison policy measures): ``fast_tanh`` within 3 ulps;
+  ``fast_exp`` within 6 ulps for ``|x| <= 10`` but up to 36 ulps (4.3e-6 relative) towards
+  ``|x| = 88``, because its range reduction ``x - n * ln2`` uses a single-precision ``ln2``.
+  That exceeds ``oracles/compare.py``'s float32 budget of 8 ulps for large arguments, so a
+  target that computes TVM's ``fast_exp`` formula needs that tolerance there. ``fast_erf``'s
+  error is not measured here (the tests compare with onnxruntime's ``Erf``). The cases
+  where the approximations are not the function at all are undefined, below.
+- ``trunc`` rounds toward zero and, like ``floor``, returns integers unchanged. ``sign`` is
+  ``x > 0 ? 1 : (x < 0 ? -1 : 0)`` with LLVM's ordered compares, so ``sign(NaN) = 0`` and
+  ``sign(-0.0) = +0.0``. ``isnan``/``isinf`` are false and ``isfinite`` true on integers and
+  bool. ``copy`` is the identity.
+- Bitwise ops act on the two's-complement bits. ``left_shift`` is LLVM's ``shl`` without
+  ``nsw``/``nuw``: bits shifted out are lost (``int8`` ``64 << 1`` is -128) at every width.
+  ``right_shift`` is arithmetic (``ashr``, sign-filling) for signed and logical (``lshr``) for
+  unsigned dtypes.
+- ``logical_xor`` is boolean exclusive or.
+- ``trunc_divide`` is ``divide``'s truncating integer division, and ``trunc(a / b)`` for
+  floats; ``trunc_mod`` is the truncated remainder (the sign of the dividend; C's ``fmod`` for
+  floats), exactly ``mod``. Bool operands are the integers 0 and 1 (LLVM's ``i1``).
+- ``reinterpret`` keeps the bits and changes their dtype (NaN payloads kept).
+
+Undefined behaviour (``UndefinedBehavior``):
+
+- ``left_shift`` and ``right_shift`` by an amount that is negative or at least the bit width
+  of the dtype: LLVM's ``shl``/``ashr``/``lshr`` give poison (``codegen_llvm.cc`` emits them
+  without masking the amount);
+- ``trunc_divide`` and ``trunc_mod`` of integers (or bool) by zero, and of the smallest signed
+  integer by -1: LLVM ``sdiv``/``udiv``/``srem``/``urem`` as for ``divide`` and ``mod``;
+- ``fast_exp`` of a float32 value above 88.3762626647950 (and below +inf): TVM clamps the
+  argument there and returns ``max(approximation, x)``, a finite number that is neither
+  ``exp(x)`` nor its overflow to +inf;
+- ``fast_tanh`` of a float32 NaN, ``fast_erf`` of a float16 or float32 NaN: TVM clamps with
+  ``select``-based minimum and maximum, and whether the NaN survives depends on the operand
+  order of those selects, which changed between TVM versions (one order gives about ±1).
+
+Deliberate deviations from TVM's relations, each rejecting programs TVM typed but could not
+compile: the float functions require a float dtype (no integer lowering); the bitwise ops and
+shifts require an integer dtype (``type_check_integer_args``; bool left out as for
+``ops.elementwise``'s logical ops); ``sign`` rejects unsigned and bool data (its ``-1``
+constant fails ``make_const``: "cannot make uint from negative value"); ``logical_xor``
+requires bool; ``reinterpret`` requires equal bit widths (TIR's ``reinterpret`` checks them).
 """
 
 from __future__ import annotations
@@ -106,8 +199,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import UndefinedBehavior
-from ..syntax import Dim, TensorType, Type
-from ..text.printer import format_type
+from ..syntax import TensorType, Type
 from .registry import (
     AttrKind,
     Attrs,
@@ -119,7 +211,7 @@ from .registry import (
     attr_field,
     register,
 )
-from .shapes import broadcast_shapes, tensor_arg
+from .shapes import tensor_arg
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,22 +231,10 @@ class CastAttrs(Attrs):
     dtype: str = attr_field(AttrKind.DTYPE, doc="Target data type.")
 
 
-@dataclass(frozen=True, slots=True)
-class LeakyReluAttrs(Attrs):
-    """Attributes of ``nn.leaky_relu``: the slope on the negative half axis."""
-
-    type_key: ClassVar[str] = "relay.attrs.LeakyReluAttrs"
-    alpha: float = attr_field(
-        AttrKind.FLOAT, 0.25, doc="Slope coefficient for the negative half axis."
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Dtypes
-
 Array: TypeAlias = npt.NDArray[Any]
 """An array of any element type: what the kernels compute with (numpy's stubs give operators
 only to arrays whose element type is open)."""
+
 
 Accepts: TypeAlias = Literal["any", "float", "bool"]
 """Which dtypes an operand may have: any dtype, a float dtype, or bool."""
@@ -185,10 +265,6 @@ def _overflow_is_undefined(dtype: str) -> bool:
     return not _is_float(dtype) and dtype != "bool" and _bits(dtype) >= 32
 
 
-# ---------------------------------------------------------------------------------------------
-# Type relations
-
-
 def _tensors(arg_types: tuple[Type, ...], names: tuple[str, ...]) -> tuple[TensorType, ...]:
     if len(arg_types) != len(names):
         raise RelationError(f"expected {len(names)} arguments, found {len(arg_types)}")
@@ -202,19 +278,6 @@ def _check_accepts(t: TensorType, accepts: Accepts, what: str) -> None:
         raise RelationError(f"expected bool for {what}, found {t.dtype}")
 
 
-def _same_dtype(a: TensorType, b: TensorType, names: tuple[str, str]) -> None:
-    if a.dtype != b.dtype:
-        raise RelationError(
-            f"data types {a.dtype} and {b.dtype} do not match: "
-            f"expected {names[1]} to have the dtype of {names[0]}"
-        )
-
-
-def _broadcast(a: TensorType, b: TensorType) -> tuple[Dim, ...]:
-    """TVM's ``ConcreteBroadcast`` of two shapes (``src/relay/op/type_relations.cc``)."""
-    return broadcast_shapes(a.shape, b.shape)
-
-
 def _identity_relation(accepts: Accepts) -> Relation:
     """``Identity``: the result has the type of ``data`` (of the dtypes ``accepts`` allows)."""
 
@@ -226,18 +289,6 @@ def _identity_relation(accepts: Accepts) -> Relation:
     return relation
 
 
-def _broadcast_relation(accepts: Accepts, *, comparison: bool) -> Relation:
-    """``Broadcast`` (result of the operands' dtype) or ``BroadcastComp`` (result bool)."""
-
-    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-        lhs, rhs = _tensors(arg_types, ("lhs", "rhs"))
-        _same_dtype(lhs, rhs, ("lhs", "rhs"))
-        _check_accepts(lhs, accepts, "lhs and rhs")
-        return TensorType(_broadcast(lhs, rhs), "bool" if comparison else lhs.dtype)
-
-    return relation
-
-
 def _cast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     """``Cast``: the shape of ``data``, the dtype of the attribute."""
     (data,) = _tensors(arg_types, ("data",))
@@ -245,29 +296,6 @@ def _cast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     if not attrs.dtype:
         raise RelationError('expected a target dtype, found dtype=""')
     return TensorType(data.shape, attrs.dtype)
-
-
-def _where_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Where``: ``x`` broadcast with ``y`` (one dtype), then ``condition`` with the result."""
-    condition, x, y = _tensors(arg_types, ("condition", "x", "y"))
-    _same_dtype(x, y, ("x", "y"))
-    values = TensorType(_broadcast(x, y), x.dtype)
-    return TensorType(_broadcast(condition, values), x.dtype)
-
-
-def _full_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``FullLike``: the type of ``data``; ``fill_value`` must be rank 0 (of any dtype)."""
-    data, fill_value = _tensors(arg_types, ("data", "fill_value"))
-    if fill_value.shape:
-        raise RelationError(
-            f"expected a rank-0 fill_value, found {format_type(fill_value)} "
-            f"of rank {len(fill_value.shape)}"
-        )
-    return TensorType(data.shape, data.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# Reference semantics: integer arithmetic
 
 
 def _exact(x: Array) -> Array:
@@ -289,63 +317,6 @@ def _fit(exact: Array, dtype: str, op: str) -> Array:
                 f"generator emits {'nsw' if _is_signed(dtype) else 'nuw'} arithmetic for {dtype}"
             )
     return np.asarray(exact).astype(dtype)
-
-
-def _check_divisor(op: str, a: Array, b: Array) -> None:
-    dtype = a.dtype.name
-    if np.any(b == 0):
-        raise UndefinedBehavior(f"{op}: integer division by zero ({dtype})")
-    if _is_signed(dtype):
-        lo = _int_bounds(dtype)[0]
-        if np.any((a == lo) & (b == -1)):
-            raise UndefinedBehavior(f"{op}: {lo} / -1 overflows {dtype}")
-
-
-def _int_divide(op: str) -> Callable[[Array, Array], Array]:
-    """Integer ``divide``, ``floor_divide``, ``mod`` or ``floor_mod``; UB cases checked first."""
-
-    def kernel(a: Array, b: Array) -> Array:
-        _check_divisor(op, a, b)
-        dtype = a.dtype.name
-        if dtype == "bool":
-            a, b = a.astype(np.uint8), b.astype(np.uint8)
-        truncated_rem = np.fmod(a, b)  # C's %: the sign of the dividend
-        match op:
-            case "divide":
-                out = (a - truncated_rem) // b  # exact: a - rem is a multiple of b
-            case "mod":
-                out = truncated_rem
-            case "floor_divide":
-                out = a // b
-            case "floor_mod":
-                out = a % b  # numpy's %: the sign of the divisor
-            case _:
-                raise AssertionError(op)
-        return np.asarray(out).astype(dtype)
-
-    return kernel
-
-
-def _float_divide(op: str) -> Callable[[Array, Array], Array]:
-    """Float ``divide``, ``floor_divide``, ``mod`` or ``floor_mod``, with TOPI's formulas."""
-
-    def kernel(a: Array, b: Array) -> Array:
-        match op:
-            case "divide":
-                return np.asarray(a / b)
-            case "mod":
-                return np.asarray(np.fmod(a, b))
-            case "floor_divide":
-                return np.asarray(np.floor(a / b))
-            case "floor_mod":
-                return np.asarray(a - np.floor(a / b) * b)
-        raise AssertionError(op)
-
-    return kernel
-
-
-# ---------------------------------------------------------------------------------------------
-# Reference semantics: conversions
 
 
 def _truthy(x: Array) -> Array:
@@ -388,11 +359,7 @@ def _attr_constant(value: float, dtype: str, what: str) -> Array:
     return np.asarray(math.trunc(value), dtype=dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reference semantics: the kernels
-
 UnaryKernel: TypeAlias = Callable[[Array], Array]
-BinaryKernel: TypeAlias = Callable[[Array, Array], Array]
 
 
 def _unary(kernel: UnaryKernel) -> Reference:
@@ -406,37 +373,9 @@ def _unary(kernel: UnaryKernel) -> Reference:
     return reference
 
 
-def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> Reference:
-    """A reference applying ``kernel`` to the broadcast ``lhs`` and ``rhs``."""
-
-    def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
-        a, b = np.broadcast_arrays(*args)
-        with np.errstate(all="ignore"):
-            out = np.asarray(kernel(a, b))
-        return out.astype(np.bool_ if comparison else a.dtype, copy=False)
-
-    return reference
-
-
 def _by_kind(float_kernel: UnaryKernel, int_kernel: UnaryKernel = lambda x: x) -> UnaryKernel:
     """One kernel for float dtypes, another for integer and bool dtypes."""
     return lambda x: float_kernel(x) if _is_float(x.dtype.name) else int_kernel(x)
-
-
-def _integer_arithmetic(op: str, exact: Callable[[Array, Array], Array]) -> BinaryKernel:
-    """``add``/``subtract``/``multiply``: IEEE for floats, exact then ``_fit`` for integers."""
-
-    def kernel(a: Array, b: Array) -> Array:
-        if _is_float(a.dtype.name):
-            return exact(a, b)
-        return _fit(exact(_exact(a), _exact(b)), a.dtype.name, op)
-
-    return kernel
-
-
-def _divide_family(op: str) -> BinaryKernel:
-    float_kernel, int_kernel = _float_divide(op), _int_divide(op)
-    return lambda a, b: (float_kernel if _is_float(a.dtype.name) else int_kernel)(a, b)
 
 
 def _round_half_away(x: Array) -> Array:
@@ -463,12 +402,6 @@ def _minimum(a: Array, b: Array) -> Array:
     return np.asarray(np.where(a < b, a, b))  # codegen_llvm.cc MinNode: select(a < b, a, b)
 
 
-def _not_equal(a: Array, b: Array) -> Array:
-    if _is_float(a.dtype.name):
-        return np.asarray((a < b) | (a > b))  # fcmp one: false if either side is NaN
-    return np.asarray(a != b)
-
-
 def _clip(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
     (x,) = args
     assert isinstance(attrs, ClipAttrs)
@@ -491,44 +424,6 @@ def _cast_reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
         return _cast(x, attrs.dtype, "cast")
 
 
-def _leaky_relu(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
-    (x,) = args
-    assert isinstance(attrs, LeakyReluAttrs)
-    dtype = x.dtype.name
-    alpha = _attr_constant(attrs.alpha, dtype, "nn.leaky_relu alpha")
-    positive = x > 0
-    if _is_float(dtype):
-        scaled = np.asarray(x * alpha)
-    else:
-        # Only the selected products count: select's other arm may overflow harmlessly.
-        kept = np.where(positive, np.zeros_like(x), x)
-        scaled = _fit(_exact(kept) * _exact(alpha), dtype, "nn.leaky_relu")
-    return np.asarray(np.where(positive, x, scaled)).astype(dtype, copy=False)
-
-
-def _where(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
-    condition, x, y = args
-    return np.asarray(np.where(_truthy(condition), x, y)).astype(x.dtype, copy=False)
-
-
-def _full_like(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
-    data, fill_value = args
-    with np.errstate(all="ignore"):
-        value = _cast(fill_value, data.dtype.name, "full_like")
-    return np.full(data.shape, value, dtype=data.dtype)
-
-
-def _zeros_like(x: Array) -> Array:
-    return np.zeros_like(x)
-
-
-def _ones_like(x: Array) -> Array:
-    return np.ones_like(x)
-
-
-# ---------------------------------------------------------------------------------------------
-# The records
-
 _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
     ("negative", "any", _by_kind(np.negative, _negative), "Elementwise negation, -x."),
     ("abs", "any", _by_kind(np.abs, _abs), "Elementwise absolute value."),
@@ -542,51 +437,9 @@ _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
     ("ceil", "any", _by_kind(np.ceil), "Elementwise ceiling."),
     ("round", "any", _by_kind(_round_half_away), "Elementwise rounding, halves away from zero."),
     ("logical_not", "bool", np.logical_not, "Elementwise boolean negation."),
-    ("nn.relu", "any", lambda x: _maximum(x, np.zeros_like(x)), "Rectified linear unit."),
-    ("zeros_like", "any", _zeros_like, "Zeros with the shape and dtype of the input."),
-    ("ones_like", "any", _ones_like, "Ones with the shape and dtype of the input."),
 )
 """Unary operators without attributes: one input ``data``, relation ``Identity``, elemwise."""
 
-_BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str], ...] = (
-    # name, operand dtypes, comparison (bool result), kernel, doc
-    ("add", "any", False, _integer_arithmetic("add", lambda a, b: a + b),
-     "Elementwise addition with broadcasting."),
-    ("subtract", "any", False, _integer_arithmetic("subtract", lambda a, b: a - b),
-     "Elementwise subtraction with broadcasting."),
-    ("multiply", "any", False, _integer_arithmetic("multiply", lambda a, b: a * b),
-     "Elementwise multiplication with broadcasting."),
-    ("divide", "any", False, _divide_family("divide"),
-     "Elementwise division with broadcasting (truncating for integers)."),
-    ("floor_divide", "any", False, _divide_family("floor_divide"),
-     "Elementwise division rounded towards negative infinity, broadcasting."),
-    ("mod", "any", False, _divide_family("mod"),
-     "Elementwise remainder with the sign of the dividend, broadcasting."),
-    ("floor_mod", "any", False, _divide_family("floor_mod"),
-     "Elementwise remainder with the sign of the divisor, broadcasting."),
-    ("power", "float", False, np.power,
-     "Elementwise lhs raised to the power rhs, broadcasting."),
-    ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting."),
-    ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting."),
-    ("equal", "any", True, np.equal,
-     "Elementwise lhs == rhs with broadcasting; the result is bool."),
-    ("not_equal", "any", True, _not_equal,
-     "Elementwise lhs != rhs with broadcasting; the result is bool."),
-    ("less", "any", True, np.less,
-     "Elementwise lhs < rhs with broadcasting; the result is bool."),
-    ("less_equal", "any", True, np.less_equal,
-     "Elementwise lhs <= rhs with broadcasting; the result is bool."),
-    ("greater", "any", True, np.greater,
-     "Elementwise lhs > rhs with broadcasting; the result is bool."),
-    ("greater_equal", "any", True, np.greater_equal,
-     "Elementwise lhs >= rhs with broadcasting; the result is bool."),
-    ("logical_and", "bool", False, np.logical_and,
-     "Elementwise boolean and with broadcasting."),
-    ("logical_or", "bool", False, np.logical_or,
-     "Elementwise boolean or with broadcasting."),
-)  # fmt: skip
-"""Binary operators without attributes: inputs ``lhs, rhs``, pattern broadcast; the relation is
-``BroadcastComp`` for comparisons and ``Broadcast`` otherwise."""
 
 _CHECKS: dict[str, str] = {
     "negative": "onnxruntime:Neg",
@@ -601,35 +454,12 @@ _CHECKS: dict[str, str] = {
     "ceil": "onnxruntime:Ceil",
     "round": "independent:decimal quantize with ROUND_HALF_UP (halves away from zero)",
     "logical_not": "onnxruntime:Not",
-    "nn.relu": "onnxruntime:Relu",
-    "zeros_like": "onnxruntime:ConstantOfShape",
-    "ones_like": "onnxruntime:ConstantOfShape",
-    "add": "onnxruntime:Add",
-    "subtract": "onnxruntime:Sub",
-    "multiply": "onnxruntime:Mul",
-    "divide": "onnxruntime:Div",
-    "floor_divide": "independent:Python scalar loop (int //, math.floor of the rounded quotient)",
-    "mod": "onnxruntime:Mod",
-    "floor_mod": "onnxruntime:Mod",
-    "power": "onnxruntime:Pow",
-    "maximum": "onnxruntime:Max",
-    "minimum": "onnxruntime:Min",
-    "equal": "onnxruntime:Equal",
-    "not_equal": "independent:Python scalar loop (ordered !=, false on NaN)",
-    "less": "onnxruntime:Less",
-    "less_equal": "onnxruntime:LessOrEqual",
-    "greater": "onnxruntime:Greater",
-    "greater_equal": "onnxruntime:GreaterOrEqual",
-    "logical_and": "onnxruntime:And",
-    "logical_or": "onnxruntime:Or",
     "clip": "onnxruntime:Clip",
     "cast": "onnxruntime:Cast",
-    "nn.leaky_relu": "onnxruntime:LeakyRelu",
-    "where": "onnxruntime:Where",
-    "full_like": "independent:Python scalar conversion (math.trunc, modular wrap-around)",
 }
 """How each op's reference is checked independently (``OpDef.check``), by a test in
 ``tests/test_ops_elementwise.py``."""
+
 
 for _name, _accepts, _kernel, _doc in _UNARY:
     register(
@@ -642,26 +472,10 @@ for _name, _accepts, _kernel, _doc in _UNARY:
             relation=_identity_relation(_accepts),
             reference=_unary(_kernel),
             relation_name="Identity",
-            family="elementwise",
             check=_CHECKS[_name],
         )
     )
 
-for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
-    register(
-        OpDef(
-            _name,
-            ("lhs", "rhs"),
-            None,
-            OpPattern.BROADCAST,
-            _doc,
-            relation=_broadcast_relation(_accepts, comparison=_comparison),
-            reference=_binary(_binary_kernel, comparison=_comparison),
-            relation_name="BroadcastComp" if _comparison else "Broadcast",
-            family="elementwise",
-            check=_CHECKS[_name],
-        )
-    )
 
 register(
     OpDef(
@@ -673,10 +487,11 @@ register(
         relation=_identity_relation("any"),
         reference=_clip,
         relation_name="Identity",
-        family="elementwise",
         check=_CHECKS["clip"],
     )
 )
+
+
 register(
     OpDef(
         "cast",
@@ -687,60 +502,246 @@ register(
         relation=_cast_relation,
         reference=_cast_reference,
         relation_name="Cast",
-        family="elementwise",
         check=_CHECKS["cast"],
     )
 )
-register(
-    OpDef(
-        "nn.leaky_relu",
-        ("data",),
-        LeakyReluAttrs,
-        OpPattern.ELEMWISE,
-        "Leaky rectified linear unit, x if x > 0 else alpha * x.",
-        relation=_identity_relation("any"),
-        reference=_leaky_relu,
-        relation_name="Identity",
-        family="elementwise",
-        check=_CHECKS["nn.leaky_relu"],
-    )
-)
-register(
-    OpDef(
-        "where",
-        ("condition", "x", "y"),
-        None,
-        OpPattern.BROADCAST,
-        "Select from x where condition is non-zero, else from y; all three broadcast.",
-        relation=_where_relation,
-        reference=_where,
-        relation_name="Where",
-        family="elementwise",
-        check=_CHECKS["where"],
-    )
-)
-register(
-    OpDef(
-        "full_like",
-        ("data", "fill_value"),
-        None,
-        OpPattern.ELEMWISE,
-        "The scalar fill_value, cast to the dtype of data, with the shape of data.",
-        relation=_full_like_relation,
-        reference=_full_like,
-        relation_name="FullLike",
-        family="elementwise",
-        check=_CHECKS["full_like"],
-    )
-)
 
-NAMES: tuple[str, ...] = (
-    *(row[0] for row in _UNARY),
-    *(row[0] for row in _BINARY),
-    "clip",
-    "cast",
-    "nn.leaky_relu",
-    "where",
-    "full_like",
+
+MathAccepts: TypeAlias = Literal["any", "float", "bool", "integer", "signed_or_float"]
+"""Which dtypes an operand may have."""
+
+
+_DESCRIBE: dict[str, str] = {
+    "float": "a float dtype",
+    "bool": "bool",
+    "integer": "an integer dtype (int8 to uint64, not bool)",
+    "signed_or_float": "a signed integer or float dtype",
+}
+
+
+def _allows(dtype: str, accepts: MathAccepts) -> bool:
+    match accepts:
+        case "any":
+            return True
+        case "float":
+            return _is_float(dtype)
+        case "bool":
+            return dtype == "bool"
+        case "integer":
+            return dtype.startswith(("int", "uint"))
+        case "signed_or_float":
+            return dtype.startswith(("int", "float"))
+
+
+def _check_math_accepts(t: TensorType, accepts: MathAccepts, what: str) -> None:
+    if not _allows(t.dtype, accepts):
+        raise RelationError(f"expected {_DESCRIBE[accepts]} for {what}, found {t.dtype}")
+
+
+def _math_identity_relation(accepts: MathAccepts) -> Relation:
+    """``Identity``: the result has the type of ``data`` (of a dtype ``accepts`` allows)."""
+
+    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+        (data,) = _tensors(arg_types, ("data",))
+        _check_math_accepts(data, accepts, "data")
+        return TensorType(data.shape, data.dtype)
+
+    return relation
+
+
+def _identity_comp_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``IdentityCompRel``: the shape of ``data`` (any dtype), dtype bool."""
+    (data,) = _tensors(arg_types, ("data",))
+    return TensorType(data.shape, "bool")
+
+
+def _reinterpret_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Reinterpret``: the data's shape, the attribute's dtype, which has the data's width."""
+    (data,) = _tensors(arg_types, ("data",))
+    if not isinstance(attrs, CastAttrs):
+        raise RelationError(f"expected CastAttrs, found {type(attrs).__name__}")
+    if not attrs.dtype:
+        raise RelationError("expected a target dtype for reinterpret, found none")
+    if _bits(attrs.dtype) != _bits(data.dtype):
+        raise RelationError(
+            f'reinterpret: dtype="{attrs.dtype}" has {_bits(attrs.dtype)} bits but data is '
+            f"{data.dtype} of {_bits(data.dtype)} bits (expected the same bit width)"
+        )
+    return TensorType(data.shape, attrs.dtype)
+
+
+def _erf(x: Array) -> Array:
+    """``erf`` through ``math.erf`` in float64 (numpy has no erf), rounded to the dtype."""
+    wide = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64))
+    return np.asarray(wide, dtype=np.float64)
+
+
+def _trunc(x: Array) -> Array:
+    return np.trunc(x) if _is_float(x.dtype.name) else x  # tir::trunc keeps integers
+
+
+def _sign(x: Array) -> Array:
+    """``select(x > 0, 1, select(x < 0, -1, 0))``: NaN and -0.0 give +0."""
+    one = np.ones_like(x)
+    return np.asarray(np.where(x > 0, one, np.where(x < 0, -one, np.zeros_like(x))))
+
+
+def _copy(x: Array) -> Array:
+    return np.array(x, copy=True)
+
+
+_FAST_EXP_HIGH = np.float32(88.3762626647950)
+"""Where TVM's float32 ``fast_exp`` clamps its argument (``topi::fast_exp_float32``)."""
+
+
+def _fast_exp(x: Array) -> Array:
+    """``exp``; UB for float32 above TVM's clamp (the approximation is not exp there)."""
+    if x.dtype == np.float32:
+        clamped = np.isfinite(x) & (x > _FAST_EXP_HIGH)
+        if np.any(clamped):
+            raise UndefinedBehavior(
+                f"fast_exp of float32 {x[clamped].flat[0]} above {float(_FAST_EXP_HIGH)}: TVM's "
+                "approximation clamps there and returns a value that is not exp(x)"
+            )
+    return np.asarray(np.exp(x))
+
+
+def _nan_is_undefined(op: str, dtypes: tuple[str, ...], exact: UnaryKernel) -> UnaryKernel:
+    """``exact``, with a NaN input in ``dtypes`` undefined (TVM's clamping selects)."""
+
+    def kernel(x: Array) -> Array:
+        if x.dtype.name in dtypes and np.any(np.isnan(x)):
+            raise UndefinedBehavior(
+                f"{op} of a {x.dtype.name} NaN: TVM's clamp decides whether the NaN survives"
+            )
+        return exact(x)
+
+    return kernel
+
+
+def _predicate(kernel: UnaryKernel, on_integers: bool) -> Reference:
+    """A bool-valued reference: ``kernel`` on floats, the constant ``on_integers`` otherwise."""
+
+    def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+        (x,) = args
+        if _is_float(x.dtype.name):
+            return np.asarray(kernel(x), dtype=np.bool_)
+        return np.full(x.shape, on_integers, dtype=np.bool_)
+
+    return reference
+
+
+def _reinterpret(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    (x,) = args
+    assert isinstance(attrs, CastAttrs)
+    return np.array(x, copy=True, order="C").view(np.dtype(attrs.dtype))
+
+
+_FLOAT_MATH: tuple[tuple[str, UnaryKernel, str, str], ...] = (
+    ("sin", np.sin, "Elementwise sine.", "onnxruntime:Sin"),
+    ("cos", np.cos, "Elementwise cosine.", "onnxruntime:Cos"),
+    ("tan", np.tan, "Elementwise tangent.", "onnxruntime:Tan"),
+    ("asin", np.arcsin, "Elementwise inverse sine.", "onnxruntime:Asin"),
+    ("acos", np.arccos, "Elementwise inverse cosine.", "onnxruntime:Acos"),
+    ("atan", np.arctan, "Elementwise inverse tangent.", "onnxruntime:Atan"),
+    ("sinh", np.sinh, "Elementwise hyperbolic sine.", "onnxruntime:Sinh"),
+    ("cosh", np.cosh, "Elementwise hyperbolic cosine.", "onnxruntime:Cosh"),
+    ("asinh", np.arcsinh, "Elementwise inverse hyperbolic sine.", "onnxruntime:Asinh"),
+    ("acosh", np.arccosh, "Elementwise inverse hyperbolic cosine.", "onnxruntime:Acosh"),
+    ("atanh", np.arctanh, "Elementwise inverse hyperbolic tangent.", "onnxruntime:Atanh"),
+    ("erf", _erf, "Elementwise Gauss error function.", "onnxruntime:Erf"),
+    ("log2", np.log2, "Elementwise base-2 logarithm.", "independent:math.log2 per element"),
+    ("log10", np.log10, "Elementwise base-10 logarithm.", "independent:math.log10 per element"),
+    ("fast_exp", _fast_exp, "Elementwise exp, computed by TVM with an approximation.",
+     "onnxruntime:Exp"),
+    ("fast_tanh", _nan_is_undefined("fast_tanh", ("float32",), np.tanh),
+     "Elementwise tanh, computed by TVM with an approximation.", "onnxruntime:Tanh"),
+    ("fast_erf", _nan_is_undefined("fast_erf", ("float16", "float32"), _erf),
+     "Elementwise erf, computed by TVM with an approximation.", "onnxruntime:Erf"),
+)  # fmt: skip
+"""Float-only unary operators: name, kernel, doc, check."""
+
+
+_OTHER_UNARY: tuple[tuple[str, MathAccepts, UnaryKernel, str, str], ...] = (
+    ("trunc", "any", _trunc, "Elementwise rounding toward zero.",
+     "independent:math.trunc per element"),
+    ("sign", "signed_or_float", _sign, "Elementwise sign: -1, 0 or 1.", "onnxruntime:Sign"),
+    ("bitwise_not", "integer", np.invert, "Elementwise bitwise complement.",
+     "onnxruntime:BitwiseNot"),
+    ("copy", "any", _copy, "A copy of the tensor.", "onnxruntime:Identity"),
+)  # fmt: skip
+"""Other unary operators: name, operand dtypes, kernel, doc, check."""
+
+
+_PREDICATES: tuple[tuple[str, UnaryKernel, bool, str, str], ...] = (
+    ("isnan", np.isnan, False, "Elementwise test for NaN; the result is bool.",
+     "onnxruntime:IsNaN"),
+    ("isinf", np.isinf, False, "Elementwise test for an infinity; the result is bool.",
+     "onnxruntime:IsInf"),
+    ("isfinite", np.isfinite, True, "Elementwise test for a finite value; the result is bool.",
+     "independent:math.isfinite per element"),
+)  # fmt: skip
+"""Predicates: name, float kernel, value on integers and bool, doc, check."""
+
+
+for _name, _kernel, _doc, _check in _FLOAT_MATH:
+    register(
+        OpDef(
+            _name,
+            ("data",),
+            None,
+            OpPattern.ELEMWISE,
+            _doc,
+            relation=_math_identity_relation("float"),
+            reference=_unary(_kernel),
+            relation_name="Identity",
+            check=_check,
+        )
+    )
+
+
+for _name, _math_accepts, _kernel, _doc, _check in _OTHER_UNARY:
+    register(
+        OpDef(
+            _name,
+            ("data",),
+            None,
+            OpPattern.ELEMWISE,
+            _doc,
+            relation=_math_identity_relation(_math_accepts),
+            reference=_unary(_kernel),
+            relation_name="Identity",
+            check=_check,
+        )
+    )
+
+
+for _name, _kernel, _on_integers, _doc, _check in _PREDICATES:
+    register(
+        OpDef(
+            _name,
+            ("data",),
+            None,
+            OpPattern.ELEMWISE,
+            _doc,
+            relation=_identity_comp_relation,
+            reference=_predicate(_kernel, _on_integers),
+            relation_name="IdentityCompRel",
+            check=_check,
+        )
+    )
+
+
+register(
+    OpDef(
+        "reinterpret",
+        ("data",),
+        CastAttrs,
+        OpPattern.ELEMWISE,
+        "The bits of every element read as dtype (of the same bit width).",
+        relation=_reinterpret_relation,
+        reference=_reinterpret,
+        relation_name="Reinterpret",
+        check="independent:struct.pack and struct.unpack per element",
+    )
 )
-"""Every operator this module registers."""

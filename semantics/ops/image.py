@@ -1,4 +1,6 @@
-"""Image operators: two-dimensional resizing.
+"""Image operators: image.resize2d.
+
+Image operators: two-dimensional resizing.
 
 ::
 
@@ -73,13 +75,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..syntax import Dim, TensorType, Type
-from .nn import _attrs, _convert, _Num, _show, _ub
+from .nn.common import _attrs, _convert, _Num, _show, _ub
 from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
 from .shapes import tensor_arg
 
 _F32 = np.float32
 
+
 METHODS = ("nearest_neighbor", "linear", "cubic")
+
+
 COORDINATE_MODES = (
     "half_pixel",
     "align_corners",
@@ -88,7 +93,11 @@ COORDINATE_MODES = (
     "tf_half_pixel_for_nn",
     "tf_crop_and_resize",
 )
+
+
 ROUNDING_METHODS = ("", "round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
 LAYOUTS = ("NCHW", "NHWC")
 
 
@@ -126,10 +135,6 @@ class Resize2DAttrs(Attrs):
     out_dtype: str = attr_field(AttrKind.DTYPE, "", doc='Output dtype; "" means the data\'s.')
 
 
-# ---------------------------------------------------------------------------------------------
-# The relation
-
-
 def spatial_axes(layout: str, rank: int, what: str = "layout") -> tuple[int, int]:
     """The H and W positions of ``layout`` (NCHW or NHWC) for data of ``rank`` 4."""
     if layout not in LAYOUTS:
@@ -163,10 +168,6 @@ def _resize2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
     shape: list[Dim] = list(data.shape)
     shape[h], shape[w] = a.size
     return TensorType(tuple(shape), a.out_dtype or data.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# The meaning: one axis at a time, in float32
 
 
 @dataclass(frozen=True)
@@ -351,9 +352,9 @@ register(
         relation=_resize2d_relation,
         reference=_resize2d_reference,
         relation_name="Resize2D",
-        family="image",
         check="onnxruntime:Resize",
     )
 )
+
 
 __all__ = ["Resize", "Resize2DAttrs", "resize", "spatial_axes"]

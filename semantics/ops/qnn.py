@@ -1,4 +1,6 @@
-"""Quantized operators: conversions between real and quantized tensors, requantization, and
+"""Quantized operators (qnn.*) and fixed_point_multiply.
+
+Quantized operators: conversions between real and quantized tensors, requantization, and
 the integer arithmetic of quantized networks.
 
 ::
@@ -146,14 +148,8 @@ import numpy.typing as npt
 
 from ..errors import RelayRuntimeError, UndefinedBehavior
 from ..syntax import Dim, TensorType, Type
-from .nn import (
-    Conv2DAttrs,
-    DenseAttrs,
-    _conv2d_reference,
-    _conv2d_relation,
-    _dense_reference,
-    _dense_relation,
-)
+from .nn.conv import Conv2DAttrs, _conv2d_reference, _conv2d_relation
+from .nn.dense import DenseAttrs, _dense_reference, _dense_relation
 from .registry import (
     AttrKind,
     Attrs,
@@ -165,8 +161,8 @@ from .registry import (
     attr_field,
     register,
 )
+from .shape import ConcatenateAttrs, _concatenate_relation
 from .shapes import broadcast_shapes, dims_equal, tensor_arg, tuple_arg
-from .transform import ConcatenateAttrs, _concatenate_relation
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +217,10 @@ class BroadcastAttrs(Attrs):
 
 
 _A = TypeVar("_A", bound=Attrs)
+
+
 Array = npt.NDArray[Any]
+
 
 _QUANTIZED = ("int8", "uint8", "int16", "uint16", "int32")
 
@@ -277,10 +276,6 @@ def _per_channel(value: Tensor, data: Tensor, axis: int) -> Array:
     shape = [1] * data.ndim
     shape[axis % data.ndim] = v.size
     return v.reshape(shape)
-
-
-# ---------------------------------------------------------------------------------------------
-# qnn.quantize, qnn.dequantize
 
 
 def _quantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -351,10 +346,6 @@ def _dequantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
     return _clip(real, -limit, limit).astype(np.float16)
 
 
-# ---------------------------------------------------------------------------------------------
-# fixed_point_multiply
-
-
 def _fixed_point_multiply_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     _attrs(attrs, FixedPointMultiplyAttrs)
     (data,) = _arity(arg_types, ("data",))
@@ -412,12 +403,15 @@ def _fixed_point_multiply_reference(args: tuple[Tensor, ...], attrs: Attrs | Non
     return np.asarray(out, dtype=np.int32).reshape(data.shape)
 
 
-# ---------------------------------------------------------------------------------------------
-# qnn.requantize
-
 _REQUANTIZE_IN = ("int8", "uint8", "int16", "int32", "int64")
+
+
 _REQUANTIZE_OUT = ("int8", "uint8", "int16", "int32")
+
+
 _ROUNDINGS = ("None", "UPWARD", "TONEAREST")
+
+
 _COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
 
 
@@ -590,15 +584,24 @@ def _requantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
     return _saturate(values, a.out_dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# qnn.dense, qnn.conv2d
-
 _QNN_DENSE_DATA = ("int8", "uint8", "int16", "uint16")
+
+
 _QNN_DENSE_WEIGHT = ("int8", "uint8")
+
+
 _QNN_DENSE_OUT = ("int32", "int64")
+
+
 _QNN_CONV_INPUTS = ("int8", "uint8", "int16")
+
+
 _QNN_CONV_OUT = ("int16", "int32", "int64")
+
+
 _QNN_CONV_DATA_LAYOUTS = ("NCHW", "NHWC")
+
+
 _QNN_CONV_KERNEL_LAYOUTS = ("OIHW", "HWIO", "HWOI", "OHWI")
 
 
@@ -736,10 +739,9 @@ def _qnn_conv2d_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
     return _accumulate("qnn.conv2d", _conv2d_reference, a, (shifted, raw), a.out_dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# qnn.add, qnn.mul, qnn.concatenate
-
 _QNN_BINARY = ("int8", "uint8", "int16", "int32")
+
+
 _BINARY_INPUTS = (
     "lhs",
     "rhs",
@@ -881,11 +883,6 @@ def _qnn_concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
     return np.concatenate(parts, axis=a.axis)
 
 
-# ---------------------------------------------------------------------------------------------
-# Records
-
-_FAMILY = "quantized"
-
 register(
     OpDef(
         "qnn.quantize",
@@ -896,10 +893,11 @@ register(
         relation=_quantize_relation,
         reference=_quantize_reference,
         relation_name="Quantize",
-        family=_FAMILY,
         check="onnxruntime:QuantizeLinear",
     )
 )
+
+
 register(
     OpDef(
         "qnn.dequantize",
@@ -910,10 +908,11 @@ register(
         relation=_dequantize_relation,
         reference=_dequantize_reference,
         relation_name="Dequantize",
-        family=_FAMILY,
         check="onnxruntime:DequantizeLinear",
     )
 )
+
+
 register(
     OpDef(
         "fixed_point_multiply",
@@ -924,10 +923,11 @@ register(
         relation=_fixed_point_multiply_relation,
         reference=_fixed_point_multiply_reference,
         relation_name="Identity",
-        family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
 )
+
+
 register(
     OpDef(
         "qnn.requantize",
@@ -938,10 +938,11 @@ register(
         relation=_requantize_relation,
         reference=_requantize_reference,
         relation_name="Requantize",
-        family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
 )
+
+
 register(
     OpDef(
         "qnn.dense",
@@ -952,10 +953,11 @@ register(
         relation=_qnn_dense_relation,
         reference=_qnn_dense_reference,
         relation_name="QDense",
-        family=_FAMILY,
         check="onnxruntime:MatMulInteger",
     )
 )
+
+
 register(
     OpDef(
         "qnn.conv2d",
@@ -966,10 +968,11 @@ register(
         relation=_qnn_conv2d_relation,
         reference=_qnn_conv2d_reference,
         relation_name="QnnConv2D",
-        family=_FAMILY,
         check="onnxruntime:ConvInteger",
     )
 )
+
+
 register(
     OpDef(
         "qnn.add",
@@ -980,10 +983,11 @@ register(
         relation=_qnn_broadcast_relation,
         reference=_qnn_add_reference,
         relation_name="QnnBroadcast",
-        family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
 )
+
+
 register(
     OpDef(
         "qnn.mul",
@@ -994,10 +998,11 @@ register(
         relation=_qnn_broadcast_relation,
         reference=_qnn_mul_reference,
         relation_name="QnnBroadcast",
-        family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
 )
+
+
 register(
     OpDef(
         "qnn.concatenate",
@@ -1008,7 +1013,6 @@ register(
         relation=_qnn_concatenate_relation,
         reference=_qnn_concatenate_reference,
         relation_name="QnnConcatenate",
-        family=_FAMILY,
         check="independent:exact rational rounding with fractions.Fraction",
     )
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias, cast
@@ -276,9 +277,9 @@ class OpDef:
 
     ``inputs`` names the positional arguments; ``attrs_type`` is ``None`` for an operator
     without attributes. ``relation_name`` names the type relation as TVM did (``Broadcast``,
-    ``Conv2D``) and is the prefix of its error messages. ``family`` is the op family (the
-    ``relay ops`` table groups by it: ``elementwise``, ``reduce``, ``transform``, ``nn``,
-    ``image``, ``dynamic``, ``quantized``, ``annotation``). ``check`` says how the reference
+    ``Conv2D``) and is the prefix of its error messages. ``family`` is the op family, set by
+    ``register`` from the registering module (``elementwise``, ``nn/conv``; see the package
+    docstring); the ``relay ops`` table groups by it. ``check`` says how the reference
     semantics is checked independently of itself: ``onnxruntime:<ONNX op>`` where a test compares
     it with onnxruntime on random inputs, otherwise ``independent:<what>`` naming the different
     formulation a test compares it with. ``shape_func`` is the shape function of a dynamic
@@ -308,10 +309,25 @@ OPS: dict[str, OpDef] = {}
 """Every registered operator, by name."""
 
 
-def register(op: OpDef) -> OpDef:
-    """Add ``op`` to the registry; a name may be registered only once."""
+_PACKAGE = __name__.rsplit(".", 1)[0] + "."
+
+
+def family_of(module: str) -> str:
+    """The family of the operators a ``semantics.ops`` module registers: its path below the
+    package, ``/``-separated (``relay.semantics.ops.nn.conv`` is ``nn/conv``)."""
+    return module.removeprefix(_PACKAGE).replace(".", "/")
+
+
+def register(op: OpDef, *, module: str | None = None) -> OpDef:
+    """Add ``op`` to the registry; a name may be registered only once.
+
+    The family is the one of ``module``, by default the module that calls ``register``.
+    """
     if op.name in OPS:
         raise ValueError(f"operator {op.name} is registered twice")
+    if module is None:
+        module = sys._getframe(1).f_globals["__name__"]
+    op = dataclasses.replace(op, family=family_of(module))
     OPS[op.name] = op
     return op
 
@@ -319,10 +335,3 @@ def register(op: OpDef) -> OpDef:
 def lookup(name: str) -> OpDef | None:
     """The operator called ``name``, or ``None``."""
     return OPS.get(name)
-
-
-def update(name: str, **changes: object) -> OpDef:
-    """Replace fields of a registered record (used to attach relations and references)."""
-    op = dataclasses.replace(OPS[name], **changes)  # type: ignore[arg-type]
-    OPS[name] = op
-    return op

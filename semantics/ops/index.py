@@ -1,4 +1,248 @@
-"""Indexing: operators that read or write elements at computed positions, sort, or make grids.
+"""Indexing operators: take, slices, gather, scatter, one_hot and index arithmetic.
+
+Transforms: operators that move, copy, select or create elements without arithmetic.
+
+::
+
+    reshape(data, newshape=, allowzero=False)                       ReshapeAttrs      injective
+    transpose(data, axes=)                                          TransposeAttrs    injective
+    concatenate(data, axis=0)            data is a tuple            ConcatenateAttrs  injective
+    stack(data, axis=0)                  data is a tuple            StackAttrs        injective
+    split(data, indices_or_sections=, axis=0)                       SplitAttrs        injective
+    expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
+    squeeze(data, axis=None)                                        SqueezeAttrs      injective
+    take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
+    strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
+                                                                    StridedSliceAttrs injective
+    broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
+    zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
+    full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
+
+``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
+default and so are required all the same, written ``None`` when absent: ``transpose``'s
+``axes``, ``strided_slice``'s ``begin``, ``end``, ``strides`` and ``axes``, and
+``InitOpAttrs.shape``. Attribute fields follow TVM 0.18's
+``include/tvm/relay/attrs/transform.h``; patterns follow ``src/relay/op/tensor/transform.cc``
+and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Reshape       TVM's InferNewShape: 0 copies, -1 infers, -2 copies the rest, -3 merges two,
+                  -4 splits one in two; the element counts must agree when every dimension is
+                  a known integer (TVM skips the check otherwise)
+    Transpose     axes None reverses; otherwise a permutation of the axes (negative allowed)
+    Concatenate   equal rank and dtype; the axis extents add (? if any is ?); other extents
+                  agree where known, and are ? only if unknown everywhere or the axis is known
+    Stack         equal rank and dtype; axis in [-(ndim + 1), ndim]; a new axis of extent n
+    Split         a tuple: equal sections (which must divide the extent) or the pieces between
+                  strictly increasing indices, the last below the extent
+    ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
+    Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
+                  listed axes, whose known extents must be 1
+    Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
+                  data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
+    StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
+                  the extent of an axis that is not a known integer becomes ?
+    BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
+    InitOp        zeros and ones: the shape and dtype attributes
+    Full          a rank-0 fill_value; dtype "" means fill_value's dtype
+
+Where TVM's relation asserts something about dimensions it fails only when the assertion folds
+to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
+provably false on symbols (``n`` against ``n + 1``) is rejected too, and one that cannot be
+decided is accepted, as in TVM. A dimension that is ``?`` or symbolic in a type is an integer
+at run time; every reference first re-checks its relation on the run-time shapes.
+
+Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
+
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic: a reshape whose element counts differ, squeezing an extent other than 1, unequal
+  non-axis extents in concatenate or stack, split sections that do not divide the extent or
+  indices beyond it, take's batch extents differing, a strided slice whose clamped bounds run
+  backwards or whose stride is 0, broadcast_to from an incompatible shape. TVM's computes
+  (``topi::reshape``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``take``,
+  ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
+  ``broadcast.h``) index the input without checking, so they read out of bounds or pick
+  arbitrary elements.
+- ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
+  StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
+  relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
+- ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
+  ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
+  when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
+  ``truncmod`` by 0).
+- ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
+  output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
+  ``fptoui``, whose result is poison then.
+
+Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
+rely on):
+
+- take: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to ``axis``
+  instead of to ``batch_dims`` and then indexes the shape at a negative position); an ``axis``
+  equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is rejected;
+  batch extents that provably differ are rejected here rather than by ``topi::take``; a mode
+  other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
+  wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
+  build, get the evident meaning (clip's batch indexing with their own index rule).
+- strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
+  ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
+- reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
+  negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
+  (allowzero) is rejected (TVM divides by zero).
+- zeros, ones, broadcast_to and full need a shape (TVM dereferences the empty Optional) with
+  no negative entries; zeros and ones need a dtype (TVM would make a tensor of type void).
+
+TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
+output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
+must be strictly increasing, start above 0 and end below the extent; strided_slice pads a
+missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone stops before
+index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
+fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
+
+The argument of ``concatenate`` and ``stack`` arrives at a reference as ``args[0]``, a tuple of
+arrays; ``split`` returns a tuple of arrays.
+
+Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
+
+::
+
+    reverse(data, axis=)                                    ReverseAttrs          injective
+    tile(data, reps=)                                       TileAttrs             broadcast
+    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
+    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
+    reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
+                                                            ReshapeLikeAttrs      injective
+    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
+    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
+    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
+    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
+    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
+    einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
+    matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
+                    sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
+    trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
+    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
+    reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
+                                                            ReverseSequenceAttrs  injective
+
+``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
+in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
+``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
+0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
+``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
+``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
+computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Reverse          axis in [-ndim, ndim); the result is data's type
+    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
+                     extent data * rep, ? where data's extent is not a known integer (as TVM)
+    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
+    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
+                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
+                     has its factor as extent; a dst sub-axis of factor f splits its primal
+                     extent (which f must divide) into (extent / f, f)
+    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
+                     + data.shape[lhs_end:] (negative bounds count from the end); element
+                     counts equal when every extent of data and result is a known integer
+    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
+    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
+    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
+                     which may not exceed data's; axes non-empty, each below shape_like's rank
+    ShapeOf          Tensor[(ndim,), dtype]
+    NdarraySize      Tensor[(), dtype]
+    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
+                     (letters, one "..." per term); a label has one extent everywhere; "..."
+                     parts broadcast; implicit output: "..." then the labels used once, sorted
+    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
+                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
+                     cols - max(k1, 0)); the result is input's type
+    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
+    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
+                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
+                     ceil((extent - window + 1) / stride) + window_shape
+    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
+                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
+
+Where a relation compares dimensions it fails only when sympy proves the comparison false
+(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
+reference re-checks its relation on the run-time shapes (a failure there is undefined).
+
+Meaning:
+
+- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
+- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
+- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
+  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
+  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
+  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
+- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
+  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
+  leading axes and over the axes where collapse_type has 1 and data does not, to
+  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
+- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
+  (numpy's integer conversion; bool is "nonzero").
+- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
+- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
+  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
+  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
+  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
+  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
+- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
+  0 elsewhere; k is read as its mathematical value.
+- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
+- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
+  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
+  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
+  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
+  length is defined, negative ones included.
+
+Undefined behaviour (``UndefinedBehavior``):
+
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
+  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
+- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
+  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
+  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
+  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
+- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
+  TVM adds 1-bit integers, which is not a defined boolean operation here.
+
+Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
+the meaning to chance):
+
+- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
+  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
+  past the shape).
+- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
+  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
+  (TVM's shape rule ignores the first and floors the second).
+- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
+  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
+- slice_like: a negative axis is counted from data's rank and must land in range (TVM
+  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
+- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
+  passes int32).
+- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
+  explicit output has "..." exactly when an input does.
+- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
+  relation calls ``reporter->Assert`` without checking the answer; its length formula is
+  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
+- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
+- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
+  relation checks none of them).
+
+TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
+the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
+``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
+reads the axis's own index as the batch index).
+
+The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
+
+Indexing: operators that read or write elements at computed positions, sort, or make grids.
 
 ::
 
@@ -150,13 +394,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, TypeVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import UndefinedBehavior
-from ..syntax import ANY, Dim, TensorType, TupleType, Type, is_dtype
+from ..syntax import ANY, Dim, TensorType, Type
+from .create import (
+    _arity,
+    _attrs,
+    _dtype,
+    _fmt_shape,
+    _out_shape,
+    _show,
+    _tensor_list,
+    _type_of,
+)
 from .registry import (
     AttrKind,
     Attrs,
@@ -167,10 +421,348 @@ from .registry import (
     attr_field,
     register,
 )
-from .shapes import dims_equal, normalize_axis, tensor_arg, tuple_arg
+from .shape import _axis, _data, _op, _provably_greater, _shape, _two
+from .shapes import (
+    dims_equal,
+    normalize_axis,
+    tensor_arg,
+)
 
-# ---------------------------------------------------------------------------------------------
-# Attributes
+
+@dataclass(frozen=True, slots=True)
+class TakeAttrs(Attrs):
+    """Attributes of ``take``: the axis to index, and what out-of-range indices do."""
+
+    type_key: ClassVar[str] = "relay.attrs.TakeAttrs"
+    batch_dims: int = attr_field(AttrKind.INT, 0, doc="The number of leading batch axes.")
+    axis: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="The axis to select along; None flattens data."
+    )
+    mode: str = attr_field(
+        AttrKind.STR, "clip", doc='Out-of-range indices: "clip", "wrap" or "fast" (unchecked).'
+    )
+
+
+# kw_only: TVM declares the required `axes` after the defaulted `slice_mode`, and a plain
+# dataclass cannot put a field without a default after one with a default.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StridedSliceAttrs(Attrs):
+    """Attributes of ``strided_slice``: begin, end and stride per sliced axis."""
+
+    type_key: ClassVar[str] = "relay.attrs.StridedSliceAttrs"
+    begin: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="Begin index of each slice (inclusive)."
+    )
+    end: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="End index (exclusive), or size when slice_mode=size."
+    )
+    strides: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="Stride of each slice; may be negative."
+    )
+    slice_mode: str = attr_field(
+        AttrKind.STR, "end", doc='"end": end holds end indices; "size": end holds sizes.'
+    )
+    axes: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="The axes sliced; None means the leading axes."
+    )
+
+
+_INT64_MAX = 2**63 - 1
+"""TVM's stand-in for "to the end of the axis" in strided_slice (``max_value(int64)``)."""
+
+
+_TAKE_MODES = ("clip", "wrap", "fast")
+
+
+def _take_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, TakeAttrs)
+    _arity(arg_types, 2)
+    data = tensor_arg(arg_types[0], "data")
+    indices = tensor_arg(arg_types[1], "indices")
+    if not (indices.dtype == "bool" or indices.dtype.startswith(("int", "uint"))):
+        raise RelationError(f"expected an integer dtype for indices, found {indices.dtype}")
+    if a.mode not in _TAKE_MODES:
+        raise RelationError(f'expected mode "clip", "wrap" or "fast", found mode="{a.mode}"')
+    if a.axis is None:
+        # The flattened take ignores batch_dims (topi::take without an axis).
+        return TensorType(indices.shape, data.dtype)
+    axis = _axis(a.axis, len(data.shape), f"axis={a.axis}")
+    bd = a.batch_dims
+    if bd < 0:
+        raise RelationError(f"expected batch_dims >= 0, found batch_dims={bd}")
+    if bd > len(indices.shape):
+        raise RelationError(
+            f"expected batch_dims at most the rank {len(indices.shape)} of indices, "
+            f"found batch_dims={bd}"
+        )
+    if bd > axis:
+        raise RelationError(
+            f"expected batch_dims at most the axis {axis}, found batch_dims={bd} (axis={a.axis})"
+        )
+    for i in range(bd):
+        if dims_equal(data.shape[i], indices.shape[i]) is False:
+            raise RelationError(
+                f"expected equal batch dimensions, found {data.shape[i]} in data and "
+                f"{indices.shape[i]} in indices at dimension {i}"
+            )
+    oshape = (*data.shape[:axis], *indices.shape[bd:], *data.shape[axis + 1 :])
+    return TensorType(oshape, data.dtype)
+
+
+def _take_positions(indices: Tensor, extent: int, mode: str) -> npt.NDArray[np.int64]:
+    """The positions read along an axis of ``extent`` (at least 1), as int64."""
+    if indices.dtype == np.bool_:
+        indices = indices.astype(np.int64)
+    if indices.dtype.kind == "u":
+        u = indices.astype(np.uint64)
+        if mode == "clip":
+            return np.minimum(u, np.uint64(extent - 1)).astype(np.int64)
+        if mode == "wrap":
+            return (u % np.uint64(extent)).astype(np.int64)
+        bad = u >= np.uint64(extent)
+    else:
+        i = indices.astype(np.int64)
+        if mode == "clip":
+            return np.clip(i, 0, extent - 1)
+        if mode == "wrap":
+            # topi: truncmod(truncmod(i, n) + n, n), which is floor modulo for n > 0.
+            return np.mod(i, extent)
+        bad = (i < 0) | (i >= extent)
+    if bad.any():
+        found = indices[bad].flat[0]
+        raise UndefinedBehavior(
+            f'take with mode "fast" and index {found} outside [0, {extent}): TVM reads out of '
+            "bounds"
+        )
+    return indices.astype(np.int64)
+
+
+def _take_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, indices = args
+    a = _attrs(attrs, TakeAttrs)
+    out = _out_shape(
+        _run_time("take", lambda: _take_relation((_type_of(data), _type_of(indices)), attrs))
+    )
+    if math.prod(out) == 0:
+        return np.zeros(out, dtype=data.dtype)
+    if a.axis is None:
+        flat = data.reshape(-1)
+        if flat.size == 0:
+            raise UndefinedBehavior("take from an empty tensor with a non-empty result")
+        return np.asarray(flat[_take_positions(indices, flat.size, a.mode)])
+    axis = a.axis + data.ndim if a.axis < 0 else a.axis
+    bd = a.batch_dims
+    extent = data.shape[axis]
+    if extent == 0:
+        raise UndefinedBehavior(f"take along an axis of extent 0 with a non-empty result {out}")
+    batch, pre, post = data.shape[:bd], data.shape[bd:axis], data.shape[axis + 1 :]
+    inner = indices.shape[bd:]
+    nb = math.prod(batch)
+    # Bring the indexed axis next to the flattened batch axis, gather both at once, then move
+    # the gathered index dimensions after the `pre` dimensions.
+    d = np.moveaxis(data.reshape((nb, *pre, extent, *post)), 1 + len(pre), 1)
+    k = _take_positions(indices, extent, a.mode).reshape((nb, *inner))
+    b = np.arange(nb).reshape((nb,) + (1,) * len(inner))
+    r = d[b, k]
+    ni, npre = len(inner), len(pre)
+    perm = (0, *range(1 + ni, 1 + ni + npre), *range(1, 1 + ni), *range(1 + ni + npre, r.ndim))
+    return r.transpose(perm).reshape((*batch, *pre, *inner, *post))
+
+
+def _canonical_index(index: int, extent: int, stride: int) -> int:
+    """topi's ``CanonicalizeIndex``: wrap a negative index once, then clamp."""
+    lo, hi = (-1, extent - 1) if stride < 0 else (0, extent)
+    if index < 0:
+        index += extent
+    return min(max(index, lo), hi)
+
+
+def _strided_slice_plan(
+    shape: Sequence[Dim], a: StridedSliceAttrs
+) -> tuple[list[Dim], dict[int, tuple[int, int, int]]]:
+    """The output shape, and per known axis its (canonical begin, stride, extent).
+
+    Follows StridedSliceRel and topi's ``StridedSliceOutputShape`` (``ConvertToVec``,
+    ``StridedSliceCanonicalizeBegin``). A repeated axis takes its last entry, as in TVM.
+    """
+    if a.begin is None or a.end is None or a.strides is None:
+        raise RelationError(
+            f"expected begin, end and strides, found begin={_show(a.begin)}, "
+            f"end={_show(a.end)}, strides={_show(a.strides)}"
+        )
+    if a.slice_mode not in ("end", "size"):
+        raise RelationError(
+            f'expected slice_mode "end" or "size", found slice_mode="{a.slice_mode}"'
+        )
+    ndim = len(shape)
+    begin, end, strides = list(a.begin), list(a.end), list(a.strides)
+    if a.axes is not None:
+        axes = list(a.axes)
+        if not len(axes) == len(begin) == len(end) == len(strides):
+            raise RelationError(
+                "expected axes, begin, end and strides of the same length, found "
+                f"axes={_show(axes)}, begin={_show(begin)}, end={_show(end)} and "
+                f"strides={_show(strides)}"
+            )
+        for ax in axes:
+            if not 0 <= ax < ndim:
+                raise RelationError(
+                    f"axes={_show(axes)}: {ax} is out of range for a tensor of rank {ndim} "
+                    f"(expected 0 <= axis < {ndim})"
+                )
+    else:
+        if max(len(begin), len(end), len(strides)) > ndim:
+            raise RelationError(
+                f"expected at most {ndim} entries (the rank of data) in begin, end and "
+                f"strides, found begin={_show(begin)}, end={_show(end)} and "
+                f"strides={_show(strides)}"
+            )
+        axes = list(range(ndim))
+        strides += [1] * (ndim - len(strides))
+        begin += [0 if strides[i] > 0 else _INT64_MAX for i in range(len(begin), ndim)]
+        end += [0 if strides[i] < 0 else _INT64_MAX for i in range(len(end), ndim)]
+    if not axes:
+        raise RelationError("expected at least one axis to slice, found none")
+    size_mode = a.slice_mode == "size"
+    oshape = list(shape)
+    plan: dict[int, tuple[int, int, int]] = {}
+    for i, ax in enumerate(axes):
+        stride = 1 if size_mode else strides[i]
+        stop = end[i]
+        if size_mode:
+            stop = _INT64_MAX if end[i] < 0 else begin[i] + end[i]
+        extent = shape[ax]
+        if not isinstance(extent, int):
+            oshape[ax] = ANY
+            plan.pop(ax, None)
+            continue
+        if stride == 0:
+            raise RelationError(
+                f"expected nonzero strides, found strides={_show(a.strides)} (0 for axis {ax})"
+            )
+        b = _canonical_index(begin[i], extent, stride)
+        e = _canonical_index(stop, extent, stride)
+        if (e > b) if stride < 0 else (b > e):
+            raise RelationError(
+                f"begin {begin[i]} and end {stop} with stride {stride} run backwards on axis "
+                f"{ax} of extent {extent} (canonically {b} and {e})"
+            )
+        n = -(-abs(e - b) // abs(stride))
+        oshape[ax] = n
+        plan[ax] = (b, stride, n)
+    return oshape, plan
+
+
+def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, StridedSliceAttrs)
+    data = _data(arg_types)
+    oshape, _ = _strided_slice_plan(data.shape, a)
+    return TensorType(tuple(oshape), data.dtype)
+
+
+def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, StridedSliceAttrs)
+    _, plan = _run_time("strided_slice", lambda: _strided_slice_plan(data.shape, a))
+    positions = []
+    for ax, extent in enumerate(data.shape):
+        if ax in plan:
+            b, stride, n = plan[ax]
+            positions.append(b + stride * np.arange(n, dtype=np.int64))
+        else:
+            positions.append(np.arange(extent, dtype=np.int64))
+    return data[np.ix_(*positions)]
+
+
+register(
+    OpDef(
+        "take",
+        ("data", "indices"),
+        TakeAttrs,
+        OpPattern.INJECTIVE,
+        "Gather elements of data at indices along an axis.",
+        relation=_take_relation,
+        reference=_take_reference,
+        relation_name="Take",
+        check="onnxruntime:Gather",
+    )
+)
+
+
+register(
+    OpDef(
+        "strided_slice",
+        ("data",),
+        StridedSliceAttrs,
+        OpPattern.INJECTIVE,
+        "A strided slice of data, as in numpy's data[begin:end:stride].",
+        relation=_strided_slice_relation,
+        reference=_strided_slice_reference,
+        relation_name="StridedSlice",
+        check="onnxruntime:Slice",
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SliceLikeAttrs(Attrs):
+    """Attributes of ``slice_like``: the axes to slice (None: every shared axis)."""
+
+    type_key: ClassVar[str] = "relay.attrs.SliceLikeAttrs"
+    axes: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="The axes sliced to shape_like's extents; None: all."
+    )
+
+
+def _slice_like_axes(ndim: int, like_ndim: int, axes: tuple[int, ...] | None) -> list[int]:
+    if axes is None:
+        return list(range(min(ndim, like_ndim)))
+    if not axes:
+        raise RelationError("expected at least one axis in axes, found ()")
+    out = []
+    for axis in axes:
+        a = normalize_axis(axis, ndim, "axes")
+        if a >= like_ndim:
+            raise RelationError(
+                f"axes={list(axes)}: {axis} is out of range for shape_like of rank {like_ndim}"
+            )
+        out.append(a)
+    return out
+
+
+def _slice_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, SliceLikeAttrs)
+    data, like = _two(arg_types, "data", "shape_like")
+    oshape = list(data.shape)
+    for axis in _slice_like_axes(len(data.shape), len(like.shape), a.axes):
+        if _provably_greater(like.shape[axis], data.shape[axis]):
+            raise RelationError(
+                f"the extent {like.shape[axis]} of shape_like exceeds data's extent "
+                f"{data.shape[axis]} on axis {axis}"
+            )
+        oshape[axis] = like.shape[axis]
+    return TensorType(tuple(oshape), data.dtype)
+
+
+def _slice_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, like = args
+    t = _run_time(
+        "slice_like", lambda: _slice_like_relation((_type_of(data), _type_of(like)), attrs)
+    )
+    return data[tuple(slice(0, n) for n in _out_shape(t))].copy()
+
+
+_op(
+    "slice_like",
+    ("data", "shape_like"),
+    SliceLikeAttrs,
+    OpPattern.INJECTIVE,
+    "Slice data from index 0 to the extents of shape_like on the given axes.",
+    "SliceLike",
+    "onnxruntime:Slice",
+    _slice_like_relation,
+    _slice_like_reference,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,39 +819,6 @@ class OneHotAttrs(Attrs):
 
 
 @dataclass(frozen=True, slots=True)
-class ArgsortAttrs(Attrs):
-    """Attributes of ``sort`` and ``argsort``: the axis, the order, the index dtype."""
-
-    type_key: ClassVar[str] = "relay.attrs.ArgsortAttrs"
-    axis: int = attr_field(AttrKind.INT, -1, doc="Axis along which to sort.")
-    is_ascend: bool = attr_field(AttrKind.BOOL, True, doc="Sort in ascending order.")
-    dtype: str = attr_field(AttrKind.DTYPE, "", doc="DType of the output indices.")
-
-
-@dataclass(frozen=True, slots=True)
-class TopKAttrs(Attrs):
-    """Attributes of ``topk``: how many, along which axis, what to return, the order."""
-
-    type_key: ClassVar[str] = "relay.attrs.TopkAttrs"
-    k: int | None = attr_field(
-        AttrKind.INT, None, optional=True, doc="Number of top elements (< 1: all)."
-    )
-    axis: int = attr_field(AttrKind.INT, -1, doc="Axis along which to sort.")
-    ret_type: str = attr_field(AttrKind.STR, "both", doc='"both", "values" or "indices".')
-    is_ascend: bool = attr_field(AttrKind.BOOL, False, doc="Take the smallest, not largest.")
-    dtype: str = attr_field(AttrKind.DTYPE, "", doc="Data type of the output indices.")
-
-
-@dataclass(frozen=True, slots=True)
-class SearchSortedAttrs(Attrs):
-    """Attributes of ``searchsorted``: which side of equal elements, the index dtype."""
-
-    type_key: ClassVar[str] = "relay.attrs.SearchSortedAttrs"
-    right: bool = attr_field(AttrKind.BOOL, False, doc="Count elements <= value, not <.")
-    dtype: str = attr_field(AttrKind.DTYPE, "int32", doc="Data type of the output indices.")
-
-
-@dataclass(frozen=True, slots=True)
 class SparseToDenseAttrs(Attrs):
     """Attributes of ``sparse_to_dense``: the dense shape."""
 
@@ -278,47 +837,10 @@ class SequenceMaskAttrs(Attrs):
     axis: int = attr_field(AttrKind.INT, 0, doc="The axis of the length dimension: 0 or 1.")
 
 
-@dataclass(frozen=True, slots=True)
-class ArangeAttrs(Attrs):
-    """Attributes of ``arange``: the result dtype (TVM's copies of the inputs are omitted)."""
-
-    type_key: ClassVar[str] = "relay.attrs.ArangeAttrs"
-    dtype: str = attr_field(AttrKind.DTYPE, doc="Target data type.")
-
-
-@dataclass(frozen=True, slots=True)
-class MeshgridAttrs(Attrs):
-    """Attributes of ``meshgrid``: matrix ("ij") or cartesian ("xy") indexing."""
-
-    type_key: ClassVar[str] = "relay.attrs.MeshgridAttrs"
-    indexing: str = attr_field(AttrKind.STR, "ij", doc='"ij" (matrix) or "xy" (cartesian).')
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared helpers
-
-_A = TypeVar("_A", bound=Attrs)
 _R = TypeVar("_R")
-IntArray = npt.NDArray[np.int64]
+
 
 _REDUCTIONS = ("update", "add", "mul", "min", "max")
-
-
-def _attrs(attrs: Attrs | None, cls: type[_A]) -> _A:
-    if not isinstance(attrs, cls):
-        found = "no attributes" if attrs is None else type(attrs).__name__
-        raise RelationError(f"expected {cls.__name__}, found {found}")
-    return attrs
-
-
-def _arity(arg_types: tuple[Type, ...], n: int) -> None:
-    if len(arg_types) != n:
-        raise RelationError(f"expected {n} argument(s), found {len(arg_types)}")
-
-
-def _tensors(arg_types: tuple[Type, ...], names: Sequence[str]) -> list[TensorType]:
-    _arity(arg_types, len(names))
-    return [tensor_arg(t, name) for t, name in zip(arg_types, names, strict=True)]
 
 
 def _is_integer(dtype: str) -> bool:
@@ -333,27 +855,6 @@ def _integer(t: TensorType, what: str, *, signed_only: bool = False) -> None:
         raise RelationError(f"expected {kind} dtype for {what}, found {t.dtype}")
 
 
-def _dtype(dtype: str, what: str = "dtype") -> str:
-    if not is_dtype(dtype):
-        raise RelationError(f'expected a {what} attribute, found "{dtype}"')
-    return dtype
-
-
-def _index_dtype(dtype: str) -> str:
-    _dtype(dtype)
-    if not _is_integer(dtype):
-        raise RelationError(f"expected an integer dtype attribute, found {dtype}")
-    return dtype
-
-
-def _fmt(shape: Sequence[Dim]) -> str:
-    return "(" + ", ".join(str(d) for d in shape) + ")"
-
-
-def _type_of(value: Tensor) -> TensorType:
-    return TensorType(tuple(int(d) for d in value.shape), value.dtype.name)
-
-
 def _run_time(name: str, check: Callable[[], _R]) -> _R:
     """Run a relation on run-time shapes; a failure is undefined (the static type allowed it)."""
     try:
@@ -362,12 +863,6 @@ def _run_time(name: str, check: Callable[[], _R]) -> _R:
         raise UndefinedBehavior(
             f"{name}: at run time, {e} (the static type left this unchecked)"
         ) from None
-
-
-def _shape(t: Type) -> tuple[int, ...]:
-    assert isinstance(t, TensorType)
-    assert all(isinstance(d, int) for d in t.shape)
-    return tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
 
 
 def _ints(a: Tensor) -> list[int]:
@@ -431,13 +926,9 @@ def _convert(name: str, value: float | Tensor, dtype: str) -> Tensor:
         return np.asarray(arr).astype(target)
 
 
-# ---------------------------------------------------------------------------------------------
-# gather
-
-
 def _gather_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, GatherAttrs)
-    data, indices = _tensors(arg_types, ("data", "indices"))
+    data, indices = _tensor_list(arg_types, ("data", "indices"))
     _integer(indices, "indices", signed_only=True)
     if a.axis is None:
         raise RelationError("expected an axis attribute, found None")
@@ -467,13 +958,9 @@ def _gather_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.take_along_axis(data, idx, axis=axis)
 
 
-# ---------------------------------------------------------------------------------------------
-# gather_nd
-
-
 def _gather_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, GatherNDAttrs)
-    data, indices = _tensors(arg_types, ("data", "indices"))
+    data, indices = _tensor_list(arg_types, ("data", "indices"))
     _integer(indices, "indices")
     if not indices.shape:
         raise RelationError("expected indices of rank >= 1, found rank 0")
@@ -517,13 +1004,9 @@ def _gather_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tenso
     return result
 
 
-# ---------------------------------------------------------------------------------------------
-# scatter_elements
-
-
 def _scatter_elements_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, ScatterElementsAttrs)
-    data, indices, updates = _tensors(arg_types, ("data", "indices", "updates"))
+    data, indices, updates = _tensor_list(arg_types, ("data", "indices", "updates"))
     _integer(indices, "indices")
     if a.reduction not in _REDUCTIONS:
         raise RelationError(
@@ -540,8 +1023,8 @@ def _scatter_elements_relation(arg_types: tuple[Type, ...], attrs: Attrs | None)
     for i, (d, k, u) in enumerate(zip(data.shape, indices.shape, updates.shape, strict=True)):
         if dims_equal(k, u) is False:
             raise RelationError(
-                f"expected updates of the shape of indices {_fmt(indices.shape)}, found "
-                f"{_fmt(updates.shape)}"
+                f"expected updates of the shape of indices {_fmt_shape(indices.shape)}, found "
+                f"{_fmt_shape(updates.shape)}"
             )
         if i != axis and isinstance(d, int) and isinstance(k, int) and k > d:
             raise RelationError(f"indices extent {k} exceeds data's {d} on axis {i}")
@@ -571,13 +1054,9 @@ def _scatter_elements_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# scatter_nd
-
-
 def _scatter_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, ScatterNDAttrs)
-    data, indices, updates = _tensors(arg_types, ("data", "indices", "updates"))
+    data, indices, updates = _tensor_list(arg_types, ("data", "indices", "updates"))
     _integer(indices, "indices")
     if a.mode not in _REDUCTIONS:
         raise RelationError(
@@ -598,7 +1077,9 @@ def _scatter_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
     if len(updates.shape) != len(want) or any(
         dims_equal(u, w) is False for u, w in zip(updates.shape, want, strict=True)
     ):
-        raise RelationError(f"expected updates of shape {_fmt(want)}, found {_fmt(updates.shape)}")
+        raise RelationError(
+            f"expected updates of shape {_fmt_shape(want)}, found {_fmt_shape(updates.shape)}"
+        )
     return TensorType(data.shape, data.dtype)
 
 
@@ -620,17 +1101,13 @@ def _scatter_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# one_hot
-
-
 def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, OneHotAttrs)
-    indices, on, off = _tensors(arg_types, ("indices", "on_value", "off_value"))
+    indices, on, off = _tensor_list(arg_types, ("indices", "on_value", "off_value"))
     _integer(indices, "indices")
     for t, what in ((on, "on_value"), (off, "off_value")):
         if t.shape:
-            raise RelationError(f"expected a scalar {what} (rank 0), found {_fmt(t.shape)}")
+            raise RelationError(f"expected a scalar {what} (rank 0), found {_fmt_shape(t.shape)}")
     if a.depth < 1:
         raise RelationError(f"expected depth >= 1, found {a.depth}")
     ndim = len(indices.shape)
@@ -655,158 +1132,8 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.where(hit, on_v, off_v).astype(t.dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# sort, argsort, topk
-
-
-def _sort_axis(data: TensorType, axis: int) -> int:
-    return normalize_axis(axis, len(data.shape))
-
-
-def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, ArgsortAttrs)
-    (data,) = _tensors(arg_types, ("data",))
-    _sort_axis(data, a.axis)
-    return TensorType(data.shape, data.dtype)
-
-
-def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, ArgsortAttrs)
-    (data,) = _tensors(arg_types, ("data",))
-    _sort_axis(data, a.axis)
-    return TensorType(data.shape, _index_dtype(a.dtype))
-
-
-def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, TopKAttrs)
-    (data,) = _tensors(arg_types, ("data",))
-    if a.k is None:
-        raise RelationError("expected a k attribute, found None")
-    axis = _sort_axis(data, a.axis)
-    if a.ret_type not in ("both", "values", "indices"):
-        raise RelationError(
-            f'expected ret_type "both", "values" or "indices", found "{a.ret_type}"'
-        )
-    shape = list(data.shape)
-    if a.k >= 1:
-        shape[axis] = a.k
-    values = TensorType(tuple(shape), data.dtype)
-    indices = TensorType(tuple(shape), _index_dtype(a.dtype))
-    if a.ret_type == "both":
-        return TupleType((values, indices))
-    return values if a.ret_type == "values" else indices
-
-
-def _order(data: Tensor, axis: int, ascend: bool, name: str) -> IntArray:
-    """The stable sorting permutation along ``axis`` (ties keep index order)."""
-    if data.dtype.kind == "f" and np.isnan(data).any():
-        raise UndefinedBehavior(f"{name} of data containing NaN (no strict weak order)")
-    keys = data if ascend else _descending_keys(data)
-    return np.argsort(keys, axis=axis, kind="stable").astype(np.int64)
-
-
-def _descending_keys(data: Tensor) -> Tensor:
-    """Keys whose ascending order is ``data``'s descending order, with equal keys kept equal."""
-    if data.dtype.kind == "f":
-        return -data.astype(np.float64)
-    if data.dtype == np.bool_:
-        return np.logical_not(data)
-    return np.asarray([-v for v in data.reshape(-1).tolist()], dtype=object).reshape(data.shape)
-
-
-def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    (data,) = args
-    a = _attrs(attrs, ArgsortAttrs)
-    _sort_relation((_type_of(data),), attrs)
-    axis = a.axis % data.ndim
-    return np.take_along_axis(data, _order(data, axis, a.is_ascend, "sort"), axis=axis)
-
-
-def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    (data,) = args
-    a = _attrs(attrs, ArgsortAttrs)
-    t = _argsort_relation((_type_of(data),), attrs)
-    assert isinstance(t, TensorType)
-    return _order(data, a.axis % data.ndim, a.is_ascend, "argsort").astype(t.dtype)
-
-
-def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
-    (data,) = args
-    a = _attrs(attrs, TopKAttrs)
-    t = _topk_relation((_type_of(data),), attrs)
-    assert a.k is not None
-    axis = a.axis % data.ndim
-    order = _order(data, axis, a.is_ascend, "topk")
-    count = a.k if a.k >= 1 else data.shape[axis]
-    if count > data.shape[axis]:
-        raise UndefinedBehavior(
-            f"topk with k={a.k} beyond the axis extent {data.shape[axis]} (the kernel reads "
-            "past the sorted row)"
-        )
-    first = np.take(order, np.arange(count), axis=axis)
-    values = np.take_along_axis(data, first, axis=axis)
-    index_dtype = t.fields[1].dtype if isinstance(t, TupleType) else t.dtype  # type: ignore[union-attr]
-    indices = first.astype(index_dtype)
-    if a.ret_type == "both":
-        return values, indices
-    return values if a.ret_type == "values" else indices
-
-
-# ---------------------------------------------------------------------------------------------
-# searchsorted
-
-
-def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, SearchSortedAttrs)
-    seq, values = _tensors(arg_types, ("sorted_sequence", "values"))
-    if not values.shape:
-        raise RelationError("expected values of rank >= 1, found rank 0")
-    if not seq.shape:
-        raise RelationError("expected sorted_sequence of rank >= 1, found rank 0")
-    if seq.dtype != values.dtype:
-        raise RelationError(
-            f"expected sorted_sequence and values of one dtype, found {seq.dtype} and "
-            f"{values.dtype}"
-        )
-    if len(seq.shape) > 1:
-        if len(seq.shape) != len(values.shape):
-            raise RelationError(
-                f"expected values of the rank {len(seq.shape)} of sorted_sequence, found "
-                f"rank {len(values.shape)}"
-            )
-        for i, (s, v) in enumerate(zip(seq.shape[:-1], values.shape[:-1], strict=True)):
-            if isinstance(s, int) and isinstance(v, int) and s != v:
-                raise RelationError(f"outer extents differ on axis {i}: {s} and {v}")
-    return TensorType(values.shape, _index_dtype(a.dtype))
-
-
-def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    seq, values = args
-    a = _attrs(attrs, SearchSortedAttrs)
-    t = _run_time(
-        "searchsorted",
-        lambda: _searchsorted_relation((_type_of(seq), _type_of(values)), attrs),
-    )
-    assert isinstance(t, TensorType)
-    if seq.dtype.kind == "f" and (np.isnan(seq).any() or np.isnan(values).any()):
-        raise UndefinedBehavior("searchsorted with NaN (its binary search assumes order)")
-    rows = seq.reshape(-1, seq.shape[-1])
-    if seq.shape[-1] > 1 and np.less(rows[:, 1:], rows[:, :-1]).any():
-        raise UndefinedBehavior("searchsorted on a sequence that is not sorted ascending")
-    side: Literal["left", "right"] = "right" if a.right else "left"
-    out = np.zeros(values.shape, dtype=t.dtype)
-    for outer in np.ndindex(*values.shape[:-1]):
-        row = seq if seq.ndim == 1 else seq[outer]
-        out[outer] = np.searchsorted(np.asarray(row), np.asarray(values[outer]), side=side)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# unravel_index
-
-
 def _unravel_index_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    data, shape = _tensors(arg_types, ("data", "shape"))
+    data, shape = _tensor_list(arg_types, ("data", "shape"))
     _integer(data, "data")
     _integer(shape, "shape")
     if len(shape.shape) != 1:
@@ -832,13 +1159,9 @@ def _unravel_index_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# sparse_to_dense
-
-
 def _sparse_to_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, SparseToDenseAttrs)
-    indices, values, default = _tensors(
+    indices, values, default = _tensor_list(
         arg_types, ("sparse_indices", "sparse_values", "default_value")
     )
     _integer(indices, "sparse_indices", signed_only=True)
@@ -850,7 +1173,7 @@ def _sparse_to_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
     if len(values.shape) > 1:
         raise RelationError(f"expected sparse_values of rank <= 1, found {len(values.shape)}")
     if default.shape:
-        raise RelationError(f"expected a scalar default_value, found {_fmt(default.shape)}")
+        raise RelationError(f"expected a scalar default_value, found {_fmt_shape(default.shape)}")
     if default.dtype != values.dtype:
         raise RelationError(
             f"expected default_value of dtype {values.dtype}, found {default.dtype}"
@@ -883,13 +1206,9 @@ def _sparse_to_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# sequence_mask
-
-
 def _sequence_mask_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, SequenceMaskAttrs)
-    data, valid = _tensors(arg_types, ("data", "valid_length"))
+    data, valid = _tensor_list(arg_types, ("data", "valid_length"))
     if a.axis not in (0, 1):
         raise RelationError(f"expected axis 0 or 1, found {a.axis}")
     if len(data.shape) < 2:
@@ -897,7 +1216,9 @@ def _sequence_mask_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
     _integer(valid, "valid_length")
     batch = data.shape[1 - a.axis]
     if len(valid.shape) != 1 or dims_equal(valid.shape[0], batch) is False:
-        raise RelationError(f"expected valid_length of shape ({batch}), found {_fmt(valid.shape)}")
+        raise RelationError(
+            f"expected valid_length of shape ({batch}), found {_fmt_shape(valid.shape)}"
+        )
     return TensorType(data.shape, data.dtype)
 
 
@@ -919,12 +1240,8 @@ def _sequence_mask_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
     return np.where(masked, mask, data).astype(data.dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# invert_permutation
-
-
 def _invert_permutation_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    (data,) = _tensors(arg_types, ("data",))
+    (data,) = _tensor_list(arg_types, ("data",))
     _integer(data, "data")
     if len(data.shape) != 1:
         raise RelationError(f"expected a vector (rank 1), found rank {len(data.shape)}")
@@ -942,111 +1259,6 @@ def _invert_permutation_reference(args: tuple[Tensor, ...], attrs: Attrs | None)
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# arange
-
-
-def _arange_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, ArangeAttrs)
-    dtype = _dtype(a.dtype)
-    for t in _tensors(arg_types, ("start", "stop", "step")):
-        if t.shape or t.dtype != dtype:
-            raise RelationError(
-                f"expected start, stop and step of type Tensor[(), {dtype}], found "
-                f"Tensor[{_fmt(t.shape)}, {t.dtype}]"
-            )
-    return TensorType((ANY,), dtype)
-
-
-def _arange_count(start: Tensor, stop: Tensor, step: Tensor) -> int:
-    """``ceil((stop - start) / step)`` in double precision, or ``UndefinedBehavior``."""
-    s0, s1, s2 = float(start), float(stop), float(step)
-    if s2 == 0:
-        raise UndefinedBehavior("arange with step 0")
-    n = (s1 - s0) / s2
-    if not math.isfinite(n):
-        raise UndefinedBehavior(f"arange with a non-finite count ({s1} - {s0}) / {s2}")
-    count = math.ceil(n)
-    if count < 0:
-        raise UndefinedBehavior(f"arange with a negative count {count}")
-    return count
-
-
-def _arange_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
-    start, stop, step = args
-    return (_arange_count(start, stop, step),)
-
-
-def _arange_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    start, stop, step = args
-    t = _arange_relation((_type_of(start), _type_of(stop), _type_of(step)), attrs)
-    assert isinstance(t, TensorType)
-    n = _arange_count(start, stop, step)
-    if np.dtype(t.dtype).kind in "iub":
-        exact = [int(start) + int(step) * i for i in range(n)]
-        if t.dtype != "bool":
-            info = np.iinfo(np.dtype(t.dtype))
-            if any(not info.min <= v <= info.max for v in exact):
-                raise UndefinedBehavior(f"arange: an element overflows {t.dtype}")
-        return np.asarray(exact, dtype=t.dtype).reshape((n,))
-    i = np.arange(n).astype(t.dtype)
-    with np.errstate(all="ignore"):
-        return np.asarray(start + step * i, dtype=t.dtype).reshape((n,))
-
-
-# ---------------------------------------------------------------------------------------------
-# meshgrid
-
-
-def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, MeshgridAttrs)
-    _arity(arg_types, 1)
-    fields = tuple_arg(arg_types[0], "data")
-    if not fields:
-        raise RelationError("expected a non-empty tuple of tensors for data, found ()")
-    if a.indexing not in ("ij", "xy"):
-        raise RelationError(f'expected indexing "ij" or "xy", found "{a.indexing}"')
-    dtype = fields[0].dtype
-    grid: list[Dim] = []
-    for i, f in enumerate(fields):
-        if f.dtype != dtype:
-            raise RelationError(
-                f"meshgrid requires tensors of one dtype: field 0 is {dtype}, field {i} is "
-                f"{f.dtype}"
-            )
-        if len(f.shape) > 1:
-            raise RelationError(
-                f"expected scalars or vectors, found rank {len(f.shape)} in field {i}"
-            )
-        grid.append(f.shape[0] if f.shape else 1)
-    if a.indexing == "xy" and len(grid) >= 2:
-        grid[0], grid[1] = grid[1], grid[0]
-    return TupleType(tuple(TensorType(tuple(grid), dtype) for _ in fields))
-
-
-def _meshgrid_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
-    first: object = args[0] if len(args) == 1 else None
-    fields = tuple(first) if isinstance(first, tuple | list) else args
-    a = _attrs(attrs, MeshgridAttrs)
-    t = _meshgrid_relation((TupleType(tuple(_type_of(f) for f in fields)),), attrs)
-    assert isinstance(t, TupleType)
-    grid = _shape(t.fields[0])
-    n = len(fields)
-    out = []
-    for k, f in enumerate(fields):
-        # Field k varies along grid axis k, except that "xy" swaps grid axes 0 and 1.
-        along = k
-        if a.indexing == "xy" and n >= 2 and k < 2:
-            along = 1 - k
-        shape = [1] * n
-        shape[along] = f.size
-        out.append(np.broadcast_to(f.reshape(shape), grid).copy())
-    return tuple(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Records
-
 _RECORDS: tuple[OpDef, ...] = (
     OpDef(
         "gather",
@@ -1057,7 +1269,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_gather_relation,
         reference=_gather_reference,
         relation_name="Gather",
-        family="transform",
         check="onnxruntime:GatherElements",
     ),
     OpDef(
@@ -1069,7 +1280,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_gather_nd_relation,
         reference=_gather_nd_reference,
         relation_name="GatherND",
-        family="transform",
         check="onnxruntime:GatherND",
     ),
     OpDef(
@@ -1081,7 +1291,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_scatter_elements_relation,
         reference=_scatter_elements_reference,
         relation_name="ScatterElements",
-        family="transform",
         check="onnxruntime:ScatterElements",
     ),
     OpDef(
@@ -1093,7 +1302,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_scatter_nd_relation,
         reference=_scatter_nd_reference,
         relation_name="ScatterND",
-        family="transform",
         check="onnxruntime:ScatterND",
     ),
     OpDef(
@@ -1105,56 +1313,7 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_one_hot_relation,
         reference=_one_hot_reference,
         relation_name="OneHot",
-        family="transform",
         check="onnxruntime:OneHot",
-    ),
-    OpDef(
-        "sort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "Sort data along axis (stable).",
-        relation=_sort_relation,
-        reference=_sort_reference,
-        relation_name="Sort",
-        family="transform",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "argsort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "The indices that sort data along axis (stable).",
-        relation=_argsort_relation,
-        reference=_argsort_reference,
-        relation_name="Argsort",
-        family="transform",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "topk",
-        ("data",),
-        TopKAttrs,
-        OpPattern.OPAQUE,
-        "The k largest (or smallest) elements along axis and their indices.",
-        relation=_topk_relation,
-        reference=_topk_reference,
-        relation_name="TopK",
-        family="transform",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "searchsorted",
-        ("sorted_sequence", "values"),
-        SearchSortedAttrs,
-        OpPattern.OPAQUE,
-        "Where each value would be inserted into the sorted innermost axis.",
-        relation=_searchsorted_relation,
-        reference=_searchsorted_reference,
-        relation_name="SearchSorted",
-        family="transform",
-        check="independent:counting the elements below each value",
     ),
     OpDef(
         "unravel_index",
@@ -1165,7 +1324,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_unravel_index_relation,
         reference=_unravel_index_reference,
         relation_name="UnRavelIndexRel",
-        family="transform",
         check="independent:numpy.unravel_index",
     ),
     OpDef(
@@ -1177,7 +1335,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_sparse_to_dense_relation,
         reference=_sparse_to_dense_reference,
         relation_name="SparseToDense",
-        family="transform",
         check="independent:dense mask built from the index tuples",
     ),
     OpDef(
@@ -1189,7 +1346,6 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_sequence_mask_relation,
         reference=_sequence_mask_reference,
         relation_name="SequenceMask",
-        family="transform",
         check="independent:element-by-element loop",
     ),
     OpDef(
@@ -1201,35 +1357,10 @@ _RECORDS: tuple[OpDef, ...] = (
         relation=_invert_permutation_relation,
         reference=_invert_permutation_reference,
         relation_name="Identity",
-        family="transform",
         check="independent:numpy.argsort of the permutation",
-    ),
-    OpDef(
-        "arange",
-        ("start", "stop", "step"),
-        ArangeAttrs,
-        OpPattern.OPAQUE,
-        "Evenly spaced values from start towards stop by step.",
-        relation=_arange_relation,
-        reference=_arange_reference,
-        relation_name="Arange",
-        family="transform",
-        check="onnxruntime:Range",
-        shape_func=_arange_shape,
-    ),
-    OpDef(
-        "meshgrid",
-        ("data",),
-        MeshgridAttrs,
-        OpPattern.INJECTIVE,
-        "Coordinate grids from a tuple of coordinate vectors.",
-        relation=_meshgrid_relation,
-        reference=_meshgrid_reference,
-        relation_name="Meshgrid",
-        family="transform",
-        check="independent:numpy.meshgrid",
     ),
 )
 
-for _op in _RECORDS:
-    register(_op)
+
+for _record in _RECORDS:
+    register(_record)

@@ -1,4 +1,139 @@
-"""Neural-network resampling operators: upsampling, mirror padding, space and depth shuffles.
+"""Spatial rearrangements: nn.pad, nn.mirror_pad, nn.upsampling, nn.batch_flatten, ...
+
+Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
+
+::
+
+    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
+    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
+    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
+    nn.batch_flatten(data)                                                         injective
+    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
+    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
+    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
+    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
+    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
+                                                                BatchNormAttrs     out-fusable
+    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
+    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
+
+``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
+``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
+when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
+only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
+``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
+which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
+names ``nn.pad``'s second argument ``pad_val``.
+
+Types (relation names as registered in TVM 0.18)::
+
+    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
+    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
+                     the weight must be exactly (u, k); weight's dtype is not checked
+    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
+    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
+    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
+                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
+                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
+                     (both set: the weight must be (channels, C/groups, kh, kw), or
+                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
+    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
+    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
+    GlobalAvgPool2D  H, W of `layout` become 1
+    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
+                     -1 <= axis < ndim -> (data, (C,), (C,))
+    Dropout          t -> (t, t)
+    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
+                     pad_val is any tensor (TVM's relation leaves it unconstrained)
+
+Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
+``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
+explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
+
+Meaning (what TVM 0.18's topi computes)::
+
+    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
+    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
+    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
+    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
+                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
+                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
+    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
+                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
+                   value too, so an all -inf window gives the lowest finite value; ceil_mode
+                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
+                   keeps a last window starting in that padding (onnxruntime drops it)
+    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
+                   number of window positions up to the end of the user padding (the ceil_mode
+                   extension excluded); otherwise max(1, number of positions inside the input).
+                   Both counts use TVM's formulas, truncating division included; a ceil_mode
+                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
+    global_avg     mean over H and W: sum / (H*W)
+    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
+                   the moving mean and variance passed through (topi/nn/batch_norm.py,
+                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
+                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
+                   [* gamma]: equal in exact arithmetic, not bit for bit
+    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
+                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
+                   is all ones in inference
+    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
+                   0..0); edge repeats the border; reflect mirrors without repeating it
+                   (index before - i, and 2n - i + before - 2 after the end); a negative width
+                   crops
+
+Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
+``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
+uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
+truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
+int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
+gives false), int to int truncates or extends.
+
+Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
+log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
+float16, so results may differ by float16 rounding.
+
+Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
+
+    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
+                        codegen_llvm.cc; partial sums are not checked: the total is exact);
+                        an operand cast to the output dtype from NaN or an out-of-range
+                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
+                        output dtype, for which TVM defines no arithmetic meaning)
+    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
+    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
+                        compare (codegen_llvm.cc), so the result depends on reduction order
+    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
+                        count_include_pad count is 0 for a window lying wholly in the
+                        ceil_mode extension; division by zero); bool data
+    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
+                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
+                        bool data
+    softmax, log_softmax, batch_norm
+                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
+                        accepts other dtypes but nothing defines the result)
+    pad                 edge or reflect reading outside the input (reflect width >= the
+                        axis extent, either mode on an empty axis): topi::pad indexes the
+                        input out of bounds; a pad_val with no elements; casting a NaN or
+                        out-of-range float pad_val to an integer dtype
+
+Deliberate departures from TVM 0.18:
+
+- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
+  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
+  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
+  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
+  did not check these; topi asserted some at compile time.
+- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
+  divided with truncation there, topi with floor, so the two disagreed), negative padding,
+  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
+  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
+- pad rejects pad_mode other than constant, edge and reflect.
+- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
+  topi versions asserted 2-D data).
+- float16 is computed in float32 (above).
+
+Neural-network resampling operators: upsampling, mirror padding, space and depth shuffles.
 
 ::
 
@@ -81,13 +216,145 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..syntax import ANY, AnyDim, Dim, TensorType, Type
-from .image import Resize, resize, spatial_axes
-from .nn import _attrs, _Num, _shape_str, _show, _ub
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
-from .shapes import add_dims, floordiv_dims, mul_dims, sub_dims, tensor_arg
+from ...syntax import ANY, AnyDim, Dim, TensorType, Type
+from ..image import Resize, resize, spatial_axes
+from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..shapes import add_dims, floordiv_dims, mul_dims, prod_dims, sub_dims, tensor_arg
+from .common import _attrs, _convert, _Num, _shape_str, _show, _ub
 
-_LAYOUT_DOC = "Data layout: NCHW or NHWC."
+
+@dataclass(frozen=True, slots=True)
+class PadAttrs(Attrs):
+    """Attributes of ``nn.pad``: the padding per axis and how it is filled."""
+
+    type_key: ClassVar[str] = "relay.attrs.PadAttrs"
+    pad_width: tuple[tuple[int, ...], ...] = attr_field(
+        AttrKind.INTS_2D, doc="(before, after) padding for every axis."
+    )
+    pad_mode: str = attr_field(
+        AttrKind.STR, "constant", doc='"constant" (pad_val), "edge" or "reflect".'
+    )
+
+
+def _batch_flatten_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    data = tensor_arg(arg_types[0], "data")
+    if not data.shape:
+        raise RelationError("expected data of rank at least 1, found rank 0")
+    rest = prod_dims(data.shape[1:])  # ? from the first ? on, as BatchFlattenRel
+    return TensorType((data.shape[0], rest), data.dtype)
+
+
+def _batch_flatten_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    data = args[0]
+    return data.reshape(data.shape[0], int(np.prod(data.shape[1:], dtype=np.int64)))
+
+
+_PAD_MODES = ("constant", "edge", "reflect")
+
+
+def _pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, PadAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    tensor_arg(arg_types[1], "pad_val")
+    if len(a.pad_width) != len(data.shape):
+        raise RelationError(
+            f"expected {len(data.shape)} (before, after) pairs in pad_width, one per axis of "
+            f"{_shape_str(data.shape)}, found {len(a.pad_width)}: pad_width={_show(a.pad_width)}"
+        )
+    if a.pad_mode not in _PAD_MODES:
+        raise RelationError(
+            f'expected pad_mode "constant", "edge" or "reflect", found pad_mode="{a.pad_mode}"'
+        )
+    shape: list[Dim] = []
+    for axis, (d, pair) in enumerate(zip(data.shape, a.pad_width, strict=True)):
+        if len(pair) != 2:
+            raise RelationError(
+                f"expected a (before, after) pair for axis {axis} in "
+                f"pad_width={_show(a.pad_width)}, found {_show(pair)}"
+            )
+        out = add_dims(d, pair[0] + pair[1])
+        if isinstance(out, int) and out < 0:
+            raise RelationError(
+                f"pad_width={_show(a.pad_width)} pads axis {axis} of extent {d} by "
+                f"{_show(pair)}, leaving a negative extent {out}"
+            )
+        shape.append(out)
+    return TensorType(tuple(shape), data.dtype)
+
+
+def _pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    a = _attrs(attrs, PadAttrs)
+    data, pad_val = args
+    op = "nn.pad"
+    if pad_val.size == 0:
+        raise _ub(op, "pad_val has no elements")
+    value = _convert(pad_val.reshape(-1)[:1], data.dtype, op)[0]
+    out_shape = tuple(n + b + e for n, (b, e) in zip(data.shape, a.pad_width, strict=True))
+    sources: list[_Num] = []
+    inside: list[_Num] = []
+    for n, (before, after) in zip(data.shape, a.pad_width, strict=True):
+        o = np.arange(n + before + after, dtype=np.int64)
+        within = (o >= before) & (o < before + n)
+        if a.pad_mode == "edge":
+            source = np.where(o < before, 0, np.where(o >= before + n, n - 1, o - before))
+        elif a.pad_mode == "reflect":
+            source = np.where(
+                o < before,
+                before - o,
+                np.where(o >= before + n, 2 * n - o + before - 2, o - before),
+            )
+        else:
+            source = np.where(within, o - before, 0)
+        if a.pad_mode != "constant" and ((source < 0) | (source >= n)).any():
+            raise _ub(
+                op,
+                f"{a.pad_mode} padding of an axis of extent {n} by {(before, after)} "
+                "reads outside the input",
+            )
+        sources.append(source)
+        inside.append(within)
+    if a.pad_mode == "constant" and any(n == 0 for n in data.shape):
+        return np.full(out_shape, value, data.dtype)
+    gathered = data[np.ix_(*sources)] if data.ndim else data.copy()
+    if a.pad_mode != "constant" or not data.ndim:
+        return np.asarray(gathered, data.dtype)
+    mask = np.ones(out_shape, bool)
+    for axis, within in enumerate(inside):
+        mask &= within.reshape((-1,) + (1,) * (data.ndim - axis - 1))
+    return np.where(mask, gathered, value).astype(data.dtype)
+
+
+register(
+    OpDef(
+        "nn.batch_flatten",
+        ("data",),
+        None,
+        OpPattern.INJECTIVE,
+        "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
+        relation=_batch_flatten_relation,
+        reference=_batch_flatten_reference,
+        relation_name="BatchFlatten",
+        check="onnxruntime:Flatten",
+    )
+)
+
+
+register(
+    OpDef(
+        "nn.pad",
+        ("data", "pad_val"),
+        PadAttrs,
+        OpPattern.INJECTIVE,
+        "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
+        relation=_pad_relation,
+        reference=_pad_reference,
+        relation_name="Pad",
+        check="onnxruntime:Pad",
+    )
+)
+
+
+_SPATIAL_LAYOUT_DOC = "Data layout: NCHW or NHWC."
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +364,7 @@ class UpSamplingAttrs(Attrs):
     type_key: ClassVar[str] = "relay.attrs.UpSamplingAttrs"
     scale_h: float = attr_field(AttrKind.FLOAT, doc="The upsampling factor for height.")
     scale_w: float = attr_field(AttrKind.FLOAT, doc="The upsampling factor for width.")
-    layout: str = attr_field(AttrKind.STR, "NCHW", doc=_LAYOUT_DOC)
+    layout: str = attr_field(AttrKind.STR, "NCHW", doc=_SPATIAL_LAYOUT_DOC)
     method: str = attr_field(
         AttrKind.STR, "nearest_neighbor", doc="nearest_neighbor, bilinear or bicubic."
     )
@@ -124,7 +391,7 @@ class SubPixelAttrs(Attrs):
 
     type_key: ClassVar[str] = "relay.attrs.SubPixelAttrs"
     block_size: int = attr_field(AttrKind.INT, 1, doc="The side of each square block.")
-    layout: str = attr_field(AttrKind.STR, "NCHW", doc=_LAYOUT_DOC)
+    layout: str = attr_field(AttrKind.STR, "NCHW", doc=_SPATIAL_LAYOUT_DOC)
     mode: str = attr_field(AttrKind.STR, "DCR", doc="Channel order for depth_to_space: DCR or CRD.")
 
 
@@ -156,9 +423,6 @@ class BatchToSpaceNDAttrs(Attrs):
         AttrKind.INTS_2D, doc="(begin, end) crop of each spatial axis."
     )
 
-
-# ---------------------------------------------------------------------------------------------
-# nn.upsampling
 
 _UPSAMPLING_METHODS = {
     "nearest_neighbor": "nearest_neighbor",
@@ -213,10 +477,6 @@ def _upsampling_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return resize(data, a.layout, r, data.dtype, "nn.upsampling")
 
 
-# ---------------------------------------------------------------------------------------------
-# nn.mirror_pad
-
-
 def _pairs(
     pairs: Sequence[Sequence[int]], count: int, what: str, rank_what: str
 ) -> list[tuple[int, int]]:
@@ -268,10 +528,6 @@ def _mirror_pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     if not data.ndim:
         return data.copy()
     return np.ascontiguousarray(data[np.ix_(*sources)])
-
-
-# ---------------------------------------------------------------------------------------------
-# nn.space_to_depth, nn.depth_to_space
 
 
 def _subpixel(arg_types: tuple[Type, ...], attrs: Attrs | None) -> tuple[SubPixelAttrs, Any]:
@@ -339,10 +595,6 @@ def _depth_to_space_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _N
     else:
         blocks = x.reshape(n, oc, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
     return _from_nchw(blocks.reshape(n, oc, h * b, w * b), a.layout)
-
-
-# ---------------------------------------------------------------------------------------------
-# nn.space_to_batch_nd, nn.batch_to_space_nd
 
 
 def _blocks(block_shape: Sequence[int], rank: int) -> list[int]:
@@ -454,9 +706,6 @@ def _batch_to_space_nd_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
     return np.ascontiguousarray(x[tuple(index)])
 
 
-# ---------------------------------------------------------------------------------------------
-# Registration
-
 _OPS = (
     ("nn.upsampling", UpSamplingAttrs, _upsampling_relation, _upsampling_reference,
      "UpSampling", "Upsample H and W by scale_h and scale_w (nearest, bilinear or bicubic).",
@@ -480,6 +729,7 @@ _OPS = (
      "independent:direct loop over output elements"),
 )  # fmt: skip
 
+
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _OPS:
     register(
         OpDef(
@@ -491,7 +741,6 @@ for _name, _type, _relation, _reference, _rel_name, _doc, _check in _OPS:
             relation=_relation,
             reference=_reference,
             relation_name=_rel_name,
-            family="nn",
             check=_check,
         )
     )

@@ -1,4 +1,139 @@
-"""Neural-network normalisation and loss operators.
+"""Normalisations: batch, layer, group, instance, l2, lrn; and nn.dropout.
+
+Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
+
+::
+
+    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
+    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
+    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
+    nn.batch_flatten(data)                                                         injective
+    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
+    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
+    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
+    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
+    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
+                                                                BatchNormAttrs     out-fusable
+    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
+    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
+
+``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
+``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
+when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
+only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
+``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
+which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
+names ``nn.pad``'s second argument ``pad_val``.
+
+Types (relation names as registered in TVM 0.18)::
+
+    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
+    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
+                     the weight must be exactly (u, k); weight's dtype is not checked
+    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
+    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
+    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
+                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
+                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
+                     (both set: the weight must be (channels, C/groups, kh, kw), or
+                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
+    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
+    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
+    GlobalAvgPool2D  H, W of `layout` become 1
+    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
+                     -1 <= axis < ndim -> (data, (C,), (C,))
+    Dropout          t -> (t, t)
+    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
+                     pad_val is any tensor (TVM's relation leaves it unconstrained)
+
+Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
+``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
+explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
+
+Meaning (what TVM 0.18's topi computes)::
+
+    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
+    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
+    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
+    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
+                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
+                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
+    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
+                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
+                   value too, so an all -inf window gives the lowest finite value; ceil_mode
+                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
+                   keeps a last window starting in that padding (onnxruntime drops it)
+    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
+                   number of window positions up to the end of the user padding (the ceil_mode
+                   extension excluded); otherwise max(1, number of positions inside the input).
+                   Both counts use TVM's formulas, truncating division included; a ceil_mode
+                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
+    global_avg     mean over H and W: sum / (H*W)
+    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
+                   the moving mean and variance passed through (topi/nn/batch_norm.py,
+                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
+                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
+                   [* gamma]: equal in exact arithmetic, not bit for bit
+    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
+                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
+                   is all ones in inference
+    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
+                   0..0); edge repeats the border; reflect mirrors without repeating it
+                   (index before - i, and 2n - i + before - 2 after the end); a negative width
+                   crops
+
+Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
+``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
+uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
+truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
+int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
+gives false), int to int truncates or extends.
+
+Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
+log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
+float16, so results may differ by float16 rounding.
+
+Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
+
+    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
+                        codegen_llvm.cc; partial sums are not checked: the total is exact);
+                        an operand cast to the output dtype from NaN or an out-of-range
+                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
+                        output dtype, for which TVM defines no arithmetic meaning)
+    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
+    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
+                        compare (codegen_llvm.cc), so the result depends on reduction order
+    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
+                        count_include_pad count is 0 for a window lying wholly in the
+                        ceil_mode extension; division by zero); bool data
+    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
+                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
+                        bool data
+    softmax, log_softmax, batch_norm
+                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
+                        accepts other dtypes but nothing defines the result)
+    pad                 edge or reflect reading outside the input (reflect width >= the
+                        axis extent, either mode on an empty axis): topi::pad indexes the
+                        input out of bounds; a pad_val with no elements; casting a NaN or
+                        out-of-range float pad_val to an integer dtype
+
+Deliberate departures from TVM 0.18:
+
+- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
+  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
+  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
+  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
+  did not check these; topi asserted some at compile time.
+- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
+  divided with truncation there, topi with floor, so the two disagreed), negative padding,
+  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
+  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
+- pad rejects pad_mode other than constant, edge and reflect.
+- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
+  topi versions asserted 2-D data).
+- float16 is computed in float32 (above).
+
+Neural-network normalisation and loss operators.
 
 ::
 
@@ -92,9 +227,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..syntax import Dim, TensorType, Type
-from .nn import (
-    SoftmaxAttrs,
+from ...syntax import TensorType, TupleType, Type
+from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..shapes import tensor_arg
+from .activation import _float_data
+from .common import (
     _attrs,
     _axis,
     _compute_dtype,
@@ -102,15 +239,119 @@ from .nn import (
     _require_float,
     _shape_str,
     _show,
-    _softmax_relation,
-    _ub,
     _vector,
 )
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
-from .shapes import dims_equal, tensor_arg
+
+
+@dataclass(frozen=True, slots=True)
+class BatchNormAttrs(Attrs):
+    """Attributes of ``nn.batch_norm``: the channel axis, epsilon and which affine terms apply."""
+
+    type_key: ClassVar[str] = "relay.attrs.BatchNormAttrs"
+    axis: int = attr_field(AttrKind.INT, 1, doc="The channel axis.")
+    epsilon: float = attr_field(
+        AttrKind.FLOAT, 1e-5, doc="Added to the variance to avoid dividing by zero."
+    )
+    center: bool = attr_field(AttrKind.BOOL, True, doc="Add the offset beta.")
+    scale: bool = attr_field(AttrKind.BOOL, True, doc="Multiply by the scale gamma.")
+
+
+@dataclass(frozen=True, slots=True)
+class DropoutAttrs(Attrs):
+    """Attributes of ``nn.dropout``: the fraction of elements dropped in training."""
+
+    type_key: ClassVar[str] = "relay.attrs.DropoutAttrs"
+    rate: float = attr_field(
+        AttrKind.FLOAT, 0.5, doc="Fraction of the input dropped during training."
+    )
+
+
+def _batch_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, BatchNormAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    rank = len(data.shape)
+    if not (-1 <= a.axis < rank) or rank == 0:
+        allowed = f"expected -1 <= axis < {rank}" if rank else "it has no axes"
+        raise RelationError(
+            f"axis={a.axis} is out of range for a tensor of rank {rank} ({allowed}; batch_norm "
+            "counts a negative axis only as -1)"
+        )
+    c = data.shape[a.axis]
+    for name, t in zip(("gamma", "beta", "moving_mean", "moving_var"), arg_types[1:], strict=True):
+        _vector(t, c, data.dtype, name)
+    vector = TensorType((c,), data.dtype)
+    return TupleType((TensorType(data.shape, data.dtype), vector, vector))
+
+
+def _batch_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Num, _Num, _Num]:
+    a = _attrs(attrs, BatchNormAttrs)
+    data, gamma, beta, mean, var = args
+    _require_float(data, "nn.batch_norm")
+    cd = _compute_dtype(data.dtype)
+    axis = a.axis % data.ndim
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+
+    def along(v: _Num) -> _Num:
+        return v.astype(cd).reshape(shape)
+
+    with np.errstate(all="ignore"):
+        eps = cd.type(data.dtype.type(a.epsilon))  # topi adds epsilon as a data-dtype constant
+        out = (data.astype(cd) - along(mean)) / np.sqrt(along(var) + eps)
+        if a.scale:
+            out = out * along(gamma)
+        if a.center:
+            out = out + along(beta)
+    return np.asarray(out).astype(data.dtype), mean.copy(), var.copy()
+
+
+def _dropout_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    data = tensor_arg(arg_types[0], "data")
+    t = TensorType(data.shape, data.dtype)
+    return TupleType((t, t))
+
+
+def _dropout_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Num, _Num]:
+    data = args[0]
+    return data.copy(), np.ones_like(data)
+
+
+register(
+    OpDef(
+        "nn.batch_norm",
+        ("data", "gamma", "beta", "moving_mean", "moving_var"),
+        BatchNormAttrs,
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+        "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
+        relation=_batch_norm_relation,
+        reference=_batch_norm_reference,
+        relation_name="BatchNorm",
+        check="onnxruntime:BatchNormalization",
+    )
+)
+
+
+register(
+    OpDef(
+        "nn.dropout",
+        ("data",),
+        DropoutAttrs,
+        OpPattern.OPAQUE,
+        "Dropout (training only); a 2-tuple (out, mask).",
+        relation=_dropout_relation,
+        reference=_dropout_reference,
+        relation_name="Dropout",
+        check="onnxruntime:Dropout",
+    )
+)
+
 
 _EPS_DOC = "Small float added to the variance to avoid dividing by zero."
+
+
 _CENTER_DOC = "Add the offset beta."
+
+
 _SCALE_DOC = "Multiply by the scale gamma."
 
 
@@ -169,21 +410,6 @@ class LRNAttrs(Attrs):
     beta: float = attr_field(AttrKind.FLOAT, 0.75, doc="Exponent of the normaliser.")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NLLLossAttrs(Attrs):
-    """Attributes of ``nn.nll_loss``: how losses reduce and which target is ignored."""
-
-    # Keyword-only: TVM declares the required ignore_index after the defaulted reduction.
-
-    type_key: ClassVar[str] = "relay.attrs.NLLLossAttrs"
-    reduction: str = attr_field(AttrKind.STR, "mean", doc='"none", "mean" or "sum".')
-    ignore_index: int = attr_field(AttrKind.INT, doc="The target value that contributes 0.")
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared helpers
-
-
 def _affine_vectors(arg_types: tuple[Type, ...], axis: int) -> TensorType:
     """``data`` with ``axis`` in range, and gamma, beta of ``(data.shape[axis],)``."""
     data = tensor_arg(arg_types[0], "data")
@@ -224,16 +450,6 @@ def _constant(value: float, dtype: np.dtype[Any]) -> np.floating[Any]:
     """An attribute made a constant of the data's dtype (TVM's ``MakeConstantScalar``)."""
     c: np.floating[Any] = dtype.type(value)
     return c
-
-
-def _float_data(x: _Num, op: str) -> _Num:
-    """``x`` in its compute dtype, after checking it is a float."""
-    _require_float(x, op)
-    return x.astype(_compute_dtype(x.dtype))
-
-
-# ---------------------------------------------------------------------------------------------
-# nn.layer_norm, nn.group_norm, nn.instance_norm
 
 
 def _layer_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -306,10 +522,6 @@ def _instance_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Nu
     return _normalise(x, gamma, beta, axes, axis, a).astype(data.dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# nn.l2_normalize, nn.lrn
-
-
 def _l2_normalize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     a = _attrs(attrs, L2NormalizeAttrs)
     data = tensor_arg(arg_types[0], "data")
@@ -372,157 +584,6 @@ def _lrn_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.asarray(out).astype(data.dtype)
 
 
-# ---------------------------------------------------------------------------------------------
-# nn.cross_entropy, nn.nll_loss
-
-
-def _cross_entropy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    x = tensor_arg(arg_types[0], "x")
-    y = tensor_arg(arg_types[1], "y")
-    if len(x.shape) != 2 or len(y.shape) != 2:
-        raise RelationError(
-            f"expected 2-D x and y, found x {_shape_str(x.shape)} and y {_shape_str(y.shape)}"
-        )
-    if any(dims_equal(p, q) is False for p, q in zip(x.shape, y.shape, strict=True)):
-        raise RelationError(
-            f"shapes of x and y are inconsistent: x {_shape_str(x.shape)}, y {_shape_str(y.shape)}"
-        )
-    if x.dtype != y.dtype:
-        raise RelationError(f"x and y must have one dtype, found {x.dtype} and {y.dtype}")
-    return TensorType((), x.dtype)
-
-
-def _cross_entropy_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    x, y = (_float_data(v, "nn.cross_entropy") for v in args)
-    with np.errstate(all="ignore"):
-        total = -np.sum(np.log(x) * y)
-        out = total / x.dtype.type(x.shape[0])
-    return np.asarray(out).astype(args[0].dtype)
-
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _nll_loss_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, NLLLossAttrs)
-    predictions = tensor_arg(arg_types[0], "predictions")
-    targets = tensor_arg(arg_types[1], "targets")
-    weights = tensor_arg(arg_types[2], "weights")
-    if a.reduction not in _REDUCTIONS:
-        raise RelationError(f'reduction must be "none", "mean" or "sum", found "{a.reduction}"')
-    if len(predictions.shape) != len(targets.shape) + 1:
-        raise RelationError(
-            f"predictions should be one dimension larger than targets, found predictions "
-            f"{_shape_str(predictions.shape)} and targets {_shape_str(targets.shape)}"
-        )
-    expected: tuple[Dim, ...] = (predictions.shape[0], *predictions.shape[2:])
-    if len(predictions.shape) == 1:
-        expected = ()
-    if any(dims_equal(t, e) is False for t, e in zip(targets.shape, expected, strict=True)):
-        raise RelationError(
-            f"targets {_shape_str(targets.shape)} do not match predictions "
-            f"{_shape_str(predictions.shape)}: expected {_shape_str(expected)}"
-        )
-    if len(weights.shape) != 1:
-        raise RelationError(
-            f"weights should be a 1-D tensor of the number of classes, found "
-            f"{_shape_str(weights.shape)}"
-        )
-    classes = predictions.shape[0 if len(predictions.shape) == 1 else 1]
-    if dims_equal(classes, weights.shape[0]) is False:
-        raise RelationError(
-            f"the classes of predictions {_shape_str(predictions.shape)} must be the length "
-            f"of weights {_shape_str(weights.shape)}"
-        )
-    if not predictions.dtype.startswith("float") or predictions.dtype != weights.dtype:
-        raise RelationError(
-            f"predictions and weights should be of the same float dtype, found "
-            f"{predictions.dtype} and {weights.dtype}"
-        )
-    if not targets.dtype.startswith("int"):
-        raise RelationError(f"targets should be of a signed integer dtype, found {targets.dtype}")
-    if a.reduction == "none":
-        return TensorType(targets.shape, predictions.dtype)
-    return TensorType((), predictions.dtype)
-
-
-def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    a = _attrs(attrs, NLLLossAttrs)
-    predictions, targets, weights = args
-    cd = _compute_dtype(predictions.dtype)
-    classes = predictions.shape[0 if predictions.ndim == 1 else 1]
-    t = targets.astype(np.int64)
-    kept = t != a.ignore_index
-    if ((t[kept] < 0) | (t[kept] >= classes)).any():
-        raise _ub("nn.nll_loss", f"a target outside [0, {classes}) reads out of bounds")
-    safe = np.where(kept, t, 0)
-    p = predictions.astype(cd)
-    w = weights.astype(cd)
-    if predictions.ndim == 1:
-        picked = p[safe]
-    else:
-        picked = np.take_along_axis(p, np.expand_dims(safe, 1), axis=1).squeeze(1)
-    zero = cd.type(0)
-    with np.errstate(all="ignore"):
-        losses = np.where(kept, -picked * w[safe], zero)
-        if a.reduction == "none":
-            return np.asarray(losses).astype(predictions.dtype)
-        total = np.sum(losses)
-        if a.reduction == "sum":
-            return np.asarray(total).astype(predictions.dtype)
-        out = total / np.sum(np.where(kept, w[safe], zero))
-    return np.asarray(out).astype(predictions.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# nn.fast_softmax
-
-_F32 = np.float32
-_FAST_EXP_POLY = tuple(
-    _F32(c)
-    for c in (
-        *(1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3),
-        *(4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1),
-    )
-)
-
-
-def fast_exp_float32(x: _Num) -> _Num:
-    """TOPI's ``fast_exp_float32``, operation by operation in float32 (min and max are TVM's
-    ordered selects)."""
-    with np.errstate(all="ignore"):
-        hi, lo = _F32(88.3762626647950), _F32(-88.3762626647949)
-        clamped = np.where(x < hi, x, hi)
-        clamped = np.where(clamped > lo, clamped, lo)
-        n = np.floor(clamped * _F32(1.44269504088896341) + _F32(0.5))
-        f = clamped - n * _F32(0.6931471805599453)
-        y = _FAST_EXP_POLY[0]
-        for c in _FAST_EXP_POLY[1:]:
-            y = y * f + c
-        y = y * f * f + f + _F32(1.0)
-        exponent = np.nan_to_num(n + _F32(127.0)).astype(np.int32)
-        scale = (exponent << 23).view(np.float32)
-        value = scale * y
-        return np.asarray(np.where(value > x, value, x), np.float32)
-
-
-def _fast_softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    a = _attrs(attrs, SoftmaxAttrs)
-    data = args[0]
-    x = _float_data(data, "nn.fast_softmax")
-    axis = a.axis % data.ndim
-    if not x.size:
-        return data.copy()
-    with np.errstate(all="ignore"):
-        delta = x - np.max(x, axis=axis, keepdims=True)
-        e = fast_exp_float32(delta) if data.dtype == np.float32 else np.exp(delta)
-        out = e / np.sum(e, axis=axis, keepdims=True)
-    return np.asarray(out).astype(data.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# Registration
-
 _NORMS = (
     ("nn.layer_norm", LayerNormAttrs, _layer_norm_relation, _layer_norm_reference, "LayerNorm",
      "Layer normalisation along one axis, with per-channel scale and offset.",
@@ -535,6 +596,7 @@ _NORMS = (
      "onnxruntime:InstanceNormalization"),
 )  # fmt: skip
 
+
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _NORMS:
     register(
         OpDef(
@@ -546,10 +608,11 @@ for _name, _type, _relation, _reference, _rel_name, _doc, _check in _NORMS:
             relation=_relation,
             reference=_reference,
             relation_name=_rel_name,
-            family="nn",
             check=_check,
         )
     )
+
+
 register(
     OpDef(
         "nn.l2_normalize",
@@ -560,10 +623,11 @@ register(
         relation=_l2_normalize_relation,
         reference=_l2_normalize_reference,
         relation_name="Identity",
-        family="nn",
         check="onnxruntime:LpNormalization",
     )
 )
+
+
 register(
     OpDef(
         "nn.lrn",
@@ -574,49 +638,6 @@ register(
         relation=_lrn_relation,
         reference=_lrn_reference,
         relation_name="Identity",
-        family="nn",
         check="onnxruntime:LRN",
-    )
-)
-register(
-    OpDef(
-        "nn.cross_entropy",
-        ("x", "y"),
-        None,
-        OpPattern.OPAQUE,
-        "Cross entropy of probabilities x against targets y, averaged over the batch.",
-        relation=_cross_entropy_relation,
-        reference=_cross_entropy_reference,
-        relation_name="CrossEntropy",
-        family="nn",
-        check="independent:direct loop over the batch and classes",
-    )
-)
-register(
-    OpDef(
-        "nn.nll_loss",
-        ("predictions", "targets", "weights"),
-        NLLLossAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Negative log-likelihood loss of log-probabilities at the target classes.",
-        relation=_nll_loss_relation,
-        reference=_nll_loss_reference,
-        relation_name="NLLLoss",
-        family="nn",
-        check="onnxruntime:NegativeLogLikelihoodLoss",
-    )
-)
-register(
-    OpDef(
-        "nn.fast_softmax",
-        ("data",),
-        SoftmaxAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Softmax along axis with TVM's fast approximate exp for float32.",
-        relation=_softmax_relation,
-        reference=_fast_softmax_reference,
-        relation_name="Softmax",
-        family="nn",
-        check="onnxruntime:Softmax",
     )
 )

@@ -1,4 +1,139 @@
-"""More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
+"""Convolutions: nn.conv1d/2d/3d and the transposed convolutions.
+
+Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
+
+::
+
+    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
+    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
+    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
+    nn.batch_flatten(data)                                                         injective
+    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
+    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
+    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
+    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
+    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
+                                                                BatchNormAttrs     out-fusable
+    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
+    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
+
+``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
+``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
+when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
+only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
+``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
+which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
+names ``nn.pad``'s second argument ``pad_val``.
+
+Types (relation names as registered in TVM 0.18)::
+
+    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
+    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
+                     the weight must be exactly (u, k); weight's dtype is not checked
+    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
+    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
+    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
+                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
+                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
+                     (both set: the weight must be (channels, C/groups, kh, kw), or
+                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
+    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
+    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
+    GlobalAvgPool2D  H, W of `layout` become 1
+    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
+                     -1 <= axis < ndim -> (data, (C,), (C,))
+    Dropout          t -> (t, t)
+    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
+                     pad_val is any tensor (TVM's relation leaves it unconstrained)
+
+Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
+``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
+explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
+
+Meaning (what TVM 0.18's topi computes)::
+
+    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
+    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
+    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
+    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
+                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
+                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
+    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
+                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
+                   value too, so an all -inf window gives the lowest finite value; ceil_mode
+                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
+                   keeps a last window starting in that padding (onnxruntime drops it)
+    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
+                   number of window positions up to the end of the user padding (the ceil_mode
+                   extension excluded); otherwise max(1, number of positions inside the input).
+                   Both counts use TVM's formulas, truncating division included; a ceil_mode
+                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
+    global_avg     mean over H and W: sum / (H*W)
+    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
+                   the moving mean and variance passed through (topi/nn/batch_norm.py,
+                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
+                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
+                   [* gamma]: equal in exact arithmetic, not bit for bit
+    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
+                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
+                   is all ones in inference
+    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
+                   0..0); edge repeats the border; reflect mirrors without repeating it
+                   (index before - i, and 2n - i + before - 2 after the end); a negative width
+                   crops
+
+Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
+``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
+uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
+truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
+int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
+gives false), int to int truncates or extends.
+
+Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
+log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
+float16, so results may differ by float16 rounding.
+
+Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
+
+    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
+                        codegen_llvm.cc; partial sums are not checked: the total is exact);
+                        an operand cast to the output dtype from NaN or an out-of-range
+                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
+                        output dtype, for which TVM defines no arithmetic meaning)
+    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
+    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
+                        compare (codegen_llvm.cc), so the result depends on reduction order
+    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
+                        count_include_pad count is 0 for a window lying wholly in the
+                        ceil_mode extension; division by zero); bool data
+    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
+                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
+                        bool data
+    softmax, log_softmax, batch_norm
+                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
+                        accepts other dtypes but nothing defines the result)
+    pad                 edge or reflect reading outside the input (reflect width >= the
+                        axis extent, either mode on an empty axis): topi::pad indexes the
+                        input out of bounds; a pad_val with no elements; casting a NaN or
+                        out-of-range float pad_val to an integer dtype
+
+Deliberate departures from TVM 0.18:
+
+- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
+  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
+  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
+  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
+  did not check these; topi asserted some at compile time.
+- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
+  divided with truncation there, topi with floor, so the two disagreed), negative padding,
+  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
+  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
+- pad rejects pad_mode other than constant, edge and reflect.
+- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
+  topi versions asserted 2-D data).
+- float16 is computed in float32 (above).
+
+More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
 batch_matmul and prelu.
 
 ::
@@ -108,41 +243,215 @@ Deliberate departures from TVM 0.18:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..syntax import ANY, AnyDim, Dim, TensorType, Type
-from .nn import (
+from ...syntax import ANY, AnyDim, Dim, TensorType, Type
+from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
+from .common import (
     _LAYOUT_DOC,
     _OUT_DTYPE_DOC,
     _OUT_LAYOUT_DOC,
     _attrs,
     _check_rank,
-    _compute_dtype,
     _contract,
     _convert,
-    _exact,
-    _int_result,
     _Num,
-    _permutation,
+    _padding4,
+    _pair,
     _shape_str,
-    _window_extent,
+    _show,
+    _windows,
 )
-from .registry import (
-    AttrKind,
-    Attrs,
-    OpDef,
-    OpPattern,
-    RelationError,
-    attr_field,
-    register,
+
+
+@dataclass(frozen=True, slots=True)
+class Conv2DAttrs(Attrs):
+    """Attributes of ``nn.conv2d``: window geometry, grouping and layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.Conv2DAttrs"
+    strides: tuple[int, ...] = attr_field(AttrKind.INTS, (1, 1), doc="Stride per spatial axis.")
+    padding: tuple[int, ...] = attr_field(
+        AttrKind.INTS, (0, 0), doc="Zero padding: 1, 2 or 4 ints (top, left, bottom, right)."
+    )
+    dilation: tuple[int, ...] = attr_field(AttrKind.INTS, (1, 1), doc="Dilation per spatial axis.")
+    groups: int = attr_field(AttrKind.INT, 1, doc="Number of groups the channels split into.")
+    channels: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="Output channels; None infers them from weight."
+    )
+    kernel_size: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc="Window size; None infers it from weight."
+    )
+    data_layout: str = attr_field(AttrKind.STR, "NCHW", doc=_LAYOUT_DOC)
+    kernel_layout: str = attr_field(AttrKind.STR, "OIHW", doc="Weight layout, e.g. OIHW.")
+    out_layout: str = attr_field(AttrKind.STR, "", doc=_OUT_LAYOUT_DOC)
+    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
+
+
+def _permutation(layout: str, canonical: str, what: str) -> tuple[int, ...]:
+    """Indices taking an array in ``layout`` to ``canonical`` order (``np.transpose``)."""
+    if len(layout) != len(canonical) or sorted(layout) != sorted(canonical):
+        raise RelationError(
+            f'{what}="{layout}" is not supported: expected a permutation of {canonical} '
+            f"(packed layouts such as NCHW4c are not supported)"
+        )
+    return tuple(layout.index(axis) for axis in canonical)
+
+
+def _window_extent(k: Dim, dilation: int) -> Dim:
+    """``(k - 1) * dilation + 1``: the span of a dilated window."""
+    return add_dims(mul_dims(sub_dims(k, 1), dilation), 1)
+
+
+def _out_extent(n: int, pad: int, k: int, dilation: int, stride: int) -> int:
+    return (n + pad - ((k - 1) * dilation + 1)) // stride + 1
+
+
+def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, Conv2DAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    weight = tensor_arg(arg_types[1], "weight")
+    data_perm = _permutation(a.data_layout, "NCHW", "data_layout")
+    kernel_perm = _permutation(a.kernel_layout, "OIHW", "kernel_layout")
+    out_layout = a.out_layout or a.data_layout
+    _permutation(out_layout, "NCHW", "out_layout")
+    _check_rank(data, 4, f'data in data_layout="{a.data_layout}"')
+    _check_rank(weight, 4, f'weight in kernel_layout="{a.kernel_layout}"')
+    sh, sw = _pair(a.strides, "strides")
+    dh, dw = _pair(a.dilation, "dilation")
+    pt, pl, pb, pr = _padding4(a.padding)
+    groups = a.groups
+    if groups < 1:
+        raise RelationError(f"expected groups >= 1, found groups={groups}")
+    n, c, h, w = (data.shape[i] for i in data_perm)
+    wshape = tuple(weight.shape[i] for i in kernel_perm)
+    depthwise = groups > 1 and c == groups and wshape[0] == groups
+    kernel_size = None if a.kernel_size is None else _pair(a.kernel_size, "kernel_size")
+    channels: Dim
+    kh: Dim
+    kw: Dim
+    if kernel_size is not None and a.channels is not None:
+        if depthwise:
+            expected = (c, floordiv_dims(a.channels, c), *kernel_size)
+        else:
+            expected = (a.channels, floordiv_dims(c, groups), *kernel_size)
+        if any(dims_equal(f, e) is False for f, e in zip(wshape, expected, strict=True)):
+            in_layout = tuple(expected["OIHW".index(axis)] for axis in a.kernel_layout)
+            raise RelationError(
+                f"weight shape {_shape_str(weight.shape)} does not match "
+                f"{_shape_str(in_layout)} implied by channels={a.channels}, "
+                f"kernel_size={_show(kernel_size)} and groups={groups}"
+            )
+        channels, (kh, kw) = a.channels, kernel_size
+    else:
+        if kernel_size is not None and any(
+            dims_equal(f, e) is False for f, e in zip(wshape[2:], kernel_size, strict=True)
+        ):
+            raise RelationError(
+                f"shape of weight {_shape_str(weight.shape)} is inconsistent with "
+                f"kernel_size={_show(kernel_size)}"
+            )
+        if a.channels is not None and dims_equal(wshape[0], a.channels) is False:
+            raise RelationError(
+                f"weight {_shape_str(weight.shape)} has {wshape[0]} output channels, "
+                f"expected channels={a.channels}"
+            )
+        if dims_equal(floordiv_dims(c, groups), wshape[1]) is False:
+            raise RelationError(
+                f"the input channels ({c}) divided by groups={groups} must match the input "
+                f"channels of the weight ({wshape[1]}), weight shape {_shape_str(weight.shape)}"
+            )
+        channels, kh, kw = wshape[0], wshape[2], wshape[3]
+    if groups > 1 and isinstance(c, int) and c % groups:
+        raise RelationError(f"groups={groups} does not divide the input channels ({c})")
+    if groups > 1 and not depthwise and isinstance(channels, int) and channels % groups:
+        outputs = "" if a.channels is None else f" (channels={a.channels})"
+        raise RelationError(
+            f"groups={groups} does not divide the output channels ({channels}){outputs}"
+        )
+    # kernel_size, when set, is positive (_pair) and equals the weight's extents.
+    if any(isinstance(k, int) and k < 1 for k in (kh, kw)):
+        raise RelationError(
+            f"expected a non-empty kernel, found weight shape {_shape_str(weight.shape)}"
+        )
+    oh = _conv_extent(h, pt + pb, _window_extent(kh, dh), sh)
+    ow = _conv_extent(w, pl + pr, _window_extent(kw, dw), sw)
+    nchw = (n, channels, oh, ow)
+    oshape = tuple(nchw["NCHW".index(axis)] for axis in out_layout)
+    return TensorType(oshape, a.out_dtype or data.dtype)
+
+
+def _conv_extent(x: Dim, pad: int, window: Dim, stride: int) -> Dim:
+    if isinstance(x, AnyDim):
+        return ANY
+    out = add_dims(floordiv_dims(sub_dims(add_dims(x, pad), window), stride), 1)
+    if isinstance(out, int) and out < 0:
+        raise RelationError(
+            f"the kernel window ({window}) is longer than the padded input ({add_dims(x, pad)})"
+        )
+    return out
+
+
+def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    a = _attrs(attrs, Conv2DAttrs)
+    data, weight = args
+    dtype = np.dtype(a.out_dtype or data.dtype)
+    x = _convert(
+        np.transpose(data, _permutation(a.data_layout, "NCHW", "data_layout")), dtype, "nn.conv2d"
+    )
+    w = _convert(
+        np.transpose(weight, _permutation(a.kernel_layout, "OIHW", "kernel_layout")),
+        dtype,
+        "nn.conv2d",
+    )
+    n, c, h, wd = x.shape
+    o, i, kh, kw = w.shape
+    g = a.groups
+    if g > 1 and i != c // g:
+        # Depthwise with a channel multiplier: TVM's weight (C, m, kh, kw) is the grouped
+        # weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw reads W[c, q] for channel c*m+q).
+        o, i = o * i, 1
+        w = w.reshape(o, i, kh, kw)
+    pt, pl, pb, pr = _padding4(a.padding)
+    strides, dilation = _pair(a.strides, "strides"), _pair(a.dilation, "dilation")
+    oh = _out_extent(h, pt + pb, kh, dilation[0], strides[0])
+    ow = _out_extent(wd, pl + pr, kw, dilation[1], strides[1])
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    cols = _windows(xp, (kh, kw), strides, dilation, (oh, ow))  # (N, C, OH, OW, KH, KW)
+    cg, og = c // g, o // g
+    cols = cols.reshape(n, g, cg, oh, ow, kh, kw).transpose(0, 1, 3, 4, 2, 5, 6)
+    cols = cols.reshape(n, g, oh * ow, cg * kh * kw)
+    wm = w.reshape(g, og, cg * kh * kw).transpose(0, 2, 1)
+    out = _contract(cols, wm, "nn.conv2d")  # (N, G, OH*OW, O/G)
+    out = out.reshape(n, g, oh, ow, og).transpose(0, 1, 4, 2, 3).reshape(n, o, oh, ow)
+    out_layout = a.out_layout or a.data_layout
+    return np.ascontiguousarray(np.transpose(out, tuple("NCHW".index(ax) for ax in out_layout)))
+
+
+register(
+    OpDef(
+        "nn.conv2d",
+        ("data", "weight"),
+        Conv2DAttrs,
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+        "2-D convolution (cross-correlation) of data with weight.",
+        relation=_conv2d_relation,
+        reference=_conv2d_reference,
+        relation_name="Conv2D",
+        check="onnxruntime:Conv",
+    )
 )
-from .shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
+
 
 _CHANNELS_DOC = "Output channels; None infers them from weight."
+
+
 _KERNEL_DOC = "Window size; None infers it from weight."
+
+
 _GROUPS_DOC = "Number of groups the channels split into."
 
 
@@ -237,41 +546,6 @@ class Conv2DTransposeAttrs(Attrs):
     out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
 
 
-@dataclass(frozen=True, slots=True)
-class MatmulAttrs(Attrs):
-    """Attributes of ``nn.matmul``: output units, output dtype and operand transposition."""
-
-    type_key: ClassVar[str] = "relay.attrs.MatmulAttrs"
-    units: int | None = attr_field(
-        AttrKind.INT, optional=True, doc="Number of output units; None infers it from b."
-    )
-    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
-    transpose_a: bool = attr_field(AttrKind.BOOL, False, doc="a is given transposed (.., k, m).")
-    transpose_b: bool = attr_field(AttrKind.BOOL, False, doc="b is given transposed (n, k).")
-
-
-@dataclass(frozen=True, slots=True)
-class BatchMatmulAttrs(Attrs):
-    """Attributes of ``nn.batch_matmul``: output dtype and operand transposition."""
-
-    type_key: ClassVar[str] = "relay.attrs.BatchMatmulAttrs"
-    out_dtype: str = attr_field(AttrKind.DTYPE, "", doc=_OUT_DTYPE_DOC)
-    transpose_a: bool = attr_field(AttrKind.BOOL, False, doc="a is given as (B, k, m).")
-    transpose_b: bool = attr_field(AttrKind.BOOL, False, doc="b is given as (B, n, k).")
-
-
-@dataclass(frozen=True, slots=True)
-class PReluAttrs(Attrs):
-    """Attributes of ``nn.prelu``: the axis the slopes run along."""
-
-    type_key: ClassVar[str] = "relay.attrs.PReluAttrs"
-    axis: int = attr_field(AttrKind.INT, 1, doc="The channel axis alpha runs along.")
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared helpers: per-axis attribute lists
-
-
 def _per_axis(values: tuple[int, ...], nd: int, what: str, *, low: int = 1) -> tuple[int, ...]:
     """``values`` as exactly ``nd`` integers, each at least ``low``."""
     if len(values) != nd:
@@ -317,9 +591,6 @@ def _divisible(d: Dim, groups: int, what: str) -> None:
     if groups > 1 and isinstance(d, int) and d % groups:
         raise RelationError(f"the {what} ({d}) are not divisible by groups ({groups})")
 
-
-# ---------------------------------------------------------------------------------------------
-# nn.conv1d, nn.conv3d
 
 _ConvAttrs = Conv1DAttrs | Conv3DAttrs
 
@@ -465,9 +736,6 @@ def _conv_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.ascontiguousarray(np.transpose(out, perm))
 
 
-# ---------------------------------------------------------------------------------------------
-# nn.conv1d_transpose, nn.conv2d_transpose
-
 _TransposeAttrs = Conv1DTransposeAttrs | Conv2DTransposeAttrs
 
 
@@ -610,166 +878,6 @@ def _transpose_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.ascontiguousarray(np.transpose(out, perm))
 
 
-# ---------------------------------------------------------------------------------------------
-# nn.matmul, nn.batch_matmul
-
-
-def _matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, MatmulAttrs)
-    tensor_a = tensor_arg(arg_types[0], "tensor_a")
-    tensor_b = tensor_arg(arg_types[1], "tensor_b")
-    ashape = tensor_a.shape
-    if len(ashape) < (2 if a.transpose_a else 1):
-        raise RelationError(
-            f"expected tensor_a of rank at least {2 if a.transpose_a else 1}"
-            f"{' (transpose_a=True)' if a.transpose_a else ''}, found rank {len(ashape)}"
-        )
-    if a.transpose_a:
-        k, lead = ashape[-2], (*ashape[:-2], ashape[-1])
-    else:
-        k, lead = ashape[-1], ashape[:-1]
-    if a.units is not None:
-        expected: tuple[Dim, ...] = (a.units, k) if a.transpose_b else (k, a.units)
-        if len(tensor_b.shape) != 2 or any(
-            dims_equal(w, e) is False for w, e in zip(tensor_b.shape, expected, strict=True)
-        ):
-            raise RelationError(
-                f"tensor_b shape {_shape_str(tensor_b.shape)} does not match "
-                f"{_shape_str(expected)} implied by units={a.units}, "
-                f"transpose_b={a.transpose_b} and tensor_a's reduction dimension"
-            )
-        units: Dim = a.units
-    else:
-        _check_rank(tensor_b, 2, "tensor_b")
-        bk, units = (
-            (tensor_b.shape[1], tensor_b.shape[0])
-            if a.transpose_b
-            else (tensor_b.shape[0], tensor_b.shape[1])
-        )
-        if dims_equal(k, bk) is False:
-            raise RelationError(
-                f"reduction dimension mismatch: tensor_a {_shape_str(ashape)} has {k}, "
-                f"tensor_b {_shape_str(tensor_b.shape)} has {bk} "
-                f"(transpose_a={a.transpose_a}, transpose_b={a.transpose_b})"
-            )
-    return TensorType((*lead, units), a.out_dtype or tensor_a.dtype)
-
-
-def _matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    a = _attrs(attrs, MatmulAttrs)
-    tensor_a, tensor_b = args
-    dtype = np.dtype(a.out_dtype or tensor_a.dtype)
-    x = _convert(tensor_a, dtype, "nn.matmul")
-    w = _convert(tensor_b, dtype, "nn.matmul")
-    if a.transpose_a:
-        x = np.swapaxes(x, -1, -2)
-    if a.transpose_b:
-        w = w.T
-    lead = x.shape[:-1]
-    rows = int(np.prod(lead, dtype=np.int64))
-    out = _contract(np.ascontiguousarray(x).reshape(rows, x.shape[-1]), w, "nn.matmul")
-    return out.reshape(*lead, w.shape[1])
-
-
-def _batch_matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, BatchMatmulAttrs)
-    x = tensor_arg(arg_types[0], "tensor_a")
-    y = tensor_arg(arg_types[1], "tensor_b")
-    _check_rank(x, 3, "tensor_a")
-    _check_rank(y, 3, "tensor_b")
-    xb, xi, xk = (x.shape[0], x.shape[2], x.shape[1]) if a.transpose_a else x.shape
-    yb, yj, yk = (
-        (y.shape[0], y.shape[1], y.shape[2])
-        if a.transpose_b
-        else (
-            y.shape[0],
-            y.shape[2],
-            y.shape[1],
-        )
-    )
-    if dims_equal(xk, yk) is False:
-        raise RelationError(
-            f"reduction dimension mismatch: tensor_a {_shape_str(x.shape)} has {xk}, "
-            f"tensor_b {_shape_str(y.shape)} has {yk} "
-            f"(transpose_a={a.transpose_a}, transpose_b={a.transpose_b})"
-        )
-    batch: Dim
-    if isinstance(xb, AnyDim) or isinstance(yb, AnyDim):
-        batch = ANY
-    elif dims_equal(xb, yb):
-        batch = xb
-    elif xb == 1:
-        batch = yb
-    elif yb == 1:
-        batch = xb
-    else:
-        raise RelationError(
-            f"batch dimensions {xb} and {yb} do not match (nor is either 1): tensor_a "
-            f"{_shape_str(x.shape)}, tensor_b {_shape_str(y.shape)}"
-        )
-    return TensorType((batch, xi, yj), a.out_dtype or x.dtype)
-
-
-def _batch_matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    a = _attrs(attrs, BatchMatmulAttrs)
-    tensor_a, tensor_b = args
-    dtype = np.dtype(a.out_dtype or tensor_a.dtype)
-    x = _convert(tensor_a, dtype, "nn.batch_matmul")
-    y = _convert(tensor_b, dtype, "nn.batch_matmul")
-    if a.transpose_a:
-        x = np.swapaxes(x, 1, 2)
-    if not a.transpose_b:
-        y = np.swapaxes(y, 1, 2)  # y as (B, n, k)
-    out = _contract(x, np.swapaxes(y, 1, 2), "nn.batch_matmul")
-    return np.ascontiguousarray(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# nn.prelu
-
-
-def _prelu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    a = _attrs(attrs, PReluAttrs)
-    data = tensor_arg(arg_types[0], "data")
-    alpha = tensor_arg(arg_types[1], "alpha")
-    rank = len(data.shape)
-    if not 0 <= a.axis < rank:
-        raise RelationError(
-            f"axis={a.axis} is out of range for a tensor of rank {rank} (prelu takes 0 to rank - 1)"
-        )
-    c = data.shape[a.axis]
-    if len(alpha.shape) != 1 or dims_equal(alpha.shape[0], c) is False or alpha.dtype != data.dtype:
-        raise RelationError(
-            f"expected Tensor[({c},), {data.dtype}] for alpha, "
-            f"found Tensor[{_shape_str(alpha.shape)}, {alpha.dtype}]"
-        )
-    return TensorType(data.shape, data.dtype)
-
-
-def _prelu_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    a = _attrs(attrs, PReluAttrs)
-    data, alpha = args
-    slope = alpha.reshape(alpha.shape + (1,) * (data.ndim - a.axis - 1))
-    positive = data > 0
-    if data.dtype.kind == "f":
-        cd = _compute_dtype(data.dtype)
-        with np.errstate(all="ignore"):
-            scaled = data.astype(cd) * slope.astype(cd)
-        return np.where(positive, data, scaled.astype(data.dtype)).astype(data.dtype)
-    if data.dtype == np.bool_:
-        # false * alpha is false (i1 multiplication): the data itself.
-        return data.copy()
-    product: Any = _exact(data) * _exact(slope)
-    # Only the selected products matter: a Select's unchosen operand may be poison.
-    chosen = np.where(positive, _exact(data), product)
-    return _int_result(np.asarray(chosen), data.dtype, "nn.prelu", "x * alpha")
-
-
-# ---------------------------------------------------------------------------------------------
-# Registration
-
-_FAMILY = "nn"
-
 for _name, _attrs_type, _relation_name, _doc, _check in (
     ("nn.conv1d", Conv1DAttrs, "Conv1D", "1-D convolution (cross-correlation).", "Conv"),
     ("nn.conv3d", Conv3DAttrs, "Conv3D", "3-D convolution (cross-correlation).", "Conv"),
@@ -784,10 +892,11 @@ for _name, _attrs_type, _relation_name, _doc, _check in (
             relation=_conv_relation,
             reference=_conv_reference,
             relation_name=_relation_name,
-            family=_FAMILY,
             check=f"onnxruntime:{_check}",
         )
     )
+
+
 for _name, _transpose_attrs, _relation_name, _doc in (
     (
         "nn.conv1d_transpose",
@@ -812,49 +921,6 @@ for _name, _transpose_attrs, _relation_name, _doc in (
             relation=_transpose_relation,
             reference=_transpose_reference,
             relation_name=_relation_name,
-            family=_FAMILY,
             check="onnxruntime:ConvTranspose",
         )
     )
-register(
-    OpDef(
-        "nn.matmul",
-        ("tensor_a", "tensor_b"),
-        MatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Matrix product of a and b, either given transposed.",
-        relation=_matmul_relation,
-        reference=_matmul_reference,
-        relation_name="Matmul",
-        family=_FAMILY,
-        check="onnxruntime:MatMul",
-    )
-)
-register(
-    OpDef(
-        "nn.batch_matmul",
-        ("tensor_a", "tensor_b"),
-        BatchMatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Batched matrix product of two 3-D tensors, either given transposed.",
-        relation=_batch_matmul_relation,
-        reference=_batch_matmul_reference,
-        relation_name="BatchMatmul",
-        family=_FAMILY,
-        check="onnxruntime:MatMul",
-    )
-)
-register(
-    OpDef(
-        "nn.prelu",
-        ("data", "alpha"),
-        PReluAttrs,
-        OpPattern.BROADCAST,
-        "Parametric ReLU: x where x > 0, else x times the slope of its channel.",
-        relation=_prelu_relation,
-        reference=_prelu_reference,
-        relation_name="PRelu",
-        family=_FAMILY,
-        check="onnxruntime:PRelu",
-    )
-)

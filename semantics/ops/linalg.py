@@ -1,0 +1,448 @@
+"""Linear-algebra operators on the innermost matrices: einsum, trilu, matrix_set_diag.
+
+Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
+
+::
+
+    reverse(data, axis=)                                    ReverseAttrs          injective
+    tile(data, reps=)                                       TileAttrs             broadcast
+    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
+    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
+    reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
+                                                            ReshapeLikeAttrs      injective
+    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
+    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
+    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
+    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
+    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
+    einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
+    matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
+                    sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
+    trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
+    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
+    reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
+                                                            ReverseSequenceAttrs  injective
+
+``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
+in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
+``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
+0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
+``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
+``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
+computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Reverse          axis in [-ndim, ndim); the result is data's type
+    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
+                     extent data * rep, ? where data's extent is not a known integer (as TVM)
+    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
+    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
+                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
+                     has its factor as extent; a dst sub-axis of factor f splits its primal
+                     extent (which f must divide) into (extent / f, f)
+    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
+                     + data.shape[lhs_end:] (negative bounds count from the end); element
+                     counts equal when every extent of data and result is a known integer
+    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
+    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
+    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
+                     which may not exceed data's; axes non-empty, each below shape_like's rank
+    ShapeOf          Tensor[(ndim,), dtype]
+    NdarraySize      Tensor[(), dtype]
+    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
+                     (letters, one "..." per term); a label has one extent everywhere; "..."
+                     parts broadcast; implicit output: "..." then the labels used once, sorted
+    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
+                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
+                     cols - max(k1, 0)); the result is input's type
+    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
+    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
+                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
+                     ceil((extent - window + 1) / stride) + window_shape
+    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
+                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
+
+Where a relation compares dimensions it fails only when sympy proves the comparison false
+(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
+reference re-checks its relation on the run-time shapes (a failure there is undefined).
+
+Meaning:
+
+- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
+- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
+- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
+  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
+  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
+  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
+- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
+  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
+  leading axes and over the axes where collapse_type has 1 and data does not, to
+  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
+- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
+  (numpy's integer conversion; bool is "nonzero").
+- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
+- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
+  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
+  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
+  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
+  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
+- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
+  0 elsewhere; k is read as its mathematical value.
+- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
+- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
+  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
+  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
+  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
+  length is defined, negative ones included.
+
+Undefined behaviour (``UndefinedBehavior``):
+
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
+  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
+- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
+  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
+  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
+  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
+- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
+  TVM adds 1-bit integers, which is not a defined boolean operation here.
+
+Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
+the meaning to chance):
+
+- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
+  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
+  past the shape).
+- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
+  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
+  (TVM's shape rule ignores the first and floors the second).
+- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
+  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
+- slice_like: a negative axis is counted from data's rank and must land in range (TVM
+  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
+- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
+  passes int32).
+- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
+  explicit output has "..." exactly when an input does.
+- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
+  relation calls ``reporter->Assert`` without checking the answer; its length formula is
+  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
+- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
+- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
+  relation checks none of them).
+
+TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
+the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
+``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
+reads the axis's own index as the batch index).
+
+The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import UndefinedBehavior
+from ..syntax import ANY, AnyDim, Dim, TensorType, TupleType, Type
+from .create import _attrs, _fmt, _out_shape, _type_of
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpPattern,
+    RelationError,
+    Tensor,
+    attr_field,
+)
+from .shape import _fields, _op, _run_time, _tuple_value, _two
+from .shapes import (
+    broadcast_shapes,
+    dims_equal,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EinsumAttrs(Attrs):
+    """Attributes of ``einsum``: the equation in numpy's notation."""
+
+    type_key: ClassVar[str] = "relay.attrs.EinsumAttrs"
+    equation: str = attr_field(AttrKind.STR, doc="The einsum expression string.")
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixSetDiagAttrs(Attrs):
+    """Attributes of ``matrix_set_diag``: the diagonals replaced and their alignment."""
+
+    type_key: ClassVar[str] = "relay.attrs.MatrixSetDiagAttrs"
+    k1: int = attr_field(AttrKind.INT, 0, doc="Lower limit (included) of the range of diagonals.")
+    k2: int = attr_field(AttrKind.INT, 0, doc="Upper limit (included) of the range of diagonals.")
+    super_diag_right_align: bool = attr_field(
+        AttrKind.BOOL, True, doc="Whether super-diagonals are right aligned (left-padded)."
+    )
+    sub_diag_right_align: bool = attr_field(
+        AttrKind.BOOL, False, doc="Whether sub-diagonals are right aligned (left-padded)."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TriluAttrs(Attrs):
+    """Attributes of ``trilu``: whether to keep the upper or the lower triangle."""
+
+    type_key: ClassVar[str] = "relay.attrs.TriluAttrs"
+    upper: bool = attr_field(
+        AttrKind.BOOL, True, doc="Keep the upper (True) or lower (False) part of the diagonal."
+    )
+
+
+def _integer_dtype(dtype: str) -> bool:
+    return dtype.startswith(("int", "uint"))
+
+
+_ELLIPSIS = "..."
+
+
+def _einsum_term(term: str, equation: str) -> list[str]:
+    """One term of an equation as labels, ``...`` standing for the ellipsis."""
+    labels: list[str] = []
+    rest = term
+    while rest:
+        if rest.startswith(_ELLIPSIS):
+            if _ELLIPSIS in labels:
+                raise RelationError(f'equation "{equation}": "..." twice in the term "{term}"')
+            labels.append(_ELLIPSIS)
+            rest = rest[3:]
+        elif rest[0].isascii() and rest[0].isalpha():
+            labels.append(rest[0])
+            rest = rest[1:]
+        else:
+            raise RelationError(f'equation "{equation}": invalid character {rest[0]!r}')
+    return labels
+
+
+def _einsum_terms(equation: str, count: int) -> tuple[list[list[str]], list[str]]:
+    """The input terms and the output term (implicit output made explicit)."""
+    if equation.count("->") > 1:
+        raise RelationError(f'equation "{equation}" has more than one "->"')
+    lhs, arrow, rhs = equation.partition("->")
+    inputs = [_einsum_term(t, equation) for t in lhs.split(",")]
+    if len(inputs) != count:
+        raise RelationError(
+            f'equation "{equation}" has {len(inputs)} input term(s) for {count} operand(s)'
+        )
+    used = [c for t in inputs for c in t if c != _ELLIPSIS]
+    ellipsis = any(_ELLIPSIS in t for t in inputs)
+    if not arrow:
+        once = sorted(c for c in set(used) if used.count(c) == 1)
+        return inputs, ([_ELLIPSIS] if ellipsis else []) + once
+    output = _einsum_term(rhs, equation)
+    for c in output:
+        if output.count(c) > 1:
+            raise RelationError(f'equation "{equation}": the output repeats the label {c}')
+        if c != _ELLIPSIS and c not in used:
+            raise RelationError(f'equation "{equation}": the output label {c} is not an input')
+    if (_ELLIPSIS in output) != ellipsis:
+        raise RelationError(
+            f'equation "{equation}": the output must have "..." exactly when an input does'
+        )
+    return inputs, output
+
+
+def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, EinsumAttrs)
+    fields = _fields(arg_types)
+    dtype = fields[0].dtype
+    for i, f in enumerate(fields):
+        if f.dtype != dtype:
+            raise RelationError(
+                f"einsum requires tensors of the same dtype: field 0 is {dtype}, field {i} is "
+                f"{f.dtype}"
+            )
+    inputs, output = _einsum_terms(a.equation, len(fields))
+    extents: dict[str, Dim] = {}
+    ellipsis: tuple[Dim, ...] = ()
+    for i, (term, f) in enumerate(zip(inputs, fields, strict=True)):
+        named = [c for c in term if c != _ELLIPSIS]
+        span = len(f.shape) - len(named)
+        if span < 0 or (span > 0 and _ELLIPSIS not in term):
+            raise RelationError(
+                f'equation "{a.equation}": the term "{"".join(term)}" does not fit operand {i} '
+                f"of rank {len(f.shape)}"
+            )
+        dims: list[Dim] = []
+        for c in term:
+            if c == _ELLIPSIS:
+                at = len(dims)
+                ellipsis = broadcast_shapes(ellipsis, f.shape[at : at + span])
+                dims += list(f.shape[at : at + span])
+                continue
+            d = f.shape[len(dims)]
+            dims.append(d)
+            seen = extents.get(c)
+            if seen is not None and dims_equal(seen, d) is False:
+                raise RelationError(
+                    f'equation "{a.equation}": the label {c} has extents {seen} and {d}'
+                )
+            if seen is None or isinstance(seen, AnyDim):
+                extents[c] = d
+    oshape: list[Dim] = []
+    for c in output:
+        oshape += list(ellipsis) if c == _ELLIPSIS else [extents[c]]
+    return TensorType(tuple(oshape), dtype)
+
+
+def _einsum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    fields = _tuple_value(args)
+    a = _attrs(attrs, EinsumAttrs)
+    t = _run_time(
+        "einsum", lambda: _einsum_relation((TupleType(tuple(map(_type_of, fields))),), attrs)
+    )
+    dtype = fields[0].dtype
+    inputs, output = _einsum_terms(a.equation, len(fields))
+    explicit = a.equation if "->" in a.equation else f"{a.equation}->{''.join(output)}"
+    summed = {c for term in inputs for c in term} - set(output)
+    if dtype == np.bool_ and summed:
+        raise UndefinedBehavior(
+            f'einsum "{a.equation}" of bool sums over {"".join(sorted(summed))}: TVM adds 1-bit '
+            "integers"
+        )
+    if dtype.kind in "iu" and dtype.itemsize >= 4:
+        magnitudes = [np.maximum(np.abs(f.astype(np.float64)), 1.0) for f in fields]
+        bound = np.einsum(explicit, *magnitudes)
+        if bound.size and float(np.max(bound)) > float(np.iinfo(dtype.name).max):
+            raise UndefinedBehavior(
+                f'einsum "{a.equation}" of {dtype} may overflow (TVM emits nsw/nuw adds and muls)'
+            )
+        wide = np.int64 if dtype.kind == "i" else np.uint64
+        result = np.einsum(explicit, *(f.astype(wide) for f in fields))
+    else:
+        operands: list[Any] = list(fields)
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = np.einsum(explicit, *operands)
+    out = np.asarray(result).astype(dtype)
+    assert out.shape == _out_shape(t)
+    return out
+
+
+def _diagonal_length(rows: int, cols: int, k: int) -> int:
+    """The length of diagonal ``k`` (``j - i = k``) of a rows x cols matrix."""
+    return min(cols - k, rows) if k >= 0 else min(cols, rows + k)
+
+
+def _matrix_set_diag_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, MatrixSetDiagAttrs)
+    data, diagonal = _two(arg_types, "input", "diagonal")
+    if a.k1 > a.k2:
+        raise RelationError(f"expected k1 <= k2, found k1={a.k1}, k2={a.k2}")
+    if len(data.shape) < 2:
+        raise RelationError(f"expected an input of rank at least 2, found rank {len(data.shape)}")
+    if diagonal.dtype != data.dtype:
+        raise RelationError(
+            f"expected input and diagonal of the same dtype, found {data.dtype} and "
+            f"{diagonal.dtype}"
+        )
+    rows, cols = data.shape[-2], data.shape[-1]
+    if isinstance(rows, int) and a.k1 <= -rows:
+        raise RelationError(f"k1={a.k1} names no diagonal of a matrix with {rows} rows")
+    if isinstance(cols, int) and a.k2 >= cols:
+        raise RelationError(f"k2={a.k2} names no diagonal of a matrix with {cols} columns")
+    count = a.k2 - a.k1 + 1
+    length: Dim = ANY
+    if isinstance(rows, int) and isinstance(cols, int):
+        length = min(rows + min(a.k2, 0), cols - max(a.k1, 0))
+    expected = (*data.shape[:-2], *((count,) if count > 1 else ()), length)
+    if len(diagonal.shape) != len(expected) or any(
+        dims_equal(d, e) is False for d, e in zip(diagonal.shape, expected, strict=True)
+    ):
+        raise RelationError(
+            f"expected a diagonal of shape {_fmt(expected)} for k1={a.k1}, k2={a.k2}, found "
+            f"{_fmt(diagonal.shape)}"
+        )
+    return data
+
+
+def _matrix_set_diag_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, diagonal = args
+    a = _attrs(attrs, MatrixSetDiagAttrs)
+    _run_time(
+        "matrix_set_diag",
+        lambda: _matrix_set_diag_relation((_type_of(data), _type_of(diagonal)), attrs),
+    )
+    rows, cols = data.shape[-2], data.shape[-1]
+    width = diagonal.shape[-1]
+    out = data.copy()
+    for k in range(a.k1, a.k2 + 1):
+        # Diagonal k starts at (0, k) or (-k, 0); it reads its row of `diagonal` from the
+        # left, or from an offset when it is shorter than `width` and right-aligned.
+        n = _diagonal_length(rows, cols, k)
+        right = a.super_diag_right_align if k >= 0 else a.sub_diag_right_align
+        offset = width - n if right and a.k1 != a.k2 else 0
+        values = diagonal[..., a.k2 - k, :] if a.k1 != a.k2 else diagonal
+        i = np.arange(n) + max(-k, 0)
+        j = i + k
+        out[..., i, j] = values[..., offset : offset + n]
+    return out
+
+
+def _trilu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    _attrs(attrs, TriluAttrs)
+    data, k = _two(arg_types, "data", "k")
+    if len(data.shape) < 2:
+        raise RelationError(f"expected data of rank at least 2, found rank {len(data.shape)}")
+    if k.shape:
+        raise RelationError(f"expected a rank-0 k, found rank {len(k.shape)} {_fmt(k.shape)}")
+    if not _integer_dtype(k.dtype):
+        raise RelationError(f"expected an integer dtype for k, found {k.dtype}")
+    return data
+
+
+def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, k = args
+    a = _attrs(attrs, TriluAttrs)
+    _trilu_relation((_type_of(data), _type_of(k)), attrs)
+    rows, cols = data.shape[-2], data.shape[-1]
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    keep = offset >= int(k) if a.upper else offset <= int(k)
+    return np.where(keep, data, np.zeros((), dtype=data.dtype)).astype(data.dtype)
+
+
+_op(
+    "einsum",
+    ("data",),
+    EinsumAttrs,
+    OpPattern.INJECTIVE,
+    "Einstein summation over the tensors of the tuple data.",
+    "Einsum",
+    "onnxruntime:Einsum",
+    _einsum_relation,
+    _einsum_reference,
+)
+
+
+_op(
+    "matrix_set_diag",
+    ("input", "diagonal"),
+    MatrixSetDiagAttrs,
+    OpPattern.INJECTIVE,
+    "Replace the diagonals k1 to k2 of the innermost matrices of input.",
+    "MatrixSetDiag",
+    "independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
+    _matrix_set_diag_relation,
+    _matrix_set_diag_reference,
+)
+
+
+_op(
+    "trilu",
+    ("data", "k"),
+    TriluAttrs,
+    OpPattern.ELEMWISE,
+    "Keep the upper or lower triangle (from diagonal k) of the innermost matrices.",
+    "trilu",
+    "onnxruntime:Trilu",
+    _trilu_relation,
+    _trilu_reference,
+)

@@ -1,0 +1,1867 @@
+"""Shape and layout operators: reshape, transpose, concatenate, split, tile, squeeze, ...
+
+Transforms: operators that move, copy, select or create elements without arithmetic.
+
+::
+
+    reshape(data, newshape=, allowzero=False)                       ReshapeAttrs      injective
+    transpose(data, axes=)                                          TransposeAttrs    injective
+    concatenate(data, axis=0)            data is a tuple            ConcatenateAttrs  injective
+    stack(data, axis=0)                  data is a tuple            StackAttrs        injective
+    split(data, indices_or_sections=, axis=0)                       SplitAttrs        injective
+    expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
+    squeeze(data, axis=None)                                        SqueezeAttrs      injective
+    take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
+    strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
+                                                                    StridedSliceAttrs injective
+    broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
+    zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
+    full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
+
+``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
+default and so are required all the same, written ``None`` when absent: ``transpose``'s
+``axes``, ``strided_slice``'s ``begin``, ``end``, ``strides`` and ``axes``, and
+``InitOpAttrs.shape``. Attribute fields follow TVM 0.18's
+``include/tvm/relay/attrs/transform.h``; patterns follow ``src/relay/op/tensor/transform.cc``
+and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Reshape       TVM's InferNewShape: 0 copies, -1 infers, -2 copies the rest, -3 merges two,
+                  -4 splits one in two; the element counts must agree when every dimension is
+                  a known integer (TVM skips the check otherwise)
+    Transpose     axes None reverses; otherwise a permutation of the axes (negative allowed)
+    Concatenate   equal rank and dtype; the axis extents add (? if any is ?); other extents
+                  agree where known, and are ? only if unknown everywhere or the axis is known
+    Stack         equal rank and dtype; axis in [-(ndim + 1), ndim]; a new axis of extent n
+    Split         a tuple: equal sections (which must divide the extent) or the pieces between
+                  strictly increasing indices, the last below the extent
+    ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
+    Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
+                  listed axes, whose known extents must be 1
+    Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
+                  data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
+    StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
+                  the extent of an axis that is not a known integer becomes ?
+    BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
+    InitOp        zeros and ones: the shape and dtype attributes
+    Full          a rank-0 fill_value; dtype "" means fill_value's dtype
+
+Where TVM's relation asserts something about dimensions it fails only when the assertion folds
+to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
+provably false on symbols (``n`` against ``n + 1``) is rejected too, and one that cannot be
+decided is accepted, as in TVM. A dimension that is ``?`` or symbolic in a type is an integer
+at run time; every reference first re-checks its relation on the run-time shapes.
+
+Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
+
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic: a reshape whose element counts differ, squeezing an extent other than 1, unequal
+  non-axis extents in concatenate or stack, split sections that do not divide the extent or
+  indices beyond it, take's batch extents differing, a strided slice whose clamped bounds run
+  backwards or whose stride is 0, broadcast_to from an incompatible shape. TVM's computes
+  (``topi::reshape``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``take``,
+  ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
+  ``broadcast.h``) index the input without checking, so they read out of bounds or pick
+  arbitrary elements.
+- ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
+  StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
+  relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
+- ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
+  ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
+  when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
+  ``truncmod`` by 0).
+- ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
+  output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
+  ``fptoui``, whose result is poison then.
+
+Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
+rely on):
+
+- take: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to ``axis``
+  instead of to ``batch_dims`` and then indexes the shape at a negative position); an ``axis``
+  equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is rejected;
+  batch extents that provably differ are rejected here rather than by ``topi::take``; a mode
+  other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
+  wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
+  build, get the evident meaning (clip's batch indexing with their own index rule).
+- strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
+  ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
+- reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
+  negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
+  (allowzero) is rejected (TVM divides by zero).
+- zeros, ones, broadcast_to and full need a shape (TVM dereferences the empty Optional) with
+  no negative entries; zeros and ones need a dtype (TVM would make a tensor of type void).
+
+TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
+output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
+must be strictly increasing, start above 0 and end below the extent; strided_slice pads a
+missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone stops before
+index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
+fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
+
+The argument of ``concatenate`` and ``stack`` arrives at a reference as ``args[0]``, a tuple of
+arrays; ``split`` returns a tuple of arrays.
+
+Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
+
+::
+
+    reverse(data, axis=)                                    ReverseAttrs          injective
+    tile(data, reps=)                                       TileAttrs             broadcast
+    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
+    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
+    reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
+                                                            ReshapeLikeAttrs      injective
+    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
+    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
+    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
+    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
+    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
+    einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
+    matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
+                    sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
+    trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
+    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
+    reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
+                                                            ReverseSequenceAttrs  injective
+
+``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
+in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
+``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
+0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
+``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
+``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
+computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Reverse          axis in [-ndim, ndim); the result is data's type
+    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
+                     extent data * rep, ? where data's extent is not a known integer (as TVM)
+    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
+    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
+                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
+                     has its factor as extent; a dst sub-axis of factor f splits its primal
+                     extent (which f must divide) into (extent / f, f)
+    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
+                     + data.shape[lhs_end:] (negative bounds count from the end); element
+                     counts equal when every extent of data and result is a known integer
+    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
+    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
+    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
+                     which may not exceed data's; axes non-empty, each below shape_like's rank
+    ShapeOf          Tensor[(ndim,), dtype]
+    NdarraySize      Tensor[(), dtype]
+    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
+                     (letters, one "..." per term); a label has one extent everywhere; "..."
+                     parts broadcast; implicit output: "..." then the labels used once, sorted
+    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
+                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
+                     cols - max(k1, 0)); the result is input's type
+    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
+    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
+                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
+                     ceil((extent - window + 1) / stride) + window_shape
+    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
+                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
+
+Where a relation compares dimensions it fails only when sympy proves the comparison false
+(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
+reference re-checks its relation on the run-time shapes (a failure there is undefined).
+
+Meaning:
+
+- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
+- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
+- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
+  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
+  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
+  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
+- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
+  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
+  leading axes and over the axes where collapse_type has 1 and data does not, to
+  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
+- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
+  (numpy's integer conversion; bool is "nonzero").
+- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
+- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
+  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
+  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
+  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
+  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
+- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
+  0 elsewhere; k is read as its mathematical value.
+- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
+- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
+  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
+  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
+  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
+  length is defined, negative ones included.
+
+Undefined behaviour (``UndefinedBehavior``):
+
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
+  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
+- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
+  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
+  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
+  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
+- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
+  TVM adds 1-bit integers, which is not a defined boolean operation here.
+
+Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
+the meaning to chance):
+
+- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
+  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
+  past the shape).
+- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
+  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
+  (TVM's shape rule ignores the first and floors the second).
+- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
+  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
+- slice_like: a negative axis is counted from data's rank and must land in range (TVM
+  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
+- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
+  passes int32).
+- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
+  explicit output has "..." exactly when an input does.
+- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
+  relation calls ``reporter->Assert`` without checking the answer; its length formula is
+  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
+- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
+- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
+  relation checks none of them).
+
+TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
+the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
+``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
+reads the axis's own index as the batch index).
+
+The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
+
+Indexing: operators that read or write elements at computed positions, sort, or make grids.
+
+::
+
+    gather(data, indices, axis=)                          GatherAttrs          injective
+    gather_nd(data, indices, batch_dims=0, index_rank=None)
+                                                          GatherNDAttrs        injective
+    scatter_elements(data, indices, updates, axis=0, reduction="update")
+                                                          ScatterElementsAttrs opaque
+    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
+    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
+                                                          OneHotAttrs          out-elemwise-fusable
+    sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
+    argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
+    topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
+                                                          TopkAttrs            opaque
+    searchsorted(sorted_sequence, values, right=False, dtype="int32")
+                                                          SearchSortedAttrs    opaque
+    unravel_index(data, shape)                            (none)               injective
+    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
+                                                          SparseToDenseAttrs   opaque
+    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
+                                                          SequenceMaskAttrs    injective
+    invert_permutation(data)                              (none)               injective
+    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
+    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
+
+``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
+null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
+``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
+always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
+defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
+``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
+``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
+``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
+                    extent on axis >= 1 where known, the other extents equal data's; result
+                    indices' shape, data's dtype
+    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
+                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
+                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
+    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
+                    dtype and indices' shape; axis in range; reduction update, add, mul, min
+                    or max; indices' other extents at most data's where known; data's type
+    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
+                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
+                    mul, min or max; data's type
+    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
+                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
+    Sort            axis in range; data's type
+    Argsort         axis in range; data's shape, dtype attribute
+    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
+                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
+                    "both" gives the tuple (values, indices)
+    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
+                    sequence of rank > 1 has values' rank and agrees on the outer extents
+                    where known; result values' shape, dtype attribute (an integer dtype)
+    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
+                    or (S, n), data's dtype
+    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
+                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
+                    a rank-0 default_value of the values' dtype; output_shape non-negative;
+                    result output_shape, values' dtype
+    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
+                    data's extent at 1 - axis; data's type
+    Identity        invert_permutation: an integer vector; its type
+    Arange          rank-0 start, stop and step of dtype; result (?), dtype
+    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
+                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
+                    indexing is "xy"
+
+Meaning (what TVM's TOPI computes, on CPU):
+
+- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
+  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
+  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
+- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
+  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
+  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
+  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
+  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
+  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
+  32 bits, undefined overflow at 32 and 64).
+- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
+  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
+- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
+  descending too (ties keep the smaller index first). topk's values and indices are the first
+  k of that order. Index outputs are cast to dtype.
+- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
+  right), along the innermost axis of the matching row of the sequence.
+- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
+- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
+  each index tuple ``sparse_indices[n]``.
+- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
+  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
+  (truncated for integers, as ``make_const`` did); the rest are kept.
+- invert_permutation: ``out[data[i]] = i``.
+- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
+  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
+  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
+  when the three arguments were constants, which it read from copies kept in the attributes;
+  those copies are Relay expressions, not attribute values, and are omitted here). The shape
+  function gives ``(n,)``.
+- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
+  "xy" the first two grid axes are swapped.
+
+Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
+
+- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
+  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
+  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
+  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
+  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
+  the output unwritten).
+- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
+  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
+- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
+  entry <= 0 (TOPI divides by the entries and trusts the bound).
+- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
+  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
+  sorted ascending, or with NaN (its binary search assumes order).
+- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
+  reads past the end of the sorted row).
+- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
+  negative extent), or an element that the integer dtype cannot hold.
+- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
+  (float to integer out of range or NaN, as ``cast``).
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic (every reference re-checks its relation on the run-time shapes).
+
+Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
+program its compute could not build): gather's ``axis`` None is rejected (the relation
+dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
+require integer indices (TVM cast float indices or did not check); scatter_elements checks
+the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
+meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
+axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
+searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
+rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
+sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
+extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
+relation assigned those types).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, TypeVar
+
+import numpy as np
+import sympy
+
+from ..errors import UndefinedBehavior
+from ..syntax import ANY, AnyDim, Dim, TensorType, TupleType, Type, is_dtype, normalize_dim
+from .create import (
+    InitOpAttrs,
+    _arity,
+    _attrs,
+    _fmt,
+    _known,
+    _out_shape,
+    _show,
+    _target_shape,
+    _type_of,
+)
+from .reduce import _sum_rows
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    Tensor,
+    attr_field,
+    register,
+)
+from .shapes import (
+    add_dims,
+    broadcast_shapes,
+    dims_equal,
+    floordiv_dims,
+    mul_dims,
+    normalize_axis,
+    sub_dims,
+    tensor_arg,
+    tuple_arg,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReshapeAttrs(Attrs):
+    """Attributes of ``reshape``: the new shape, with TVM's special values 0, -1, -2, -3, -4."""
+
+    type_key: ClassVar[str] = "relay.attrs.ReshapeAttrs"
+    newshape: tuple[int, ...] = attr_field(
+        AttrKind.INTS, doc="The new shape; should be compatible with the original shape."
+    )
+    allowzero: bool = attr_field(
+        AttrKind.BOOL, False, doc="Whether a 0 in newshape means an empty axis (not 'copy')."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TransposeAttrs(Attrs):
+    """Attributes of ``transpose``: the axis order (None reverses the axes)."""
+
+    type_key: ClassVar[str] = "relay.attrs.TransposeAttrs"
+    axes: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, optional=True, doc="The target axes order; None reverses the order."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ConcatenateAttrs(Attrs):
+    """Attributes of ``concatenate``: the axis to join along."""
+
+    type_key: ClassVar[str] = "relay.attrs.ConcatenateAttrs"
+    axis: int = attr_field(AttrKind.INT, 0, doc="The axis along which to concatenate.")
+
+
+@dataclass(frozen=True, slots=True)
+class StackAttrs(Attrs):
+    """Attributes of ``stack``: the position of the new axis."""
+
+    type_key: ClassVar[str] = "relay.attrs.StackAttrs"
+    axis: int = attr_field(AttrKind.INT, 0, doc="The axis of the result along which to stack.")
+
+
+@dataclass(frozen=True, slots=True)
+class SplitAttrs(Attrs):
+    """Attributes of ``split``: a number of equal sections, or the split indices."""
+
+    type_key: ClassVar[str] = "relay.attrs.SplitAttrs"
+    indices_or_sections: int | tuple[int, ...] = attr_field(
+        AttrKind.INT_OR_INTS,
+        doc="A number of equal sections, or the sorted indices at which to split.",
+    )
+    axis: int = attr_field(AttrKind.INT, 0, doc="The axis to split.")
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandDimsAttrs(Attrs):
+    """Attributes of ``expand_dims``: where to insert how many unit axes."""
+
+    type_key: ClassVar[str] = "relay.attrs.ExpandDimsAttrs"
+    axis: int = attr_field(AttrKind.INT, doc="Where the new axes go, in [-ndim - 1, ndim].")
+    num_newaxis: int = attr_field(AttrKind.INT, 1, doc="How many axes to insert (>= 0).")
+
+
+@dataclass(frozen=True, slots=True)
+class SqueezeAttrs(Attrs):
+    """Attributes of ``squeeze``: the unit axes to remove (None removes them all)."""
+
+    type_key: ClassVar[str] = "relay.attrs.SqueezeAttrs"
+    axis: tuple[int, ...] | None = attr_field(
+        AttrKind.INTS, None, optional=True, doc="The axes to remove; None removes every unit axis."
+    )
+
+
+_R = TypeVar("_R")
+
+
+def _data(arg_types: tuple[Type, ...]) -> TensorType:
+    _arity(arg_types, 1)
+    return tensor_arg(arg_types[0], "data")
+
+
+def _fields(arg_types: tuple[Type, ...]) -> tuple[TensorType, ...]:
+    _arity(arg_types, 1)
+    fields = tuple_arg(arg_types[0], "data")
+    if not fields:
+        raise RelationError("expected a non-empty tuple of tensors for data, found ()")
+    return fields
+
+
+def _axis(axis: int, ndim: int, shown: str) -> int:
+    """``axis`` in ``[-ndim, ndim)`` as an index in ``[0, ndim)``, or a ``RelationError``
+    beginning with ``shown``, the attribute as written (``axis=3``, ``axes=[0, 3]: 3``)."""
+    if not -ndim <= axis < ndim:
+        allowed = f"expected {-ndim} <= axis < {ndim}" if ndim else "it has no axes"
+        raise RelationError(f"{shown} is out of range for a tensor of rank {ndim} ({allowed})")
+    return axis + ndim if axis < 0 else axis
+
+
+def _same_rank_and_dtype(fields: tuple[TensorType, ...], op: str) -> None:
+    first = fields[0]
+    for i, f in enumerate(fields[1:], start=1):
+        if len(f.shape) != len(first.shape):
+            raise RelationError(
+                f"{op} requires tensors of the same rank: field 0 has rank {len(first.shape)}, "
+                f"field {i} has rank {len(f.shape)}"
+            )
+        if f.dtype != first.dtype:
+            raise RelationError(
+                f"{op} requires tensors of the same dtype: field 0 is {first.dtype}, "
+                f"field {i} is {f.dtype}"
+            )
+
+
+def _tuple_value(args: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    """The fields of a tuple argument: ``args[0]`` as a tuple (or the arguments, flattened)."""
+    first: object = args[0] if len(args) == 1 else None
+    if isinstance(first, tuple | list):
+        return tuple(first)
+    return args
+
+
+def _run_time(name: str, check: Callable[[], _R]) -> _R:
+    """Run a relation on run-time shapes; a failure is undefined (the static type allowed it)."""
+    try:
+        return check()
+    except RelationError as e:
+        raise UndefinedBehavior(
+            f"{name}: at run time, {e} (the static type left this unchecked)"
+        ) from None
+
+
+def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bool) -> list[Dim]:
+    """TVM's ``InferNewShape`` (``src/relay/op/tensor/transform.cc``), without the size check."""
+    attr = f"newshape={_show(newshape)}"
+    oshape: list[Dim] = []
+    used_in: set[int] = set()
+    used_out: set[int] = set()
+    src = 0
+    infer = -1
+    i = 0
+    while i < len(newshape):
+        v = newshape[i]
+        if v > 0 or (v == 0 and allowzero):
+            oshape.append(v)
+            src += 1
+        elif v == 0:
+            if src >= len(ishape):
+                raise RelationError(
+                    f"{attr}: the 0 at position {i} copies input dimension {src}, "
+                    f"but the input has rank {len(ishape)}"
+                )
+            used_in.add(src)
+            used_out.add(len(oshape))
+            oshape.append(ishape[src])
+            src += 1
+        elif v == -1:
+            if infer >= 0:
+                raise RelationError(f"{attr}: expected at most one -1, found two")
+            # TVM records the position in newshape, and later writes the inferred size at that
+            # position of the output (which differs after a -2, -3 or -4).
+            infer = i
+            oshape.append(1)
+            src += 1
+        elif v == -2:
+            while src < len(ishape):
+                used_in.add(src)
+                used_out.add(len(oshape))
+                oshape.append(ishape[src])
+                src += 1
+        elif v == -3:
+            if src + 1 >= len(ishape):
+                raise RelationError(
+                    f"{attr}: the -3 at position {i} merges input dimensions {src} and "
+                    f"{src + 1}, but the input has rank {len(ishape)}"
+                )
+            used_in.update((src, src + 1))
+            used_out.add(len(oshape))
+            oshape.append(mul_dims(ishape[src], ishape[src + 1]))
+            src += 2
+        elif v == -4:
+            if i + 2 >= len(newshape):
+                raise RelationError(
+                    f"{attr}: expected two sizes after the -4 at position {i}, "
+                    f"found {len(newshape) - i - 1}"
+                )
+            if src >= len(ishape):
+                raise RelationError(
+                    f"{attr}: the -4 at position {i} splits input dimension {src}, "
+                    f"but the input has rank {len(ishape)}"
+                )
+            d0 = ishape[src]
+            used_in.add(src)
+            src += 1
+            d1, d2 = newshape[i + 1], newshape[i + 2]
+            i += 2
+            if d1 < -1 or d2 < -1:
+                raise RelationError(
+                    f"{attr}: expected the sizes after -4 to be positive, 0 or -1, "
+                    f"found {d1} and {d2}"
+                )
+            if d1 == -1 and d2 == -1:
+                raise RelationError(
+                    f"{attr}: expected at most one -1 among the sizes after -4, found two"
+                )
+            if (d1 == -1 and d2 == 0) or (d2 == -1 and d1 == 0):
+                raise RelationError(
+                    f"{attr}: cannot infer a size after -4 from {d1} and {d2}: division by zero"
+                )
+            used_out.update((len(oshape), len(oshape) + 1))
+            if d1 == -1:
+                oshape += [floordiv_dims(d0, d2), d2]
+            elif d2 == -1:
+                oshape += [d1, floordiv_dims(d0, d1)]
+            else:
+                oshape += [d1, d2]
+        else:
+            raise RelationError(
+                f"{attr}: entry {v} at position {i} is neither a size nor one of the special "
+                "values 0, -1, -2, -3, -4"
+            )
+        i += 1
+    if infer >= 0:
+        inferred: Dim = 1
+        for k, d in enumerate(ishape):
+            if k not in used_in:
+                inferred = mul_dims(inferred, d)
+        if not isinstance(inferred, AnyDim):
+            for k, d in enumerate(oshape):
+                if k in used_out:
+                    continue
+                if isinstance(d, AnyDim):
+                    inferred = ANY
+                    break
+                if d == 0:
+                    raise RelationError(
+                        f"{attr}: cannot infer the -1: it would divide by the 0-sized dimension"
+                    )
+                inferred = floordiv_dims(inferred, d)
+        if infer >= len(oshape):
+            raise RelationError(
+                f"{attr}: the -1 at position {infer} has no counterpart in the output shape "
+                f"{_fmt(oshape)} (TVM places the inferred size by its position in newshape)"
+            )
+        oshape[infer] = inferred
+    return oshape
+
+
+def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ReshapeAttrs)
+    data = _data(arg_types)
+    oshape = _reshape_shape(data.shape, a.newshape, a.allowzero)
+    known_in, known_out = _known(data.shape), _known(oshape)
+    if known_in is not None and known_out is not None:
+        n, m = math.prod(known_in), math.prod(known_out)
+        if n != m:
+            raise RelationError(
+                f"cannot reshape {_fmt(data.shape)} ({n} elements) to {_fmt(oshape)} "
+                f"({m} elements) given by newshape={_show(a.newshape)}"
+            )
+    return TensorType(tuple(oshape), data.dtype)
+
+
+def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    shape = _out_shape(_run_time("reshape", lambda: _reshape_relation((_type_of(data),), attrs)))
+    return np.reshape(data, shape).copy()
+
+
+def _transpose_axes(ndim: int, axes: tuple[int, ...] | None) -> tuple[int, ...]:
+    if axes is None:
+        return tuple(reversed(range(ndim)))
+    if len(axes) != ndim:
+        raise RelationError(
+            f"axes={_show(axes)}: expected {ndim} axes (one per dimension of data), "
+            f"found {len(axes)}"
+        )
+    out: list[int] = []
+    for axis in axes:
+        a = _axis(axis, ndim, f"axes={_show(axes)}: {axis}")
+        if a in out:
+            raise RelationError(
+                f"axes={_show(axes)}: expected a permutation of the axes, found {a} twice"
+            )
+        out.append(a)
+    return tuple(out)
+
+
+def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, TransposeAttrs)
+    data = _data(arg_types)
+    perm = _transpose_axes(len(data.shape), a.axes)
+    return TensorType(tuple(data.shape[p] for p in perm), data.dtype)
+
+
+def _transpose_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, TransposeAttrs)
+    return np.transpose(data, _transpose_axes(data.ndim, a.axes)).copy()
+
+
+def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ConcatenateAttrs)
+    fields = _fields(arg_types)
+    first = fields[0]
+    ndim = len(first.shape)
+    axis = _axis(a.axis, ndim, f"axis={a.axis}")
+    _same_rank_and_dtype(fields, "concatenate")
+    joined: Dim = first.shape[axis]
+    for f in fields[1:]:
+        joined = add_dims(joined, f.shape[axis])
+    oshape: list[Dim] = []
+    for i in range(ndim):
+        if i == axis:
+            oshape.append(joined)
+            continue
+        known = [
+            (k, f.shape[i]) for k, f in enumerate(fields) if not isinstance(f.shape[i], AnyDim)
+        ]
+        for k, d in known[1:]:
+            if dims_equal(known[0][1], d) is False:
+                raise RelationError(
+                    f"concatenate requires equal dimensions off the axis: dimension {i} is "
+                    f"{known[0][1]} in field {known[0][0]} and {d} in field {k}"
+                )
+        # As TVM: a known extent wins over ? when every field knows it or the axis is unknown.
+        if known and (len(known) == len(fields) or isinstance(joined, AnyDim)):
+            oshape.append(known[0][1])
+        else:
+            oshape.append(ANY)
+    return TensorType(tuple(oshape), first.dtype)
+
+
+def _concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    fields = _tuple_value(args)
+    a = _attrs(attrs, ConcatenateAttrs)
+    _run_time(
+        "concatenate",
+        lambda: _concatenate_relation((TupleType(tuple(map(_type_of, fields))),), attrs),
+    )
+    return np.concatenate(fields, axis=a.axis)
+
+
+def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, StackAttrs)
+    fields = _fields(arg_types)
+    first = fields[0]
+    ndim = len(first.shape)
+    if not -(ndim + 1) <= a.axis <= ndim:
+        raise RelationError(
+            f"axis={a.axis} is out of range for stacking tensors of rank {ndim} "
+            f"(expected {-(ndim + 1)} <= axis <= {ndim})"
+        )
+    axis = a.axis + ndim + 1 if a.axis < 0 else a.axis
+    _same_rank_and_dtype(fields, "stack")
+    for k, f in enumerate(fields[1:], start=1):
+        for j in range(ndim):
+            # TVM's StackRel skips input axis `axis` (the new axis's position in the output).
+            if j == axis:
+                continue
+            if dims_equal(first.shape[j], f.shape[j]) is False:
+                raise RelationError(
+                    f"stack requires tensors of the same shape: dimension {j} is "
+                    f"{first.shape[j]} in field 0 and {f.shape[j]} in field {k}"
+                )
+    oshape = (*first.shape[:axis], len(fields), *first.shape[axis:])
+    return TensorType(oshape, first.dtype)
+
+
+def _stack_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    fields = _tuple_value(args)
+    a = _attrs(attrs, StackAttrs)
+    _run_time("stack", lambda: _stack_relation((TupleType(tuple(map(_type_of, fields))),), attrs))
+    for k, f in enumerate(fields):
+        if f.shape != fields[0].shape:
+            raise UndefinedBehavior(
+                f"stack of tensors of shapes {_fmt(fields[0].shape)} and {_fmt(f.shape)} "
+                f"(field {k}): TVM's Stack relation does not compare input axis {a.axis}, and "
+                "topi::stack reads out of bounds"
+            )
+    return np.stack(fields, axis=a.axis)
+
+
+def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, SplitAttrs)
+    data = _data(arg_types)
+    ndim = len(data.shape)
+    if ndim == 0:
+        raise RelationError("expected a tensor of rank at least 1 to split, found rank 0")
+    axis = _axis(a.axis, ndim, f"axis={a.axis}")
+    extent = data.shape[axis]
+    shapes: list[Dim] = []
+    if isinstance(a.indices_or_sections, int):
+        sections = a.indices_or_sections
+        if sections < 1:
+            raise RelationError(
+                f"expected a positive number of sections, found indices_or_sections={sections}"
+            )
+        if not isinstance(extent, AnyDim):
+            rest = normalize_dim(sympy.Mod(extent, sections))
+            if isinstance(rest, int) and rest != 0:
+                raise RelationError(
+                    f"indices_or_sections={sections} does not divide the extent {extent} of "
+                    f"dimension {axis} into equal sections"
+                )
+        piece = ANY if isinstance(extent, AnyDim) else floordiv_dims(extent, sections)
+        shapes = [piece] * sections
+    else:
+        begin = 0
+        for index in a.indices_or_sections:
+            if index <= begin:
+                raise RelationError(
+                    "expected split indices that increase strictly from above 0, found "
+                    f"indices_or_sections={_show(a.indices_or_sections)}"
+                )
+            shapes.append(index - begin)
+            begin = index
+        last = sub_dims(extent, begin)
+        if isinstance(last, int) and last <= 0:
+            raise RelationError(
+                f"expected split indices below the extent {extent} of dimension {axis}, "
+                f"found indices_or_sections={_show(a.indices_or_sections)}"
+            )
+        shapes.append(last)
+    return TupleType(
+        tuple(
+            TensorType((*data.shape[:axis], s, *data.shape[axis + 1 :]), data.dtype) for s in shapes
+        )
+    )
+
+
+def _split_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    (data,) = args
+    a = _attrs(attrs, SplitAttrs)
+    _run_time("split", lambda: _split_relation((_type_of(data),), attrs))
+    sections = a.indices_or_sections
+    pieces = np.split(data, sections if isinstance(sections, int) else list(sections), a.axis)
+    return tuple(p.copy() for p in pieces)
+
+
+def _expand_dims_pivot(ndim: int, a: ExpandDimsAttrs) -> int:
+    if a.num_newaxis < 0:
+        raise RelationError(f"expected num_newaxis >= 0, found num_newaxis={a.num_newaxis}")
+    if not -ndim - 1 <= a.axis <= ndim:
+        raise RelationError(
+            f"axis={a.axis} is out of range for expand_dims of a tensor of rank {ndim} "
+            f"(expected {-ndim - 1} <= axis <= {ndim})"
+        )
+    return a.axis + ndim + 1 if a.axis < 0 else a.axis
+
+
+def _expand_dims_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ExpandDimsAttrs)
+    data = _data(arg_types)
+    pivot = _expand_dims_pivot(len(data.shape), a)
+    oshape = (*data.shape[:pivot], *([1] * a.num_newaxis), *data.shape[pivot:])
+    return TensorType(oshape, data.dtype)
+
+
+def _expand_dims_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, ExpandDimsAttrs)
+    pivot = _expand_dims_pivot(data.ndim, a)
+    return np.expand_dims(data, tuple(range(pivot, pivot + a.num_newaxis))).copy()
+
+
+def _squeeze_axes(shape: Sequence[Dim], axis: tuple[int, ...] | None) -> set[int]:
+    """The axes ``squeeze`` removes."""
+    if axis is None:
+        if _known(shape) is None:
+            raise RelationError(
+                f"squeeze with axis=None needs every dimension known, found {_fmt(shape)}"
+            )
+        return {i for i, d in enumerate(shape) if d == 1}
+    removed = {_axis(x, len(shape), f"axis={_show(axis)}: {x}") for x in axis}
+    for i in sorted(removed):
+        d = shape[i]
+        if isinstance(d, int) and d != 1:
+            raise RelationError(
+                f"axis={_show(axis)}: expected dimension {i} to squeeze to have extent 1, found {d}"
+            )
+    return removed
+
+
+def _squeeze_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, SqueezeAttrs)
+    data = _data(arg_types)
+    removed = _squeeze_axes(data.shape, a.axis)
+    return TensorType(tuple(d for i, d in enumerate(data.shape) if i not in removed), data.dtype)
+
+
+def _squeeze_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, SqueezeAttrs)
+    removed = _run_time("squeeze", lambda: _squeeze_axes(data.shape, a.axis))
+    return np.squeeze(data, axis=tuple(sorted(removed))).copy()
+
+
+def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, InitOpAttrs)
+    data = _data(arg_types)
+    target = _target_shape(a.shape)
+    try:
+        merged = broadcast_shapes(data.shape, target)
+    except RelationError as e:
+        raise RelationError(
+            f"cannot broadcast {_fmt(data.shape)} to shape={_show(target)}: {e}"
+        ) from None
+    if len(merged) != len(target) or any(
+        dims_equal(m, t) is False for m, t in zip(merged, target, strict=True)
+    ):
+        raise RelationError(f"cannot broadcast {_fmt(data.shape)} to shape={_show(target)}")
+    return TensorType(target, data.dtype)
+
+
+def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    t = _run_time("broadcast_to", lambda: _broadcast_to_relation((_type_of(data),), attrs))
+    return np.broadcast_to(data, _out_shape(t)).copy()
+
+
+register(
+    OpDef(
+        "reshape",
+        ("data",),
+        ReshapeAttrs,
+        OpPattern.INJECTIVE,
+        "The same elements in row-major order, in the shape newshape.",
+        relation=_reshape_relation,
+        reference=_reshape_reference,
+        relation_name="Reshape",
+        check="onnxruntime:Reshape",
+    )
+)
+
+
+register(
+    OpDef(
+        "transpose",
+        ("data",),
+        TransposeAttrs,
+        OpPattern.INJECTIVE,
+        "Permute the axes of data.",
+        relation=_transpose_relation,
+        reference=_transpose_reference,
+        relation_name="Transpose",
+        check="onnxruntime:Transpose",
+    )
+)
+
+
+register(
+    OpDef(
+        "concatenate",
+        ("data",),
+        ConcatenateAttrs,
+        OpPattern.INJECTIVE,
+        "Join the tensors of the tuple data along an existing axis.",
+        relation=_concatenate_relation,
+        reference=_concatenate_reference,
+        relation_name="Concatenate",
+        check="onnxruntime:Concat",
+    )
+)
+
+
+register(
+    OpDef(
+        "stack",
+        ("data",),
+        StackAttrs,
+        OpPattern.INJECTIVE,
+        "Join the tensors of the tuple data along a new axis.",
+        relation=_stack_relation,
+        reference=_stack_reference,
+        relation_name="Stack",
+        check="independent:element loop out[..k..] = data[k][...]",
+    )
+)
+
+
+register(
+    OpDef(
+        "split",
+        ("data",),
+        SplitAttrs,
+        OpPattern.INJECTIVE,
+        "Split data along an axis into a tuple of tensors.",
+        relation=_split_relation,
+        reference=_split_reference,
+        relation_name="Split",
+        check="onnxruntime:Split",
+    )
+)
+
+
+register(
+    OpDef(
+        "expand_dims",
+        ("data",),
+        ExpandDimsAttrs,
+        OpPattern.BROADCAST,
+        "Insert num_newaxis axes of extent one at axis.",
+        relation=_expand_dims_relation,
+        reference=_expand_dims_reference,
+        relation_name="ExpandDims",
+        check="onnxruntime:Unsqueeze",
+    )
+)
+
+
+register(
+    OpDef(
+        "squeeze",
+        ("data",),
+        SqueezeAttrs,
+        OpPattern.INJECTIVE,
+        "Remove axes of extent one.",
+        relation=_squeeze_relation,
+        reference=_squeeze_reference,
+        relation_name="Squeeze",
+        check="onnxruntime:Squeeze",
+    )
+)
+
+
+register(
+    OpDef(
+        "broadcast_to",
+        ("data",),
+        InitOpAttrs,
+        OpPattern.BROADCAST,
+        "Broadcast data to the shape given by the shape attribute.",
+        relation=_broadcast_to_relation,
+        reference=_broadcast_to_reference,
+        relation_name="BroadCastTo",
+        check="onnxruntime:Expand",
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReverseAttrs(Attrs):
+    """Attributes of ``reverse``: the axis to reverse."""
+
+    type_key: ClassVar[str] = "relay.attrs.ReverseAttrs"
+    axis: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="The axis along which to reverse elements."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TileAttrs(Attrs):
+    """Attributes of ``tile``: how many times to repeat the whole tensor along each axis."""
+
+    type_key: ClassVar[str] = "relay.attrs.TileAttrs"
+    reps: tuple[int, ...] = attr_field(
+        AttrKind.INTS, doc="The number of repetitions per axis (aligned right), each positive."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatAttrs(Attrs):
+    """Attributes of ``repeat``: how many times to repeat each element, along which axis."""
+
+    type_key: ClassVar[str] = "relay.attrs.RepeatAttrs"
+    repeats: int = attr_field(AttrKind.INT, doc="The number of repetitions for each element.")
+    axis: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="The axis along which to repeat values."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutTransformAttrs(Attrs):
+    """Attributes of ``layout_transform``: the source and destination layouts."""
+
+    type_key: ClassVar[str] = "relay.attrs.LayoutTransformAttrs"
+    src_layout: str = attr_field(AttrKind.STR, doc="The source layout of the tensor (NCHW).")
+    dst_layout: str = attr_field(
+        AttrKind.STR, doc="The destination layout of the tensor (NCHW16c)."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReshapeLikeAttrs(Attrs):
+    """Attributes of ``reshape_like``: which axes of data are replaced by which of shape_like."""
+
+    type_key: ClassVar[str] = "relay.attrs.ReshapeLikeAttrs"
+    lhs_begin: int = attr_field(AttrKind.INT, 0, doc="The first axis of data to reshape.")
+    lhs_end: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="The axis of data where reshaping ends (None: all)."
+    )
+    rhs_begin: int = attr_field(
+        AttrKind.INT, 0, doc="The first axis of shape_like to take extents from."
+    )
+    rhs_end: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="The axis of shape_like to stop at (None: all)."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeOfAttrs(Attrs):
+    """Attributes of ``shape_of``: the dtype of the shape vector."""
+
+    type_key: ClassVar[str] = "relay.attrs.ShapeOfAttrs"
+    dtype: str = attr_field(AttrKind.DTYPE, "", doc="Target data type (required in practice).")
+
+
+@dataclass(frozen=True, slots=True)
+class NdarraySizeAttrs(Attrs):
+    """Attributes of ``ndarray_size``: the dtype of the element count."""
+
+    type_key: ClassVar[str] = "relay.attrs.NdarraySizeAttrs"
+    dtype: str = attr_field(AttrKind.DTYPE, "", doc="Target data type (required in practice).")
+
+
+@dataclass(frozen=True, slots=True)
+class SlidingWindowAttrs(Attrs):
+    """Attributes of ``sliding_window``: the first windowed axis, the window and its strides."""
+
+    type_key: ClassVar[str] = "relay.attrs.SlidingWindowAttrs"
+    axis: int = attr_field(AttrKind.INT, doc="The first axis the window slides over.")
+    window_shape: tuple[int, ...] = attr_field(
+        AttrKind.INTS, doc="The window's extent on each axis from axis on."
+    )
+    strides: tuple[int, ...] = attr_field(
+        AttrKind.INTS, doc="The window's stride on each axis from axis on."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReverseSequenceAttrs(Attrs):
+    """Attributes of ``reverse_sequence``: the sequence axis and the batch axis."""
+
+    type_key: ClassVar[str] = "relay.attrs.ReverseSequenceAttrs"
+    seq_axis: int = attr_field(AttrKind.INT, 1, doc="The axis along which to reverse.")
+    batch_axis: int = attr_field(
+        AttrKind.INT, 0, doc="The axis indexing seq_lengths (one length per slice)."
+    )
+
+
+def _two(arg_types: tuple[Type, ...], first: str, second: str) -> tuple[TensorType, TensorType]:
+    _arity(arg_types, 2)
+    return tensor_arg(arg_types[0], first), tensor_arg(arg_types[1], second)
+
+
+def _provably_greater(a: Dim, b: Dim) -> bool:
+    """Whether ``a > b`` is provable (both known, or their difference a positive constant)."""
+    if isinstance(a, AnyDim) or isinstance(b, AnyDim):
+        return False
+    diff = sub_dims(a, b)
+    return isinstance(diff, int) and diff > 0
+
+
+def _int(d: Dim) -> int:
+    """A dimension of a run-time shape: an integer."""
+    assert isinstance(d, int), d
+    return d
+
+
+def _reverse_axis(ndim: int, axis: int | None) -> int:
+    if axis is None:
+        raise RelationError("expected an axis to reverse, found axis=None")
+    return normalize_axis(axis, ndim)
+
+
+def _reverse_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ReverseAttrs)
+    data = _data(arg_types)
+    _reverse_axis(len(data.shape), a.axis)
+    return data
+
+
+def _reverse_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, ReverseAttrs)
+    return np.flip(data, _reverse_axis(data.ndim, a.axis)).copy()
+
+
+def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, TileAttrs)
+    data = _data(arg_types)
+    for r in a.reps:
+        if r <= 0:
+            raise RelationError(f"expected every rep to be positive, found reps={_fmt(a.reps)}")
+    rank = max(len(data.shape), len(a.reps))
+    shape = (1,) * (rank - len(data.shape)) + tuple(data.shape)
+    reps = (1,) * (rank - len(a.reps)) + tuple(a.reps)
+    # As TileRel: an extent that is not a known integer becomes ?, whatever its rep.
+    oshape = tuple(d * r if isinstance(d, int) else ANY for d, r in zip(shape, reps, strict=True))
+    return TensorType(oshape, data.dtype)
+
+
+def _tile_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, TileAttrs)
+    _tile_relation((_type_of(data),), attrs)
+    return np.tile(data, a.reps) if a.reps else data.copy()
+
+
+def _repeat_axis(ndim: int, a: RepeatAttrs) -> int:
+    if a.repeats < 1:
+        raise RelationError(f"expected repeats >= 1, found repeats={a.repeats}")
+    if a.axis is None:
+        raise RelationError("expected an axis to repeat along, found axis=None")
+    return normalize_axis(a.axis, ndim)
+
+
+def _repeat_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, RepeatAttrs)
+    data = _data(arg_types)
+    axis = _repeat_axis(len(data.shape), a)
+    oshape = list(data.shape)
+    oshape[axis] = mul_dims(data.shape[axis], a.repeats)
+    return TensorType(tuple(oshape), data.dtype)
+
+
+def _repeat_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, RepeatAttrs)
+    return np.repeat(data, a.repeats, axis=_repeat_axis(data.ndim, a))
+
+
+def _parse_layout(layout: str, what: str) -> list[tuple[str, int]]:
+    """A layout as (axis letter, factor) pairs: factor 0 for a primal (upper-case) axis, the
+    factor written before a sub-axis (lower-case). Follows ``tir::Layout``'s parser."""
+    if not layout:
+        raise RelationError(f'expected a layout for {what}, found ""')
+    axes: list[tuple[str, int]] = []
+    factor = ""
+    for c in layout:
+        if c.isdigit():
+            factor += c
+        elif c.isascii() and c.isupper():
+            if factor:
+                raise RelationError(
+                    f'{what} "{layout}" has a factor {factor} before the primal axis {c}'
+                )
+            axes.append((c, 0))
+        elif c.isascii() and c.islower():
+            if not factor or int(factor) <= 0:
+                raise RelationError(
+                    f'{what} "{layout}" needs a positive factor before the sub-axis {c}'
+                )
+            axes.append((c, int(factor)))
+            factor = ""
+        else:
+            raise RelationError(f'{what} "{layout}" has an invalid character {c!r}')
+    if factor:
+        raise RelationError(f'{what} "{layout}" ends with a factor {factor} and no axis')
+    letters = [c for c, _ in axes]
+    for c in letters:
+        if letters.count(c) > 1:
+            raise RelationError(f'{what} "{layout}" repeats the axis {c}')
+        if c.islower() and c.upper() not in letters:
+            raise RelationError(
+                f'{what} "{layout}" has the sub-axis {c} without its primal axis {c.upper()}'
+            )
+    return axes
+
+
+def _layouts(a: LayoutTransformAttrs) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    src = _parse_layout(a.src_layout, "src_layout")
+    dst = _parse_layout(a.dst_layout, "dst_layout")
+    src_primal = sorted(c for c, f in src if f == 0)
+    dst_primal = sorted(c for c, f in dst if f == 0)
+    if src_primal != dst_primal:
+        raise RelationError(
+            f'cannot convert from "{a.src_layout}" to "{a.dst_layout}": they name different '
+            "primal axes"
+        )
+    return src, dst
+
+
+def _primal_extents(
+    shape: Sequence[Dim], src: list[tuple[str, int]], src_layout: str
+) -> dict[str, Dim]:
+    """The extent of each primal axis of the logical tensor, from data's shape in src."""
+    if len(shape) != len(src):
+        raise RelationError(
+            f'src_layout "{src_layout}" has {len(src)} axes but data has rank {len(shape)} '
+            f"{_fmt(shape)}"
+        )
+    full: dict[str, Dim] = {c: d for (c, f), d in zip(src, shape, strict=True) if f == 0}
+    for (c, f), d in zip(src, shape, strict=True):
+        if f:
+            if dims_equal(d, f) is False:
+                raise RelationError(
+                    f'src_layout "{src_layout}": the sub-axis {f}{c} has extent {d}, expected {f}'
+                )
+            full[c.upper()] = mul_dims(full[c.upper()], f)
+    return full
+
+
+def _layout_transform_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, LayoutTransformAttrs)
+    data = _data(arg_types)
+    src, dst = _layouts(a)
+    full = _primal_extents(data.shape, src, a.src_layout)
+    factors = {c.upper(): f for c, f in dst if f}
+    oshape: list[Dim] = []
+    for c, f in dst:
+        if f:
+            oshape.append(f)
+            continue
+        extent = full[c]
+        split = factors.get(c)
+        if split is None:
+            oshape.append(extent)
+            continue
+        if not isinstance(extent, AnyDim):
+            rest = normalize_dim(sympy.Mod(extent, split))
+            if isinstance(rest, int) and rest != 0:
+                raise RelationError(
+                    f'dst_layout "{a.dst_layout}": the factor {split} does not divide the extent '
+                    f"{extent} of axis {c}"
+                )
+        oshape.append(floordiv_dims(extent, split))
+    return TensorType(tuple(oshape), data.dtype)
+
+
+def _layout_transform_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, LayoutTransformAttrs)
+    out = _out_shape(
+        _run_time("layout_transform", lambda: _layout_transform_relation((_type_of(data),), attrs))
+    )
+    src, dst = _layouts(a)
+    full = _primal_extents(data.shape, src, a.src_layout)
+    # Merge each src sub-axis into its primal axis: the logical tensor, in src's primal order.
+    src_names = [c for c, _ in src]
+    primal = [c for c in src_names if c.isupper()]
+    perm: list[int] = []
+    for c in primal:
+        perm.append(src_names.index(c))
+        if c.lower() in src_names:
+            perm.append(src_names.index(c.lower()))
+    logical = data.transpose(perm).reshape(tuple(_int(full[c]) for c in primal))
+    # Reorder to dst's primal order, split each primal axis with a dst sub-axis, and place.
+    dst_names = [c for c, _ in dst]
+    dst_primal = [c for c in dst_names if c.isupper()]
+    x = logical.transpose([primal.index(c) for c in dst_primal])
+    factors = {c.upper(): f for c, f in dst if f}
+    names: list[str] = []
+    shape: list[int] = []
+    for c in dst_primal:
+        extent = _int(full[c])
+        if c in factors:
+            names += [c, c.lower()]
+            shape += [extent // factors[c], factors[c]]
+        else:
+            names.append(c)
+            shape.append(extent)
+    result = x.reshape(shape).transpose([names.index(c) for c in dst_names])
+    assert result.shape == out
+    return result.copy()
+
+
+def _bounds(begin: int, end: int | None, rank: int, what: str) -> tuple[int, int]:
+    """``[begin, end)`` over a shape of ``rank`` (None: the rank; negative: from the end)."""
+    b = begin + rank if begin < 0 else begin
+    e = rank if end is None else end + rank if end < 0 else end
+    if not 0 <= b <= e <= rank:
+        raise RelationError(
+            f"expected 0 <= {what}_begin <= {what}_end <= {rank} (negative counted from the "
+            f"end), found {what}_begin={begin}, {what}_end={end}"
+        )
+    return b, e
+
+
+def _reshape_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ReshapeLikeAttrs)
+    data, like = _two(arg_types, "data", "shape_like")
+    lb, le = _bounds(a.lhs_begin, a.lhs_end, len(data.shape), "lhs")
+    rb, re = _bounds(a.rhs_begin, a.rhs_end, len(like.shape), "rhs")
+    oshape = (*data.shape[:lb], *like.shape[rb:re], *data.shape[le:])
+    known_in, known_out = _known(data.shape), _known(oshape)
+    if known_in is not None and known_out is not None:
+        n, m = math.prod(known_in), math.prod(known_out)
+        if n != m:
+            raise RelationError(
+                f"cannot reshape {_fmt(data.shape)} ({n} elements) to {_fmt(oshape)} ({m} elements)"
+            )
+    return TensorType(oshape, data.dtype)
+
+
+def _reshape_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, like = args
+    t = _run_time(
+        "reshape_like",
+        lambda: _reshape_like_relation((_type_of(data), _type_of(like)), attrs),
+    )
+    return np.reshape(data, _out_shape(t)).copy()
+
+
+def _same_dtype_as(x: TensorType, y: TensorType, second: str) -> None:
+    if x.dtype != y.dtype:
+        raise RelationError(
+            f"expected data and {second} of the same dtype, found {x.dtype} and {y.dtype}"
+        )
+
+
+def _broadcasts_to(source: Sequence[Dim], target: Sequence[Dim]) -> bool:
+    """Whether ``source`` may broadcast to exactly ``target`` (False when provably not)."""
+    try:
+        merged = broadcast_shapes(source, target)
+    except RelationError:
+        return False
+    return len(merged) == len(target) and all(
+        dims_equal(m, t) is not False for m, t in zip(merged, target, strict=True)
+    )
+
+
+def _broadcast_to_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    data, like = _two(arg_types, "data", "broadcast_type")
+    _same_dtype_as(data, like, "broadcast_type")
+    if not _broadcasts_to(data.shape, like.shape):
+        raise RelationError(f"cannot broadcast {_fmt(data.shape)} to {_fmt(like.shape)}")
+    return like
+
+
+def _broadcast_to_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, like = args
+    _run_time(
+        "broadcast_to_like",
+        lambda: _broadcast_to_like_relation((_type_of(data), _type_of(like)), attrs),
+    )
+    return np.broadcast_to(data, like.shape).copy()
+
+
+def _collapse_sum_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    data, like = _two(arg_types, "data", "collapse_type")
+    _same_dtype_as(data, like, "collapse_type")
+    if not _broadcasts_to(like.shape, data.shape):
+        raise RelationError(
+            f"cannot collapse {_fmt(data.shape)} to {_fmt(like.shape)}: the target does not "
+            "broadcast to data's shape"
+        )
+    return like
+
+
+def _collapse_sum_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, like = args
+    _run_time(
+        "collapse_sum_like",
+        lambda: _collapse_sum_like_relation((_type_of(data), _type_of(like)), attrs),
+    )
+    lead = data.ndim - like.ndim
+    summed = list(range(lead)) + [
+        lead + i for i, d in enumerate(like.shape) if d == 1 and data.shape[lead + i] != 1
+    ]
+    kept = [i for i in range(data.ndim) if i not in summed]
+    rows = np.transpose(data, kept + summed).reshape(
+        (*(data.shape[i] for i in kept), math.prod(data.shape[i] for i in summed))
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = _sum_rows(rows, "collapse_sum_like")
+    return np.asarray(total, dtype=data.dtype).reshape(like.shape)
+
+
+def _dtype_attr(dtype: str) -> str:
+    if not is_dtype(dtype):
+        raise RelationError(f'expected a dtype attribute, found "{dtype}"')
+    return dtype
+
+
+def _shape_of_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ShapeOfAttrs)
+    data = _data(arg_types)
+    return TensorType((len(data.shape),), _dtype_attr(a.dtype))
+
+
+def _shape_of_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, ShapeOfAttrs)
+    return np.array(data.shape, dtype=np.int64).astype(_dtype_attr(a.dtype))
+
+
+def _ndarray_size_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, NdarraySizeAttrs)
+    _data(arg_types)
+    return TensorType((), _dtype_attr(a.dtype))
+
+
+def _ndarray_size_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, NdarraySizeAttrs)
+    return np.array(data.size, dtype=np.int64).astype(_dtype_attr(a.dtype))
+
+
+def _sliding_window_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, SlidingWindowAttrs)
+    data = _data(arg_types)
+    ndim = len(data.shape)
+    if not 0 <= a.axis < ndim:
+        raise RelationError(
+            f"axis={a.axis} is out of range for a tensor of rank {ndim} (expected 0 <= axis < "
+            f"{ndim})"
+        )
+    span = ndim - a.axis
+    if len(a.window_shape) != span or len(a.strides) != span:
+        raise RelationError(
+            f"expected window_shape and strides of length {span} (rank {ndim} less axis "
+            f"{a.axis}), found {_fmt(a.window_shape)} and {_fmt(a.strides)}"
+        )
+    counts: list[Dim] = []
+    for i, (w, s) in enumerate(zip(a.window_shape, a.strides, strict=True)):
+        extent = data.shape[a.axis + i]
+        if w < 1 or s < 1:
+            raise RelationError(
+                f"expected windows and strides of at least 1, found window_shape="
+                f"{_fmt(a.window_shape)}, strides={_fmt(a.strides)}"
+            )
+        if _provably_greater(w, extent):
+            raise RelationError(
+                f"the window {w} is longer than the extent {extent} of axis {a.axis + i}"
+            )
+        counts.append(floordiv_dims(sub_dims(extent, w - s), s))
+    return TensorType((*data.shape[: a.axis], *counts, *a.window_shape), data.dtype)
+
+
+def _sliding_window_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, SlidingWindowAttrs)
+    out = _out_shape(
+        _run_time("sliding_window", lambda: _sliding_window_relation((_type_of(data),), attrs))
+    )
+    axes = tuple(range(a.axis, data.ndim))
+    views = np.lib.stride_tricks.sliding_window_view(data, a.window_shape, axis=axes)
+    picked = views[(slice(None),) * a.axis + tuple(slice(None, None, s) for s in a.strides)]
+    assert picked.shape == out
+    return np.ascontiguousarray(picked)
+
+
+def _reverse_sequence_axes(
+    arg_types: tuple[Type, ...], a: ReverseSequenceAttrs
+) -> tuple[TensorType, int, int]:
+    data, lengths = _two(arg_types, "data", "seq_lengths")
+    if len(lengths.shape) != 1:
+        raise RelationError(
+            f"expected seq_lengths of rank 1, found rank {len(lengths.shape)} {_fmt(lengths.shape)}"
+        )
+    if not lengths.dtype.startswith("int"):
+        raise RelationError(
+            f"expected a signed integer dtype for seq_lengths, found {lengths.dtype}"
+        )
+    ndim = len(data.shape)
+    batch = normalize_axis(a.batch_axis, ndim, "batch_axis")
+    seq = normalize_axis(a.seq_axis, ndim, "seq_axis")
+    if dims_equal(lengths.shape[0], data.shape[batch]) is False:
+        raise RelationError(
+            f"expected seq_lengths of length {data.shape[batch]} (data's extent on batch_axis "
+            f"{batch}), found {lengths.shape[0]}"
+        )
+    return data, batch, seq
+
+
+def _reverse_sequence_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ReverseSequenceAttrs)
+    data, _, _ = _reverse_sequence_axes(arg_types, a)
+    return data
+
+
+def _reverse_sequence_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    data, lengths = args
+    a = _attrs(attrs, ReverseSequenceAttrs)
+    _, batch, seq = _run_time(
+        "reverse_sequence",
+        lambda: _reverse_sequence_axes((_type_of(data), _type_of(lengths)), a),
+    )
+    extent = data.shape[seq]
+    index = np.indices(data.shape, dtype=np.int64) if data.size else None
+    if index is None:
+        return data.copy()
+    i = index[seq]
+    length = lengths.astype(np.int64)[index[batch]]
+    clamped = np.minimum(length, extent)
+    source = np.where((length <= 1) | (length <= i), i, clamped - 1 - i)
+    index[seq] = source
+    return data[tuple(index)]
+
+
+def _op(
+    name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None,
+    pattern: OpPattern,
+    doc: str,
+    relation_name: str,
+    check: str,
+    relation: Relation,
+    reference: Reference,
+) -> None:
+    """Register one operator of the calling module (its family is that module's)."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+        ),
+        module=sys._getframe(1).f_globals["__name__"],
+    )
+
+
+_op(
+    "reverse",
+    ("data",),
+    ReverseAttrs,
+    OpPattern.INJECTIVE,
+    "Reverse the order of the elements along an axis.",
+    "Reverse",
+    "independent:explicit loop reading data[n - 1 - i] for each output index",
+    _reverse_relation,
+    _reverse_reference,
+)
+
+
+_op(
+    "tile",
+    ("data",),
+    TileAttrs,
+    OpPattern.BROADCAST,
+    "Repeat the whole tensor reps times along each axis.",
+    "Tile",
+    "onnxruntime:Tile",
+    _tile_relation,
+    _tile_reference,
+)
+
+
+_op(
+    "repeat",
+    ("data",),
+    RepeatAttrs,
+    OpPattern.BROADCAST,
+    "Repeat each element repeats times along an axis.",
+    "Repeat",
+    "independent:explicit loop reading data[i // repeats] for each output index",
+    _repeat_relation,
+    _repeat_reference,
+)
+
+
+_op(
+    "layout_transform",
+    ("data",),
+    LayoutTransformAttrs,
+    OpPattern.INJECTIVE,
+    "The same tensor in another data layout, such as NCHW to NCHW4c.",
+    "layout_transform",
+    "independent:explicit loop mapping each output index to its source index",
+    _layout_transform_relation,
+    _layout_transform_reference,
+)
+
+
+_op(
+    "reshape_like",
+    ("data", "shape_like"),
+    ReshapeLikeAttrs,
+    OpPattern.INJECTIVE,
+    "Reshape data to a shape taken in part from shape_like's shape.",
+    "ReshapeLike",
+    "onnxruntime:Reshape",
+    _reshape_like_relation,
+    _reshape_like_reference,
+)
+
+
+_op(
+    "broadcast_to_like",
+    ("data", "broadcast_type"),
+    None,
+    OpPattern.BROADCAST,
+    "Broadcast data to the shape of broadcast_type.",
+    "BroadCastToLike",
+    "onnxruntime:Expand",
+    _broadcast_to_like_relation,
+    _broadcast_to_like_reference,
+)
+
+
+_op(
+    "collapse_sum_like",
+    ("data", "collapse_type"),
+    None,
+    OpPattern.COMM_REDUCE,
+    "Sum data down to the shape of collapse_type (the reverse of broadcasting).",
+    "CollapseSumLike",
+    "onnxruntime:ReduceSum",
+    _collapse_sum_like_relation,
+    _collapse_sum_like_reference,
+)
+
+
+_op(
+    "shape_of",
+    ("data",),
+    ShapeOfAttrs,
+    OpPattern.OPAQUE,
+    "The shape of data as a vector of the given dtype.",
+    "ShapeOf",
+    "onnxruntime:Shape",
+    _shape_of_relation,
+    _shape_of_reference,
+)
+
+
+_op(
+    "ndarray_size",
+    ("data",),
+    NdarraySizeAttrs,
+    OpPattern.INJECTIVE,
+    "The number of elements of data as a scalar of the given dtype.",
+    "NdarraySize",
+    "onnxruntime:Size",
+    _ndarray_size_relation,
+    _ndarray_size_reference,
+)
+
+
+_op(
+    "sliding_window",
+    ("data",),
+    SlidingWindowAttrs,
+    OpPattern.OPAQUE,
+    "Every window of window_shape, stepped by strides, over the axes from axis on.",
+    "SlidingWindow",
+    "independent:explicit loop reading data[i * stride + w] for each output index",
+    _sliding_window_relation,
+    _sliding_window_reference,
+)
+
+
+_op(
+    "reverse_sequence",
+    ("data", "seq_lengths"),
+    ReverseSequenceAttrs,
+    OpPattern.INJECTIVE,
+    "Reverse the first seq_lengths[b] elements along seq_axis of each batch slice b.",
+    "ReverseSequence",
+    "onnxruntime:ReverseSequence",
+    _reverse_sequence_relation,
+    _reverse_sequence_reference,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MeshgridAttrs(Attrs):
+    """Attributes of ``meshgrid``: matrix ("ij") or cartesian ("xy") indexing."""
+
+    type_key: ClassVar[str] = "relay.attrs.MeshgridAttrs"
+    indexing: str = attr_field(AttrKind.STR, "ij", doc='"ij" (matrix) or "xy" (cartesian).')
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    assert all(isinstance(d, int) for d in t.shape)
+    return tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
+
+
+def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, MeshgridAttrs)
+    _arity(arg_types, 1)
+    fields = tuple_arg(arg_types[0], "data")
+    if not fields:
+        raise RelationError("expected a non-empty tuple of tensors for data, found ()")
+    if a.indexing not in ("ij", "xy"):
+        raise RelationError(f'expected indexing "ij" or "xy", found "{a.indexing}"')
+    dtype = fields[0].dtype
+    grid: list[Dim] = []
+    for i, f in enumerate(fields):
+        if f.dtype != dtype:
+            raise RelationError(
+                f"meshgrid requires tensors of one dtype: field 0 is {dtype}, field {i} is "
+                f"{f.dtype}"
+            )
+        if len(f.shape) > 1:
+            raise RelationError(
+                f"expected scalars or vectors, found rank {len(f.shape)} in field {i}"
+            )
+        grid.append(f.shape[0] if f.shape else 1)
+    if a.indexing == "xy" and len(grid) >= 2:
+        grid[0], grid[1] = grid[1], grid[0]
+    return TupleType(tuple(TensorType(tuple(grid), dtype) for _ in fields))
+
+
+def _meshgrid_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    first: object = args[0] if len(args) == 1 else None
+    fields = tuple(first) if isinstance(first, tuple | list) else args
+    a = _attrs(attrs, MeshgridAttrs)
+    t = _meshgrid_relation((TupleType(tuple(_type_of(f) for f in fields)),), attrs)
+    assert isinstance(t, TupleType)
+    grid = _shape(t.fields[0])
+    n = len(fields)
+    out = []
+    for k, f in enumerate(fields):
+        # Field k varies along grid axis k, except that "xy" swaps grid axes 0 and 1.
+        along = k
+        if a.indexing == "xy" and n >= 2 and k < 2:
+            along = 1 - k
+        shape = [1] * n
+        shape[along] = f.size
+        out.append(np.broadcast_to(f.reshape(shape), grid).copy())
+    return tuple(out)
+
+
+_RECORDS: tuple[OpDef, ...] = (
+    OpDef(
+        "meshgrid",
+        ("data",),
+        MeshgridAttrs,
+        OpPattern.INJECTIVE,
+        "Coordinate grids from a tuple of coordinate vectors.",
+        relation=_meshgrid_relation,
+        reference=_meshgrid_reference,
+        relation_name="Meshgrid",
+        check="independent:numpy.meshgrid",
+    ),
+)
+
+
+for _record in _RECORDS:
+    register(_record)

@@ -1,0 +1,396 @@
+"""Sorting and searching: sort, argsort, topk, searchsorted.
+
+Indexing: operators that read or write elements at computed positions, sort, or make grids.
+
+::
+
+    gather(data, indices, axis=)                          GatherAttrs          injective
+    gather_nd(data, indices, batch_dims=0, index_rank=None)
+                                                          GatherNDAttrs        injective
+    scatter_elements(data, indices, updates, axis=0, reduction="update")
+                                                          ScatterElementsAttrs opaque
+    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
+    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
+                                                          OneHotAttrs          out-elemwise-fusable
+    sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
+    argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
+    topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
+                                                          TopkAttrs            opaque
+    searchsorted(sorted_sequence, values, right=False, dtype="int32")
+                                                          SearchSortedAttrs    opaque
+    unravel_index(data, shape)                            (none)               injective
+    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
+                                                          SparseToDenseAttrs   opaque
+    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
+                                                          SequenceMaskAttrs    injective
+    invert_permutation(data)                              (none)               injective
+    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
+    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
+
+``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
+null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
+``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
+always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
+defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
+``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
+``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
+``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
+
+Type relations (named as TVM registered them; the name prefixes their error messages)::
+
+    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
+                    extent on axis >= 1 where known, the other extents equal data's; result
+                    indices' shape, data's dtype
+    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
+                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
+                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
+    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
+                    dtype and indices' shape; axis in range; reduction update, add, mul, min
+                    or max; indices' other extents at most data's where known; data's type
+    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
+                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
+                    mul, min or max; data's type
+    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
+                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
+    Sort            axis in range; data's type
+    Argsort         axis in range; data's shape, dtype attribute
+    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
+                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
+                    "both" gives the tuple (values, indices)
+    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
+                    sequence of rank > 1 has values' rank and agrees on the outer extents
+                    where known; result values' shape, dtype attribute (an integer dtype)
+    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
+                    or (S, n), data's dtype
+    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
+                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
+                    a rank-0 default_value of the values' dtype; output_shape non-negative;
+                    result output_shape, values' dtype
+    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
+                    data's extent at 1 - axis; data's type
+    Identity        invert_permutation: an integer vector; its type
+    Arange          rank-0 start, stop and step of dtype; result (?), dtype
+    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
+                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
+                    indexing is "xy"
+
+Meaning (what TVM's TOPI computes, on CPU):
+
+- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
+  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
+  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
+- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
+  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
+  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
+  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
+  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
+  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
+  32 bits, undefined overflow at 32 and 64).
+- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
+  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
+- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
+  descending too (ties keep the smaller index first). topk's values and indices are the first
+  k of that order. Index outputs are cast to dtype.
+- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
+  right), along the innermost axis of the matching row of the sequence.
+- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
+- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
+  each index tuple ``sparse_indices[n]``.
+- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
+  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
+  (truncated for integers, as ``make_const`` did); the rest are kept.
+- invert_permutation: ``out[data[i]] = i``.
+- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
+  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
+  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
+  when the three arguments were constants, which it read from copies kept in the attributes;
+  those copies are Relay expressions, not attribute values, and are omitted here). The shape
+  function gives ``(n,)``.
+- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
+  "xy" the first two grid axes are swapped.
+
+Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
+
+- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
+  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
+  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
+  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
+  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
+  the output unwritten).
+- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
+  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
+- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
+  entry <= 0 (TOPI divides by the entries and trusts the bound).
+- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
+  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
+  sorted ascending, or with NaN (its binary search assumes order).
+- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
+  reads past the end of the sorted row).
+- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
+  negative extent), or an element that the integer dtype cannot hold.
+- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
+  (float to integer out of range or NaN, as ``cast``).
+- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
+  symbolic (every reference re-checks its relation on the run-time shapes).
+
+Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
+program its compute could not build): gather's ``axis`` None is rejected (the relation
+dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
+require integer indices (TVM cast float indices or did not check); scatter_elements checks
+the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
+meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
+axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
+searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
+rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
+sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
+extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
+relation assigned those types).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import UndefinedBehavior
+from ..syntax import TensorType, TupleType, Type
+from .create import _attrs, _dtype, _tensor_list, _type_of
+from .index import _is_integer, _run_time
+from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .shapes import normalize_axis
+
+
+@dataclass(frozen=True, slots=True)
+class ArgsortAttrs(Attrs):
+    """Attributes of ``sort`` and ``argsort``: the axis, the order, the index dtype."""
+
+    type_key: ClassVar[str] = "relay.attrs.ArgsortAttrs"
+    axis: int = attr_field(AttrKind.INT, -1, doc="Axis along which to sort.")
+    is_ascend: bool = attr_field(AttrKind.BOOL, True, doc="Sort in ascending order.")
+    dtype: str = attr_field(AttrKind.DTYPE, "", doc="DType of the output indices.")
+
+
+@dataclass(frozen=True, slots=True)
+class TopKAttrs(Attrs):
+    """Attributes of ``topk``: how many, along which axis, what to return, the order."""
+
+    type_key: ClassVar[str] = "relay.attrs.TopkAttrs"
+    k: int | None = attr_field(
+        AttrKind.INT, None, optional=True, doc="Number of top elements (< 1: all)."
+    )
+    axis: int = attr_field(AttrKind.INT, -1, doc="Axis along which to sort.")
+    ret_type: str = attr_field(AttrKind.STR, "both", doc='"both", "values" or "indices".')
+    is_ascend: bool = attr_field(AttrKind.BOOL, False, doc="Take the smallest, not largest.")
+    dtype: str = attr_field(AttrKind.DTYPE, "", doc="Data type of the output indices.")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSortedAttrs(Attrs):
+    """Attributes of ``searchsorted``: which side of equal elements, the index dtype."""
+
+    type_key: ClassVar[str] = "relay.attrs.SearchSortedAttrs"
+    right: bool = attr_field(AttrKind.BOOL, False, doc="Count elements <= value, not <.")
+    dtype: str = attr_field(AttrKind.DTYPE, "int32", doc="Data type of the output indices.")
+
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _index_dtype(dtype: str) -> str:
+    _dtype(dtype)
+    if not _is_integer(dtype):
+        raise RelationError(f"expected an integer dtype attribute, found {dtype}")
+    return dtype
+
+
+def _sort_axis(data: TensorType, axis: int) -> int:
+    return normalize_axis(axis, len(data.shape))
+
+
+def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ArgsortAttrs)
+    (data,) = _tensor_list(arg_types, ("data",))
+    _sort_axis(data, a.axis)
+    return TensorType(data.shape, data.dtype)
+
+
+def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, ArgsortAttrs)
+    (data,) = _tensor_list(arg_types, ("data",))
+    _sort_axis(data, a.axis)
+    return TensorType(data.shape, _index_dtype(a.dtype))
+
+
+def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, TopKAttrs)
+    (data,) = _tensor_list(arg_types, ("data",))
+    if a.k is None:
+        raise RelationError("expected a k attribute, found None")
+    axis = _sort_axis(data, a.axis)
+    if a.ret_type not in ("both", "values", "indices"):
+        raise RelationError(
+            f'expected ret_type "both", "values" or "indices", found "{a.ret_type}"'
+        )
+    shape = list(data.shape)
+    if a.k >= 1:
+        shape[axis] = a.k
+    values = TensorType(tuple(shape), data.dtype)
+    indices = TensorType(tuple(shape), _index_dtype(a.dtype))
+    if a.ret_type == "both":
+        return TupleType((values, indices))
+    return values if a.ret_type == "values" else indices
+
+
+def _order(data: Tensor, axis: int, ascend: bool, name: str) -> IntArray:
+    """The stable sorting permutation along ``axis`` (ties keep index order)."""
+    if data.dtype.kind == "f" and np.isnan(data).any():
+        raise UndefinedBehavior(f"{name} of data containing NaN (no strict weak order)")
+    keys = data if ascend else _descending_keys(data)
+    return np.argsort(keys, axis=axis, kind="stable").astype(np.int64)
+
+
+def _descending_keys(data: Tensor) -> Tensor:
+    """Keys whose ascending order is ``data``'s descending order, with equal keys kept equal."""
+    if data.dtype.kind == "f":
+        return -data.astype(np.float64)
+    if data.dtype == np.bool_:
+        return np.logical_not(data)
+    return np.asarray([-v for v in data.reshape(-1).tolist()], dtype=object).reshape(data.shape)
+
+
+def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, ArgsortAttrs)
+    _sort_relation((_type_of(data),), attrs)
+    axis = a.axis % data.ndim
+    return np.take_along_axis(data, _order(data, axis, a.is_ascend, "sort"), axis=axis)
+
+
+def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    (data,) = args
+    a = _attrs(attrs, ArgsortAttrs)
+    t = _argsort_relation((_type_of(data),), attrs)
+    assert isinstance(t, TensorType)
+    return _order(data, a.axis % data.ndim, a.is_ascend, "argsort").astype(t.dtype)
+
+
+def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+    (data,) = args
+    a = _attrs(attrs, TopKAttrs)
+    t = _topk_relation((_type_of(data),), attrs)
+    assert a.k is not None
+    axis = a.axis % data.ndim
+    order = _order(data, axis, a.is_ascend, "topk")
+    count = a.k if a.k >= 1 else data.shape[axis]
+    if count > data.shape[axis]:
+        raise UndefinedBehavior(
+            f"topk with k={a.k} beyond the axis extent {data.shape[axis]} (the kernel reads "
+            "past the sorted row)"
+        )
+    first = np.take(order, np.arange(count), axis=axis)
+    values = np.take_along_axis(data, first, axis=axis)
+    index_dtype = t.fields[1].dtype if isinstance(t, TupleType) else t.dtype  # type: ignore[union-attr]
+    indices = first.astype(index_dtype)
+    if a.ret_type == "both":
+        return values, indices
+    return values if a.ret_type == "values" else indices
+
+
+def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    a = _attrs(attrs, SearchSortedAttrs)
+    seq, values = _tensor_list(arg_types, ("sorted_sequence", "values"))
+    if not values.shape:
+        raise RelationError("expected values of rank >= 1, found rank 0")
+    if not seq.shape:
+        raise RelationError("expected sorted_sequence of rank >= 1, found rank 0")
+    if seq.dtype != values.dtype:
+        raise RelationError(
+            f"expected sorted_sequence and values of one dtype, found {seq.dtype} and "
+            f"{values.dtype}"
+        )
+    if len(seq.shape) > 1:
+        if len(seq.shape) != len(values.shape):
+            raise RelationError(
+                f"expected values of the rank {len(seq.shape)} of sorted_sequence, found "
+                f"rank {len(values.shape)}"
+            )
+        for i, (s, v) in enumerate(zip(seq.shape[:-1], values.shape[:-1], strict=True)):
+            if isinstance(s, int) and isinstance(v, int) and s != v:
+                raise RelationError(f"outer extents differ on axis {i}: {s} and {v}")
+    return TensorType(values.shape, _index_dtype(a.dtype))
+
+
+def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    seq, values = args
+    a = _attrs(attrs, SearchSortedAttrs)
+    t = _run_time(
+        "searchsorted",
+        lambda: _searchsorted_relation((_type_of(seq), _type_of(values)), attrs),
+    )
+    assert isinstance(t, TensorType)
+    if seq.dtype.kind == "f" and (np.isnan(seq).any() or np.isnan(values).any()):
+        raise UndefinedBehavior("searchsorted with NaN (its binary search assumes order)")
+    rows = seq.reshape(-1, seq.shape[-1])
+    if seq.shape[-1] > 1 and np.less(rows[:, 1:], rows[:, :-1]).any():
+        raise UndefinedBehavior("searchsorted on a sequence that is not sorted ascending")
+    side: Literal["left", "right"] = "right" if a.right else "left"
+    out = np.zeros(values.shape, dtype=t.dtype)
+    for outer in np.ndindex(*values.shape[:-1]):
+        row = seq if seq.ndim == 1 else seq[outer]
+        out[outer] = np.searchsorted(np.asarray(row), np.asarray(values[outer]), side=side)
+    return out
+
+
+_RECORDS: tuple[OpDef, ...] = (
+    OpDef(
+        "sort",
+        ("data",),
+        ArgsortAttrs,
+        OpPattern.OPAQUE,
+        "Sort data along axis (stable).",
+        relation=_sort_relation,
+        reference=_sort_reference,
+        relation_name="Sort",
+        check="onnxruntime:TopK",
+    ),
+    OpDef(
+        "argsort",
+        ("data",),
+        ArgsortAttrs,
+        OpPattern.OPAQUE,
+        "The indices that sort data along axis (stable).",
+        relation=_argsort_relation,
+        reference=_argsort_reference,
+        relation_name="Argsort",
+        check="onnxruntime:TopK",
+    ),
+    OpDef(
+        "topk",
+        ("data",),
+        TopKAttrs,
+        OpPattern.OPAQUE,
+        "The k largest (or smallest) elements along axis and their indices.",
+        relation=_topk_relation,
+        reference=_topk_reference,
+        relation_name="TopK",
+        check="onnxruntime:TopK",
+    ),
+    OpDef(
+        "searchsorted",
+        ("sorted_sequence", "values"),
+        SearchSortedAttrs,
+        OpPattern.OPAQUE,
+        "Where each value would be inserted into the sorted innermost axis.",
+        relation=_searchsorted_relation,
+        reference=_searchsorted_reference,
+        relation_name="SearchSorted",
+        check="independent:counting the elements below each value",
+    ),
+)
+
+
+for _record in _RECORDS:
+    register(_record)
