@@ -1081,9 +1081,11 @@ def _meta_ref(tok: Token) -> tuple[str, int]:
     return key, index
 
 
-def parse(text: str, source_name: str = "<string>") -> IRModule:
+def parse(text: str, source_name: str = "<string>", *, scope: IRModule | None = None) -> IRModule:
     """Parse a module, or a bare expression (which becomes ``@main`` over its free variables).
 
+    ``scope``'s globals, types and constructors are in scope (a prelude); the result holds
+    only the definitions of ``text``, and redefining a name of ``scope`` is an error.
     Raises ``ParseError`` (with a span) for anything that is not a Relay program.
     """
     source = SourceFile(source_name, text)
@@ -1092,6 +1094,10 @@ def parse(text: str, source_name: str = "<string>") -> IRModule:
     if lexed.metadata is not None:
         meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
     parser = Parser(lexed.tokens, meta)
+    if scope is not None:
+        parser.globals = {gv.name: gv for gv in scope.functions}
+        parser.type_headers = {h.name: h for h in scope.type_definitions}
+        parser.constructors = scope.constructors()
     limit = sys.getrecursionlimit()
     # Nesting is bounded by MAX_NESTING; each level takes a handful of Python frames.
     sys.setrecursionlimit(max(limit, MAX_NESTING * 12 + 1000))
