@@ -20,6 +20,9 @@ The public API is small; everything else is reachable through the subpackages
 import numpy as np
 import numpy.typing as npt
 
+from . import deferred_imports  # noqa: F401  (first: sympy loads only when a program needs it)
+
+# isort: split
 from . import api as _api
 from .api import ArgumentError
 from .semantics.errors import (

@@ -1020,10 +1020,10 @@ class Parser:
             self.next()
             return ANY
         start = self.tok.span
-        value = self.parse_dim_sum()
-        if isinstance(value, sympy.Expr) and value.is_Integer and value < 0:
+        value = normalize_dim(self.parse_dim_sum())
+        if isinstance(value, int) and value < 0:
             raise self.error("a dimension cannot be negative", self.span_from(start))
-        return normalize_dim(value)
+        return value
 
     def parse_dim_sum(self) -> sympy.Expr:
         value = self.parse_dim_product()
@@ -1045,7 +1045,7 @@ class Parser:
         with self.nested():
             if tok.kind is T.INT:
                 self.next()
-                return sympy.Integer(int(self.number_value(tok)))
+                return int(self.number_value(tok))  # an int: sympy only for symbolic dims
             if tok.kind is T.IDENT:
                 self.next()
                 name = str(tok.value)
@@ -1055,6 +1055,7 @@ class Parser:
                     self.expect(",")
                     b = self.parse_dim_sum()
                     self.expect(")")
+                    a = sympy.sympify(a)  # floordiv(4, 2) is sympy's floor(4/2), not 4/2
                     if name == "floordiv":
                         return sympy.floor(a / b)
                     return sympy.Mod(a, b)
