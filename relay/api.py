@@ -1,15 +1,20 @@
-"""What the public API and the command line share: preludes, and checking a call's arguments.
+"""What the public API and the command line share: preludes, argument checks, engines.
 
 - ``parse_in_scope(text, source_name, prelude)``: the definitions of ``text`` read with the
   globals, types and constructors of ``prelude`` (a module) in scope;
 - ``merge(prelude, mod)``: one module holding both, the prelude's definitions first;
+- ``check_entry(mod, entry, count, name)``: the entry function, which must exist and take
+  ``count`` arguments;
 - ``check_call(mod, entry, args, labels)``: type-check ``mod`` together with a call of its
   global ``entry`` on ``args``; raises ``ArgumentError`` when the arguments are at fault and
   ``RelayTypeError`` when the module is;
-- ``value_expr(value, mod)``: the closed expression that denotes a value, where one exists.
+- ``value_expr(value, mod, span)``: the closed expression that denotes a value, if any;
+- ``evaluate_entry(mod, args, entry=, engine=, fuel=)``: run one of ``ENGINES``
+  (``NO_FUEL_LIMIT`` is the fuel of an evaluation that was given none).
 
 ``relay.evaluate`` and ``relay run`` both go through ``check_call``, so an argument that does
-not fit is reported in the same words by both (arguments are numbered from 1).
+not fit is reported in the same words by both (arguments are numbered from 1), and the
+program is type-checked once, together with the call.
 """
 
 from __future__ import annotations
