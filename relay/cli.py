@@ -1,9 +1,14 @@
 """The ``relay`` command line.
 
-Exit codes: 0 success; 1 the input program is wrong (parse, type or runtime error) or a check
-found a counterexample; 2 bad usage (unknown flag, missing file); 3 an internal error (one line
-saying so; the traceback only with ``--debug``). Errors go to stderr as
-``FILE:LINE:COL: error: ...`` followed by the source line and a caret.
+Exit codes: 0 success; 1 the input program is wrong (parse, type or runtime error; a file
+that is not UTF-8 is a parse error at its first bad byte) or a check found a counterexample;
+2 bad usage (unknown flag, missing file, arguments that do not fit the entry function); 3 an
+internal error (one line saying so; the traceback only with ``--debug``). Errors go to stderr
+as ``FILE:LINE:COL: error: ...`` followed by the source line and a caret.
+
+A command's options may come anywhere among its positional arguments (``--`` ends them), as
+compilers take them; a usage error prints that command's usage. Each subcommand's module is
+cheap to import: what needs hypothesis or z3 is imported by the command that runs it.
 """
 
 from __future__ import annotations
