@@ -4,20 +4,27 @@ The public API is small; everything else is reachable through the subpackages
 ``relay.semantics``, ``relay.interpreter``, ``relay.compiler``, ``relay.targets`` and
 ``relay.oracles``.
 
-- ``parse(text, source_name="<string>") -> IRModule``: a module, or a bare expression, which
-  becomes ``@main`` over its free variables;
+- ``parse(text, source_name="<string>", *, prelude=None) -> IRModule``: a module, or a bare
+  expression, which becomes ``@main`` over its free variables; with a ``prelude`` module, its
+  types, constructors and globals are in scope and the result holds both;
 - ``astext(mod, *, types=False) -> str`` (also ``str(mod)``): the canonical text, with
   ``/* ty=... */`` comments if ``types``;
 - ``infer_types(mod) -> TypeInfo``: the type of every global and sub-expression; raises
   ``RelayTypeError``;
-- ``evaluate(mod, *args, entry="main", engine="interpreter") -> Value``: apply a global to
-  arguments (numpy arrays or values) and return its value;
+- ``evaluate(mod, *args, entry="main", engine="interpreter", fuel=None) -> Value``: type-check
+  the module and the arguments (numpy arrays or values) against the global's parameters,
+  apply it, and return its value;
 - ``RelayError`` and its subclasses.
 """
 
 import numpy as np
 import numpy.typing as npt
 
+from . import deferred_imports  # noqa: F401  (first: sympy loads only when a program needs it)
+
+# isort: split
+from . import api as _api
+from .api import ArgumentError
 from .semantics.errors import (
     BackendError,
     Exhaustion,
@@ -29,8 +36,8 @@ from .semantics.errors import (
     Stuck,
     UndefinedBehavior,
 )
+from .semantics.errors import Span as _Span
 from .semantics.syntax import IRModule
-from .semantics.text.parser import parse
 from .semantics.text.printer import astext as _astext
 from .semantics.typing import TypeInfo, infer_types
 from .semantics.values import TensorValue, Value
@@ -48,33 +55,58 @@ def astext(mod: IRModule, *, types: bool = False) -> str:
     return _astext(mod, lambda e: info.expr_types.get(id(e)))
 
 
+def parse(text: str, source_name: str = "<string>", *, prelude: IRModule | None = None) -> IRModule:
+    """Parse a module, or a bare expression (which becomes ``@main`` over its free variables).
+
+    With ``prelude`` (a module, such as one ``parse`` returned), the prelude's types,
+    constructors and globals are in scope in ``text``, and the result holds the prelude's
+    definitions followed by those of ``text``: the module to check and run (TVM loaded its
+    ``prelude.rly`` this way before ``nat.rly``). Redefining a name of the prelude is a
+    ``ParseError``. Several preludes: parse each with the ones before it as its prelude.
+    Raises ``ParseError`` (with a span) for anything that is not a Relay program.
+    """
+    return _api.merge(prelude, _api.parse_in_scope(text, source_name, prelude))
+
+
 def evaluate(
     mod: IRModule,
     *args: Value | npt.NDArray[np.generic] | np.generic,
     entry: str = "main",
     engine: str = "interpreter",
-    fuel: int = 1_000_000,
+    fuel: int | None = None,
 ) -> Value:
     """Apply the global ``entry`` of ``mod`` to ``args`` and return the value.
 
     Each argument is a value (``relay.semantics.values``) or a numpy array or scalar, which
     becomes a ``TensorValue`` of its own dtype (so write ``np.float32(1)``, not ``1.0``).
-    ``engine`` is ``"interpreter"`` (the definitional interpreter; until it lands this runs
-    the spec) or ``"spec"`` (the big-step rules). The module should be well-typed
-    (``infer_types``): on an ill-typed one evaluation may get ``Stuck``. Raises
-    ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion`` (out of ``fuel``) when
-    evaluation fails. A returned reference's contents are not part of the value: use the
-    engines in ``relay.oracles.conformance`` to get the final store as well.
+    The module is type-checked first, together with the call: ``RelayTypeError`` if the module
+    is ill-typed, ``ArgumentError`` (a ``TypeError``) if ``entry`` is missing, the number of
+    arguments is wrong or an argument's type does not fit its parameter (closures and
+    references are not checked: they have no expression to check). ``engine`` is
+    ``"interpreter"`` (the definitional interpreter) or ``"spec"`` (the big-step rules).
+    ``fuel`` bounds the number of evaluation steps (default: no limit). Raises
+    ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion`` (out of ``fuel``, memory or
+    depth) when evaluation fails. A returned reference's contents are not part of the value:
+    use ``relay.api.evaluate_entry`` to get the final store as well.
     """
-    from .oracles.conformance import ENGINES, engine_named, interpreter_engine
-
-    if engine not in ENGINES:
-        raise ValueError(f"engine={engine!r} is not one of {', '.join(map(repr, ENGINES))}")
-    run = interpreter_engine() if engine == "interpreter" else None
-    if run is None:
-        run = engine_named("spec")
+    if engine not in _api.ENGINES:
+        raise ValueError(f"engine={engine!r} is not one of {', '.join(map(repr, _api.ENGINES))}")
     values = tuple(_as_value(a, i) for i, a in enumerate(args, start=1))
-    return run(mod, values, entry=entry, fuel=fuel).value
+    exprs = [
+        _api.value_expr(v, mod, _Span(_api.argument_source(i), 1, 1, 1, 1))
+        for i, v in enumerate(values, start=1)
+    ]
+    labels = [f"argument {i} ({_describe(v)})" for i, v in enumerate(values, start=1)]
+    _api.check_call(mod, entry, exprs, labels)
+    limit = _api.NO_FUEL_LIMIT if fuel is None else fuel
+    return _api.evaluate_entry(mod, values, entry=entry, engine=engine, fuel=limit).value
+
+
+def _describe(v: Value) -> str:
+    if isinstance(v, TensorValue):
+        dtype = v.data.dtype.name
+        return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} array of shape {v.data.shape}"
+    return f"a {type(v).__name__}"
 
 
 def _as_value(arg: object, index: int) -> Value:
@@ -105,6 +137,7 @@ def _as_value(arg: object, index: int) -> Value:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentError",
     "BackendError",
     "Exhaustion",
     "IRModule",

@@ -1,9 +1,14 @@
 """The ``relay`` command line.
 
-Exit codes: 0 success; 1 the input program is wrong (parse, type or runtime error) or a check
-found a counterexample; 2 bad usage (unknown flag, missing file); 3 an internal error (one line
-saying so; the traceback only with ``--debug``). Errors go to stderr as
-``FILE:LINE:COL: error: ...`` followed by the source line and a caret.
+Exit codes: 0 success; 1 the input program is wrong (parse, type or runtime error; a file
+that is not UTF-8 is a parse error at its first bad byte) or a check found a counterexample;
+2 bad usage (unknown flag, missing file, arguments that do not fit the entry function); 3 an
+internal error (one line saying so; the traceback only with ``--debug``). Errors go to stderr
+as ``FILE:LINE:COL: error: ...`` followed by the source line and a caret.
+
+A command's options may come anywhere among its positional arguments (``--`` ends them), as
+compilers take them; a usage error prints that command's usage. Each subcommand's module is
+cheap to import: what needs hypothesis or z3 is imported by the command that runs it.
 """
 
 from __future__ import annotations
@@ -13,96 +18,178 @@ import json
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import __version__, cli_fuzz, cli_gen, cli_ops
-from .oracles.conformance import (
-    DEFAULT_FUEL,
+from .api import (
     ENGINES,
-    Engine,
-    apply_entry,
-    engine_named,
-    interpreter_engine,
-    parse_expressions,
+    ArgumentError,
+    argument_source,
+    check_call,
+    check_entry,
+    evaluate_entry,
+    merge,
+    parse_in_scope,
 )
-from .semantics.errors import RelayError, RelayTypeError, SourceFile, Span, Stuck
+from .semantics.errors import Exhaustion, ParseError, RelayError, SourceFile, Span, Stuck
 from .semantics.syntax import DTYPES, Constant, Expr, Function, GlobalVar, IRModule
-from .semantics.text.parser import parse
 from .semantics.text.printer import astext, format_type
 from .semantics.typing import infer_types
 from .semantics.values import TensorValue, Value, format_value, value_to_json
+
+if TYPE_CHECKING:
+    from .semantics.evaluation import Result
 
 EXIT_OK = 0
 EXIT_PROGRAM = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
+NPY_HEADER_LIMIT = 1 << 16
+"""The most bytes of ``.npy`` header read before the array (numpy's own limit is 10,000)."""
+
 
 class UsageError(Exception):
     """Bad usage of the command line: reported on one line, exit code 2."""
 
 
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark dropped); ``ParseError`` at the first
+    byte that is not UTF-8, naming its offset: such a file is a malformed program."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        start, reason = err.start, err.reason
+    before = data[:start].decode("utf-8-sig")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    # The line is echoed (the bad bytes as U+FFFD) only if it is printable text.
+    text = data.decode("utf-8-sig", errors="replace")
+    line_text = text.split("\n")[line - 1].rstrip("\r")
+    shown = text if all(ch.isprintable() or ch == "\t" for ch in line_text) else ""
+    span = Span(SourceFile(name, shown), line, column, line, column + 1)
+    raise ParseError(f"the file is not UTF-8 text: byte 0x{data[start]:02x} at byte offset "
+                     f"{start} ({reason})", span)  # fmt: skip
+
+
 def read_source(path: str) -> tuple[str, str]:
     """The text and display name of ``path``; ``-`` is standard input (``<stdin>``)."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text stream put in place of stdin (tests do)
+            return sys.stdin.read(), "<stdin>"
+        return decode_source(buffer.read(), "<stdin>"), "<stdin>"
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
     except IsADirectoryError:
         raise UsageError(f"is a directory, not a file: {path}") from None
-    except UnicodeDecodeError as err:
-        raise UsageError(f"{path} is not UTF-8 text: {err.reason} at byte {err.start}") from None
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror}") from None
+    return decode_source(data, path), path
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """FILE read after its ``--prelude`` files: ``own`` holds FILE's definitions, ``module``
+    the prelude's and FILE's together (what is checked and run)."""
+
+    name: str
+    own: IRModule
+    module: IRModule
+
+
+def load_program(args: argparse.Namespace) -> Program:
+    """Read the ``--prelude`` files in order, each with the earlier ones in scope, then FILE."""
+    scope: IRModule | None = None
+    for path in args.prelude or ():
+        text, name = read_source(path)
+        scope = merge(scope, parse_in_scope(text, name, scope))
+    text, name = read_source(args.file)
+    own = parse_in_scope(text, name, scope)
+    return Program(name, own, merge(scope, own))
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    """``relay fmt FILE``: print the canonical text of a program."""
-    text, name = read_source(args.file)
-    mod = parse(text, source_name=name)
+    """``relay fmt FILE``: print the canonical text of a program (not of its preludes)."""
+    program = load_program(args)
     if args.types:
-        info = infer_types(mod)
-        sys.stdout.write(astext(mod, lambda e: info.expr_types.get(id(e))))
+        info = infer_types(program.module)
+        sys.stdout.write(astext(program.own, lambda e: info.expr_types.get(id(e))))
     else:
-        sys.stdout.write(astext(mod))
+        sys.stdout.write(astext(program.own))
     sys.stdout.write("\n")
     return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """``relay check FILE``: type-check, then print each global's type in definition order."""
-    text, name = read_source(args.file)
-    mod = parse(text, source_name=name)
-    info = infer_types(mod)
-    for gv in mod.functions:
+    """``relay check FILE``: type-check (with the preludes), then print the type of each of
+    FILE's globals in definition order."""
+    program = load_program(args)
+    info = infer_types(program.module)
+    for gv in program.own.functions:
         print(f"@{gv.name}: {format_type(info.global_type(gv.name))}")
     return EXIT_OK
+
+
+def read_npy(index: int, path: str) -> Constant:
+    """ARG ``index`` of ``relay run``, a ``.npy`` file: its header is checked against the file's
+    size before the array is read, so a corrupt header cannot ask for terabytes."""
+    fmt = np.lib.format
+    where = f"argument {index} ({path!r})"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if head.startswith(b"PK\x03\x04"):
+                raise UsageError(f"{where} is a .npz archive; pass each array as a .npy file "
+                                 "(numpy.save)")  # fmt: skip
+            f.seek(0)
+            try:
+                version = fmt.read_magic(f)
+                read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                shape, _, dtype = read(f, max_header_size=NPY_HEADER_LIMIT)
+            except (ValueError, SyntaxError, TypeError) as err:
+                raise UsageError(f"{where} is not a .npy array: {err}") from None
+            offset = f.tell()
+            f.seek(0, 2)
+            size = f.tell() - offset
+            if dtype.hasobject:
+                raise UsageError(f"{where} holds Python objects; Relay tensors are one of "
+                                 f"{', '.join(DTYPES)}")  # fmt: skip
+            expected = int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if size != expected:
+                raise UsageError(f"{where}: its header says shape {shape} of {dtype.name} "
+                                 f"({expected:,} bytes), but the file holds {size:,} bytes of "
+                                 "data")  # fmt: skip
+            f.seek(0)
+            data = np.load(f, allow_pickle=False)
+    except FileNotFoundError:
+        raise UsageError(f"argument {index}: no such file: {path}") from None
+    except OSError as err:
+        raise UsageError(f"{where}: cannot read it: {err.strerror or err}") from None
+    except ValueError as err:
+        raise UsageError(f"{where} is not a .npy array: {err}") from None
+    if data.dtype.name not in DTYPES:
+        raise UsageError(f"{where} holds {data.dtype.name} values; Relay tensors are one of "
+                         f"{', '.join(DTYPES)}")  # fmt: skip
+    native = np.array(data, dtype=data.dtype.name, order="C")  # native order, rank kept
+    return Constant(native, span=Span(SourceFile(path, ""), 1, 1, 1, 1))
 
 
 def read_argument(mod: IRModule, index: int, text: str) -> Expr:
     """ARG ``index`` (1-based) of ``relay run``: a ``.npy`` file, or a closed Relay expression
     read with the module's constructors and globals in scope."""
-    if text.lower().endswith(".npy"):
-        try:
-            data = np.load(text, allow_pickle=False)
-        except FileNotFoundError:
-            raise UsageError(f"argument {index}: no such file: {text}") from None
-        except (OSError, ValueError) as err:
-            raise UsageError(
-                f"argument {index}: cannot read {text} as a .npy array: {err}"
-            ) from None
-        if data.dtype.name not in DTYPES:
-            raise UsageError(f"argument {index}: {text} holds {data.dtype.name} values; Relay "
-                             f"tensors are one of {', '.join(DTYPES)}")  # fmt: skip
-        native = np.array(data, dtype=data.dtype.name, order="C")  # native order, rank kept
-        return Constant(native, span=Span(SourceFile(text, ""), 1, 1, 1, 1))
-    source = SourceFile(f"<argument {index}>", text)
+    from .oracles.conformance import parse_expressions
+
+    if text.lower().endswith((".npy", ".npz")):
+        return read_npy(index, text)
     try:
-        exprs = parse_expressions(mod, source)
+        exprs = parse_expressions(mod, argument_source(index, text))
     except RelayError as err:
         raise UsageError(f"argument {index} ({text!r}) is not a Relay expression: "
                          f"{err.message}") from None  # fmt: skip
@@ -112,41 +199,45 @@ def read_argument(mod: IRModule, index: int, text: str) -> Expr:
     return exprs[0]
 
 
-def choose_engine(name: str | None) -> Engine:
-    """The engine called ``name``; by default the interpreter, or the spec until it lands."""
-    if name is None:
-        return interpreter_engine() or engine_named("spec")
+def fuel_of(args: argparse.Namespace) -> int:
+    """``--fuel``, or no limit."""
+    from .api import NO_FUEL_LIMIT
+
+    fuel: int | None = args.fuel
+    return NO_FUEL_LIMIT if fuel is None else fuel
+
+
+def evaluate(
+    args: argparse.Namespace, mod: IRModule, values: Sequence[Value], entry: str, engine: str
+) -> Result:
+    """Run ``@entry``; running out of the fuel ``--fuel`` gave says so."""
     try:
-        return engine_named(name)
-    except LookupError as err:
-        raise UsageError(str(err)) from None
+        return evaluate_entry(mod, values, entry=entry, engine=engine, fuel=fuel_of(args))
+    except Exhaustion as err:
+        raise with_fuel_hint(err, args) from None
 
 
-def prepare_run(args: argparse.Namespace, engine: Engine) -> tuple[IRModule, list[Value]]:
-    """Parse and type-check FILE, then read, check and evaluate the ARGs of ``run``/``explain``."""
-    text, name = read_source(args.file)
-    mod = parse(text, source_name=name)
-    infer_types(mod)
+def with_fuel_hint(err: Exhaustion, args: argparse.Namespace) -> Exhaustion:
+    """``err``, saying which ``--fuel`` ran out and how to give more."""
+    if args.fuel is None or not err.message.startswith("out of fuel"):
+        return err
+    return Exhaustion(f"{err.message} (--fuel {args.fuel:,}; give a larger --fuel, or leave it "
+                      "out for no limit)", err.span)  # fmt: skip
+
+
+def prepare_run(args: argparse.Namespace, engine: str) -> tuple[IRModule, list[Value]]:
+    """Parse and type-check FILE with the ARGs of ``run``/``explain`` applied to its entry,
+    then evaluate the ARGs."""
+    program = load_program(args)
+    mod = program.module
     entry = args.entry.removeprefix("@")
-    if entry not in mod:
-        defined = ", ".join(f"@{gv.name}" for gv in mod.functions) or "no functions"
-        raise UsageError(f"no function @{entry} in {name} (it defines {defined})")
-    params = mod[entry].params
-    if len(args.args) != len(params):
-        wanted = ", ".join(f"%{p.name_hint}" for p in params)
-        raise UsageError(f"@{entry}({wanted}) takes {len(params)} argument"
-                         f"{'' if len(params) == 1 else 's'}, found {len(args.args)}")  # fmt: skip
-    exprs = [read_argument(mod, i, a) for i, a in enumerate(args.args, start=1)]
     try:
-        infer_types(apply_entry(mod, entry, exprs))
-    except RelayTypeError as err:
-        sources = [e.span.source if e.span is not None else None for e in exprs]
-        where = err.span.source if err.span is not None else None
-        if where is not None and where in sources:
-            i = sources.index(where)
-            raise UsageError(f"argument {i + 1} ({args.args[i]!r}) does not fit @{entry}: "
-                             f"{err.message}") from None  # fmt: skip
-        raise UsageError(f"the arguments do not fit @{entry}: {err}") from None
+        check_entry(mod, entry, len(args.args), program.name)
+        exprs = [read_argument(mod, i, a) for i, a in enumerate(args.args, start=1)]
+        labels = [f"argument {i} ({a!r})" for i, a in enumerate(args.args, start=1)]
+        check_call(mod, entry, exprs, labels)  # one type-check of the program and the call
+    except ArgumentError as err:
+        raise UsageError(str(err)) from None
     values: list[Value] = []
     for i, e in enumerate(exprs, start=1):
         if isinstance(e, Constant):
@@ -155,7 +246,7 @@ def prepare_run(args: argparse.Namespace, engine: Engine) -> tuple[IRModule, lis
         gv = GlobalVar(f"argument_{i}")
         while gv.name in mod:
             gv = GlobalVar(gv.name + "_")
-        result = engine(mod.with_function(gv, Function((), e)), [], entry=gv.name, fuel=args.fuel)
+        result = evaluate(args, mod.with_function(gv, Function((), e)), [], gv.name, engine)
         if result.store:
             raise UsageError(f"argument {i} creates references; the entry starts from an empty "
                              "store, so create them inside the program")  # fmt: skip
@@ -165,9 +256,8 @@ def prepare_run(args: argparse.Namespace, engine: Engine) -> tuple[IRModule, lis
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``relay run FILE [ARGS...]``: evaluate the entry function and print its value."""
-    engine = choose_engine(args.engine)
-    mod, values = prepare_run(args, engine)
-    result = engine(mod, values, entry=args.entry.removeprefix("@"), fuel=args.fuel)
+    mod, values = prepare_run(args, args.engine)
+    result = evaluate(args, mod, values, args.entry.removeprefix("@"), args.engine)
     if args.json:
         print(json.dumps(value_to_json(result.value, result.store), allow_nan=False))
     else:
@@ -177,11 +267,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """``relay explain FILE [ARGS...]``: print the derivation tree of the spec's evaluation."""
-    from .semantics.evaluation import evaluate, format_derivation
+    from .semantics.evaluation import evaluate as spec_evaluate
+    from .semantics.evaluation import format_derivation
 
-    mod, values = prepare_run(args, engine_named("spec"))
-    result = evaluate(mod, values, entry=args.entry.removeprefix("@"), fuel=args.fuel,
-                      explain=True)  # fmt: skip
+    mod, values = prepare_run(args, "spec")
+    try:
+        result = spec_evaluate(mod, values, entry=args.entry.removeprefix("@"),
+                               fuel=fuel_of(args), explain=True)  # fmt: skip
+    except Exhaustion as err:
+        raise with_fuel_hint(err, args) from None
     if result.derivation is not None:
         print(format_derivation(result.derivation))
     print(f"⇓ {format_value(result.value, result.store)}")
@@ -199,9 +293,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_file_arguments(p: argparse.ArgumentParser) -> None:
+    """FILE and ``--prelude``, which every command that reads a program takes."""
+    p.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    p.add_argument(
+        "--prelude",
+        action="append",
+        metavar="FILE",
+        help="read FILE first: its types, constructors and globals are in scope (repeatable; "
+        "each prelude sees the ones before it)",
+    )
+
+
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments ``run`` and ``explain`` share."""
-    p.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    add_file_arguments(p)
     p.add_argument(
         "args",
         nargs="*",
@@ -213,17 +319,18 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fuel",
         type=positive_int,
-        default=DEFAULT_FUEL,
+        default=None,
         metavar="N",
-        help=f"stop with an error after N evaluation steps (default {DEFAULT_FUEL:,})",
+        help="stop with an error after N evaluation steps (default: no limit)",
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level argument parser, and each subcommand's own by name."""
     parser = argparse.ArgumentParser(
         prog="relay",
-        description="The Relay reference implementation: format, check and run Relay programs.",
+        description="The Relay reference implementation: format, check and run Relay programs. "
+        "Options may come before or after FILE; -- ends them.",
     )
     parser.add_argument("--version", action="version", version=f"relay {__version__}")
     parser.add_argument(
@@ -234,9 +341,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = sub.add_parser(
         "fmt",
         help="print the canonical text of a program",
-        description="Parse a Relay program and print it in canonical form.",
+        description="Parse a Relay program and print it in canonical form (without the "
+        "definitions of its preludes).",
     )
-    fmt.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    add_file_arguments(fmt)
     fmt.add_argument(
         "--types", action="store_true", help="type-check, and annotate with /* ty=... */"
     )
@@ -244,24 +352,24 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="type-check a program and print the type of each global",
-        description="Type-check a Relay program; print '@name: <type>' for each global "
-        "function, in definition order.",
+        description="Type-check a Relay program (with its preludes); print '@name: <type>' for "
+        "each of its global functions, in definition order.",
     )
-    check.add_argument("file", metavar="FILE", help="a .relay file, or - for standard input")
+    add_file_arguments(check)
     check.set_defaults(handler=cmd_check)
     run = sub.add_parser(
         "run",
         help="evaluate a program's entry function and print the result",
         description="Type-check a Relay program, then apply its entry function (@main unless "
         "--entry) to the arguments and print the value. A runtime error (an incomplete match?, "
-        "undefined behaviour, running out of fuel) is reported with its location; exit 1.",
+        "undefined behaviour, running out of --fuel) is reported with its location; exit 1.",
     )
     add_run_arguments(run)
     run.add_argument(
         "--engine",
         choices=ENGINES,
-        default=None,
-        help="the evaluator: the interpreter (default, once it exists) or the big-step spec",
+        default="interpreter",
+        help="the evaluator: the interpreter (the default) or the big-step spec",
     )
     run.add_argument(
         "--json",
@@ -279,13 +387,33 @@ def build_parser() -> argparse.ArgumentParser:
     explain.set_defaults(handler=cmd_explain)
     for module in (cli_ops, cli_gen, cli_fuzz):
         module.add_parser(sub)
-    return parser
+    for command in sub.choices.values():  # --debug is accepted after the command too
+        command.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser, dict(sub.choices)
+
+
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """The options of ``argv``: the global ones before COMMAND, then COMMAND's own, which may
+    come before, between or after its positional arguments (``--`` ends the options).
+
+    Bad usage exits with code 2 after the usage of the command it is about.
+    """
+    parser, commands = build_parser()
+    i = 0
+    while i < len(argv) and argv[i] == "--debug":
+        i += 1
+    if i == len(argv) or argv[i] not in commands:
+        parser.parse_args(argv)  # --help, --version, or the usage error: exits
+        parser.error("expected a command")  # pragma: no cover - parse_args has exited
+    args = commands[argv[i]].parse_intermixed_args(argv[i + 1 :])
+    args.debug = args.debug or i > 0
+    args.command = argv[i]
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_command_line(sys.argv[1:] if argv is None else list(argv))
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)

@@ -8,13 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .oracles.fuzz import (
-    PassLoadError,
-    builtin_names,
-    load_pass,
-    replay,
-    run_campaign,
-)
 from .semantics.errors import RelayError
 
 
@@ -48,6 +41,9 @@ def _progress(line: str) -> None:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Run the campaign (or replay one case); 0 no failure, 1 a failure, 2 bad usage."""
+    # The campaign needs hypothesis and z3: imported here, so other commands start fast.
+    from .oracles.fuzz import PassLoadError, builtin_names, load_pass, replay, run_campaign
+
     specs: list[str] = args.passes or builtin_names()
     try:
         loaded = [load_pass(spec) for spec in specs]

@@ -42,12 +42,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .oracles.generate import KINDS, Generated, generate
 from .semantics.ops import OPS
 from .semantics.syntax import Call, Op, post_order
 from .semantics.text.printer import astext, format_type
+
+if TYPE_CHECKING:  # the generators import hypothesis: only ``relay gen`` itself loads them
+    from .oracles.generate import Generated
 
 MAX_COUNT = 100_000
 """The largest ``--count`` accepted (every program is held in memory until written)."""
@@ -209,6 +211,8 @@ def parse_seed(text: str) -> int:
 
 def parse_kind(text: str) -> str:
     """``--kind``: one of ``KINDS``."""
+    from .oracles.generate import KINDS
+
     if text not in KINDS:
         raise GenUsageError(f"--kind {text}: expected one of {', '.join(KINDS)}")
     return text
@@ -218,6 +222,7 @@ def cmd_gen(args: argparse.Namespace) -> int:
     """Generate ``--count`` programs; write them (``--out`` or standard output) and/or count
     them (``--stats``)."""
     from .cli import UsageError
+    from .oracles.generate import generate
 
     # Checked here rather than by argparse, so that bad usage is one line (argparse prints
     # its usage text first).

@@ -61,20 +61,39 @@ class Span:
         return Span(self.source, start[0], start[1], end[0], end[1])
 
 
+ECHO_WIDTH = 120
+"""The most characters of a source line a diagnostic echoes; a longer line is clipped to a
+window around the caret, with ``…`` where text was cut."""
+
+_ECHO_BEFORE = 40  # of the window, the characters shown before the caret
+
+
 def render_diagnostic(message: str, span: Span | None, *, severity: str = "error") -> str:
-    """``FILE:LINE:COL: error: message``, then the source line and a caret under the column."""
+    """``FILE:LINE:COL: error: message``, then the source line and a caret under the column.
+
+    A line longer than ``ECHO_WIDTH`` is echoed as a window of that many characters around
+    the caret, marked ``…`` at each end where text was cut (the underline is clipped with it).
+    """
     if span is None:
         return f"{severity}: {message}"
     head = f"{span.source.name}:{span.line}:{span.column}: {severity}: {message}"
     text = span.source.line_text(span.line)
     if not text.strip():
         return head
-    # Tabs are kept under the caret so that it lines up in a terminal.
-    prefix = "".join("\t" if ch == "\t" else " " for ch in text[: max(span.column - 1, 0)])
+    start = min(max(span.column - 1, 0), len(text))
     width = 1
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
-    return f"{head}\n{text}\n{prefix}^{'~' * (width - 1)}"
+    low, high, lead = 0, len(text), ""
+    if len(text) > ECHO_WIDTH:
+        low = max(0, min(start - _ECHO_BEFORE, len(text) - ECHO_WIDTH))
+        high = low + ECHO_WIDTH
+        lead = "…" if low > 0 else ""
+        width = max(1, min(width, high - start))
+    shown = lead + text[low:high] + ("…" if high < len(text) else "")
+    # Tabs are kept under the caret so that it lines up in a terminal.
+    prefix = " " * len(lead) + "".join("\t" if ch == "\t" else " " for ch in text[low:start])
+    return f"{head}\n{shown}\n{prefix}^{'~' * (width - 1)}"
 
 
 class RelayError(Exception):

@@ -60,13 +60,62 @@ def test_unknown_flag_and_command_are_bad_usage() -> None:
     assert run().returncode == 2
 
 
-def test_binary_input_is_a_clean_error(tmp_path: Path) -> None:
+def test_binary_input_is_a_malformed_program(tmp_path: Path) -> None:
     path = tmp_path / "b.relay"
     path.write_bytes(b"\xff\xfe\x00garbage")
     result = run("fmt", str(path))
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"{path}:1:1: error: the file is not UTF-8 text: byte 0xff at byte offset 0 "
+        "(invalid start byte)\n"
+    )  # a line that is not printable text is not echoed
+
+
+def test_a_stray_byte_is_located_at_its_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.relay"
+    path.write_bytes(b"def @main() {\n  1 // caf\xe9\n}\n")
+    result = run("check", str(path))
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"{path}:2:11: error: the file is not UTF-8 text: byte 0xe9 at byte offset 24 "
+        "(invalid continuation byte)\n  1 // caf\ufffd\n          ^\n"
+    )
+
+
+def test_non_utf8_standard_input_is_reported_without_surrogates() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "relay", "fmt", "-"],
+        input=b"add(%x, 1f) // \xff\xff",
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 1
+    err = result.stderr.decode("utf-8")  # strict: a leaked surrogate would not encode
+    assert err.startswith("<stdin>:1:16: error: the file is not UTF-8 text: byte 0xff at byte "
+                          "offset 15 (invalid start byte)\n")  # fmt: skip
+
+
+def test_options_may_follow_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "p.relay"
+    path.write_text("def @main(%x: int32) { %x }\ndef @f(%x: int32) { %x * 2 }\n")
+    result = run("run", str(path), "--entry", "f", "21")
+    assert (result.returncode, result.stdout) == (0, "42\n"), result.stderr
+    result = run("run", str(path), "--entry", "f", "--", "-21")
+    assert (result.returncode, result.stdout) == (0, "-42\n"), result.stderr
+    result = run("fmt", str(path), "--types", "--debug")
+    assert result.returncode == 0 and "/* ty=int32 */" in result.stdout, result.stderr
+
+
+def test_a_usage_error_shows_the_subcommand_usage(tmp_path: Path) -> None:
+    result = run("run", "--nope", "x")
     assert result.returncode == 2
-    assert "is not UTF-8 text" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("usage: relay run ")
+    assert "relay run: error: unrecognized arguments: --nope" in result.stderr
+    result = run("check")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: relay check ")
+    assert "the following arguments are required: FILE" in result.stderr
 
 
 def test_internal_error_is_one_line_and_exit_3(

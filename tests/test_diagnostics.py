@@ -191,3 +191,33 @@ def test_nesting_limit_is_a_clean_error() -> None:
 def test_malformed_metadata_points_into_the_json() -> None:
     message = diagnostic('def @main() { 1 }\n#[metadata]\n{\n  "root": 1,\n  oops\n}')
     assert message.startswith("bad.relay:5:3: error: malformed metadata section: ")
+
+
+def test_a_long_line_is_echoed_as_a_window_around_the_caret() -> None:
+    padding = "/* " + "x" * 1_000_000 + " */ "
+    text = f"def @main() {{ {padding}add(1, 2.5) {padding}}}"
+    rendered = diagnostic(text)
+    column = len("def @main() { ") + len(padding) + len("add(1, ") + 1
+    head, line, caret = rendered.split("\n")
+    assert head == (f"bad.relay:1:{column}: error: invalid literal 2.5: a float literal needs its "
+                    "f suffix (2.5f)")  # fmt: skip
+    assert line.startswith("…") and line.endswith("…")
+    assert len(line) == relay.semantics.errors.ECHO_WIDTH + 2
+    assert "xxx */ add(1, 2.5) /* xxx" in line
+    assert line[caret.index("^") :].startswith("2.5")  # the caret is under the literal
+    assert caret.endswith("^~~")
+
+
+def test_clipping_keeps_the_start_and_the_end_of_a_line() -> None:
+    from relay.semantics.errors import ECHO_WIDTH, SourceFile, Span, render_diagnostic
+
+    source = SourceFile("f.relay", "ab" * ECHO_WIDTH)
+    at_start = render_diagnostic("m", Span(source, 1, 2, 1, 400)).split("\n")
+    assert at_start[1] == source.text[:ECHO_WIDTH] + "…"
+    assert at_start[2] == " ^" + "~" * (ECHO_WIDTH - 2)  # the underline ends with the window
+    at_end = render_diagnostic("m", Span(source, 1, 2 * ECHO_WIDTH, 1, 2 * ECHO_WIDTH + 1))
+    line, caret = at_end.split("\n")[1:]
+    assert line == "…" + source.text[-ECHO_WIDTH:]
+    assert caret == " " * ECHO_WIDTH + "^"
+    short = render_diagnostic("m", Span(SourceFile("g", "\tab"), 1, 3, 1, 4)).split("\n")
+    assert short[1:] == ["\tab", "\t ^"]

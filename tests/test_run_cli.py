@@ -157,8 +157,13 @@ def test_incomplete_match_fails_at_run_time(program: Path) -> None:
 def test_fuel_exhaustion_is_exit_1(program: Path) -> None:
     result = run("run", "--entry", "loop", "--fuel", "500", str(program), "0")
     assert result.returncode == 1
-    assert "error: out of fuel" in result.stderr.splitlines()[0]
+    first = result.stderr.splitlines()[0]
+    assert "error: out of fuel" in first
+    assert first.endswith("(--fuel 500; give a larger --fuel, or leave it out for no limit)")
     assert "Traceback" not in result.stderr
+    explain = run("explain", "--entry", "loop", str(program), "0", "--fuel", "50")
+    assert explain.returncode == 1
+    assert "(--fuel 50; give a larger --fuel" in explain.stderr.splitlines()[0]
 
 
 def test_type_errors_are_exit_1_before_running(tmp_path: Path) -> None:
@@ -185,8 +190,11 @@ def test_standard_input(program: Path) -> None:
         (["1.5f"], "relay: error: @main(%x, %l) takes 2 arguments, found 1\n"),
         (["1.5", "Nil"], "relay: error: argument 1 ('1.5') is not a Relay expression: invalid "
                          "literal 1.5: a float literal needs its f suffix (1.5f)\n"),
-        (["1", "Nil"], "relay: error: argument 1 ('1') does not fit @main: T-Call: argument 0: "
+        (["1", "Nil"], "relay: error: argument 1 ('1') does not fit parameter %x of @main: "
                        "expected float32, found int32 (dtype float32 and dtype int32 differ)\n"),
+        (["1f", "Cons(1f, Nil)"], "relay: error: argument 2 ('Cons(1f, Nil)') does not fit "
+                                  "parameter %l of @main: expected List[int32], found "
+                                  "List[float32] (dtype int32 and dtype float32 differ)\n"),
         (["1f", "Cons(1, Nil), 2"], "relay: error: argument 2 ('Cons(1, Nil), 2') must be one "
                                     "expression, found 2; write a tuple as (a, b)\n"),
         (["1f", "%free"], "relay: error: argument 2 ('%free') is not a Relay expression: "
@@ -211,12 +219,78 @@ def test_unreadable_npy_is_exit_2(program: Path, tmp_path: Path) -> None:
     garbage.write_bytes(b"not an array")
     result = run("run", str(program), str(garbage), "Nil")
     assert result.returncode == 2
-    assert result.stderr.startswith(f"relay: error: argument 1: cannot read {garbage} as a .npy")
+    assert result.stderr.startswith(f"relay: error: argument 1 ('{garbage}') is not a .npy array")
     complex_npy = tmp_path / "complex.npy"
     np.save(complex_npy, np.array(1j))
     result = run("run", str(program), str(complex_npy), "Nil")
     assert result.returncode == 2
     assert "holds complex128 values" in result.stderr
+
+
+def test_npz_archives_are_refused_by_name(program: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "a.npz"
+    np.savez(archive, x=np.float32(1))
+    disguised = tmp_path / "zip.npy"
+    disguised.write_bytes(archive.read_bytes())
+    for path in (archive, disguised):
+        result = run("run", str(program), str(path), "Nil")
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == (f"relay: error: argument 1 ('{path}') is a .npz archive; pass "
+                                 "each array as a .npy file (numpy.save)\n")  # fmt: skip
+
+
+def test_an_npy_header_cannot_claim_more_data_than_the_file_holds(
+    program: Path, tmp_path: Path
+) -> None:
+    import io
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (10**11,)}
+    )
+    data = header.getvalue()
+    assert len(data) <= 128
+    huge = tmp_path / "huge.npy"
+    huge.write_bytes(data + b"\0" * (128 - len(data)))
+    result = run("run", "--entry", "add_one", str(program), str(huge))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"relay: error: argument 1 ('{huge}'): its header says shape (100000000000,) of float32 "
+        f"(400,000,000,000 bytes), but the file holds {128 - len(data)} bytes of data\n"
+    )
+    wrong_dtype = tmp_path / "f64.npy"
+    np.save(wrong_dtype, np.ones((2, 2)))
+    result = run("run", "--entry", "add_one", str(program), str(wrong_dtype))
+    assert (result.returncode, result.stderr) == (2, (
+        f"relay: error: argument 1 ('{wrong_dtype}') does not fit parameter %t of @add_one: "
+        "expected Tensor[(2, 2), float32], found Tensor[(2, 2), float64] (dtype float32 and "
+        "dtype float64 differ)\n"))  # fmt: skip
+
+
+def test_a_deep_recursion_runs_with_the_default_options(tmp_path: Path) -> None:
+    path = tmp_path / "deep.relay"
+    path.write_text(DEEP, encoding="utf-8")
+    result = run("run", str(path))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "100000i64\n", "")
+
+
+DEEP = """#[version = "0.0.5"]
+type List[A] { Cons(A, List[A]), Nil }
+def @build(%n: int64, %acc: List[int64]) -> List[int64] {
+  if (%n == 0i64) { %acc } else { @build(%n - 1i64, Cons(%n, %acc)) }
+}
+def @length(%l: List[int64]) -> int64 {
+  match (%l) {
+    Cons(_, %t) => 1i64 + @length(%t),
+    Nil => 0i64,
+  }
+}
+def @main() -> int64 {
+  @length(@build(100000i64, Nil))
+}
+"""
+"""A 100,000-element list built by one recursive global and measured by another: about
+200,000 calls, which no default budget may stop."""
 
 
 def test_arguments_cannot_create_references(program: Path) -> None:

@@ -1020,10 +1020,10 @@ class Parser:
             self.next()
             return ANY
         start = self.tok.span
-        value = self.parse_dim_sum()
-        if isinstance(value, sympy.Expr) and value.is_Integer and value < 0:
+        value = normalize_dim(self.parse_dim_sum())
+        if isinstance(value, int) and value < 0:
             raise self.error("a dimension cannot be negative", self.span_from(start))
-        return normalize_dim(value)
+        return value
 
     def parse_dim_sum(self) -> sympy.Expr:
         value = self.parse_dim_product()
@@ -1045,7 +1045,7 @@ class Parser:
         with self.nested():
             if tok.kind is T.INT:
                 self.next()
-                return sympy.Integer(int(self.number_value(tok)))
+                return int(self.number_value(tok))  # an int: sympy only for symbolic dims
             if tok.kind is T.IDENT:
                 self.next()
                 name = str(tok.value)
@@ -1055,6 +1055,7 @@ class Parser:
                     self.expect(",")
                     b = self.parse_dim_sum()
                     self.expect(")")
+                    a = sympy.sympify(a)  # floordiv(4, 2) is sympy's floor(4/2), not 4/2
                     if name == "floordiv":
                         return sympy.floor(a / b)
                     return sympy.Mod(a, b)
@@ -1081,9 +1082,11 @@ def _meta_ref(tok: Token) -> tuple[str, int]:
     return key, index
 
 
-def parse(text: str, source_name: str = "<string>") -> IRModule:
+def parse(text: str, source_name: str = "<string>", *, scope: IRModule | None = None) -> IRModule:
     """Parse a module, or a bare expression (which becomes ``@main`` over its free variables).
 
+    ``scope``'s globals, types and constructors are in scope (a prelude); the result holds
+    only the definitions of ``text``, and redefining a name of ``scope`` is an error.
     Raises ``ParseError`` (with a span) for anything that is not a Relay program.
     """
     source = SourceFile(source_name, text)
@@ -1092,6 +1095,10 @@ def parse(text: str, source_name: str = "<string>") -> IRModule:
     if lexed.metadata is not None:
         meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
     parser = Parser(lexed.tokens, meta)
+    if scope is not None:
+        parser.globals = {gv.name: gv for gv in scope.functions}
+        parser.type_headers = {h.name: h for h in scope.type_definitions}
+        parser.constructors = scope.constructors()
     limit = sys.getrecursionlimit()
     # Nesting is bounded by MAX_NESTING; each level takes a handful of Python frames.
     sys.setrecursionlimit(max(limit, MAX_NESTING * 12 + 1000))
