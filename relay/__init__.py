@@ -64,9 +64,9 @@ def evaluate(
     (``infer_types``): on an ill-typed one evaluation may get ``Stuck``. Raises
     ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion`` (out of ``fuel``) when
     evaluation fails. A returned reference's contents are not part of the value: use the
-    engines in ``relay.oracles.conformance`` to get the final store as well.
+    engines in ``relay.oracles.engines`` to get the final store as well.
     """
-    from .oracles.conformance import ENGINES, engine_named, interpreter_engine
+    from .oracles.engines import ENGINES, engine_named, interpreter_engine
 
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not one of {', '.join(map(repr, ENGINES))}")

@@ -17,15 +17,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import __version__, cli_fuzz, cli_gen, cli_ops
-from .oracles.conformance import (
-    DEFAULT_FUEL,
-    ENGINES,
-    Engine,
-    apply_entry,
-    engine_named,
-    interpreter_engine,
-    parse_expressions,
-)
+from .oracles.corpus import DEFAULT_FUEL, apply_entry, parse_expressions
+from .oracles.engines import ENGINES, Engine, engine_named, interpreter_engine
 from .semantics.errors import RelayError, RelayTypeError, SourceFile, Span, Stuck
 from .semantics.syntax import DTYPES, Constant, Expr, Function, GlobalVar, IRModule
 from .semantics.text.parser import parse
