@@ -50,7 +50,7 @@ from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
 from relay.semantics.values import Value, value_to_json
 
-from .conformance import value_from_json
+from .compare import value_from_json
 from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules

@@ -11,7 +11,7 @@ Three checks, in order, each of which names the pass that broke the program:
    stay.
 3. **Same meaning**: the interpreter applies ``@main`` of the input and of the output to the
    same arguments and the results agree under the tolerance policy
-   (``conformance.compare_values``). If the input's evaluation has undefined behaviour, fails
+   (``compare.compare_values``). If the input's evaluation has undefined behaviour, fails
    at run time (an incomplete ``match?``, an operator precondition) or runs out of fuel, any
    output is acceptable: a pass may assume the failing computation away, as TVM's passes did.
    The output may use more fuel than the input (four times as much) before it is judged to
@@ -60,7 +60,7 @@ from relay.semantics.text.printer import astext, format_type
 from relay.semantics.typing import TypeInfo, infer_types
 from relay.semantics.values import Store, Value, format_value
 
-from .conformance import compare_values
+from .compare import compare_values
 
 DEFAULT_FUEL = 200_000
 """Evaluation steps allowed for the input program."""

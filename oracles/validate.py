@@ -31,7 +31,7 @@ from relay.semantics.ops import OPS
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import AnyDim, Dim, TensorType, TupleType, Type
 
-from .z3_relations import Z3_ENCODINGS, Arg, Cond, Encoded, TensorArg, Term, TupleArg, floordiv
+from .z3 import Z3_ENCODINGS, Arg, Cond, Encoded, TensorArg, Term, TupleArg, floordiv
 
 TIMEOUT_MS = 2000
 """The Z3 timeout of one query, in milliseconds."""

@@ -5,7 +5,7 @@
   ``gen_args.arguments``) and on generated dataflow programs (their own ``arguments()``, in
   default mode and in special mode, with NaN, infinities, zeros and extreme integers). Both
   engines run with the same fuel. A value must equal the spec's under the tolerance policy
-  (``conformance.compare_values``: ``oracles.compare`` for tensors, structural over tuples,
+  (``compare.compare_values``: ``compare_arrays`` for tensors, structural over tuples,
   constructor values and references, aliasing included; closures are *not* compared, as that
   policy says). A ``RelayRuntimeError`` or ``UndefinedBehavior`` on one side must be the same
   class of failure on the other; ``Exhaustion`` on either side is inconclusive (the budgets
@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from relay.cli_gen import program_text
 from relay.compiler.ir import map_functions, rename_binders
 from relay.interpreter import evaluate as interpret
-from relay.oracles.conformance import compare_values
+from relay.oracles.compare import compare_values
 from relay.oracles.gen_args import arguments
 from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
 from relay.oracles.gen_modules import ModuleCase, modules

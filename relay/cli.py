@@ -184,7 +184,7 @@ def read_npy(index: int, path: str) -> Constant:
 def read_argument(mod: IRModule, index: int, text: str) -> Expr:
     """ARG ``index`` (1-based) of ``relay run``: a ``.npy`` file, or a closed Relay expression
     read with the module's constructors and globals in scope."""
-    from .oracles.conformance import parse_expressions
+    from .oracles.corpus import parse_expressions
 
     if text.lower().endswith((".npy", ".npz")):
         return read_npy(index, text)

@@ -15,19 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relay.oracles.conformance import (
-    DIRECTIVES,
-    Case,
-    ExpectError,
-    ExpectValue,
-    compare_values,
-    corpus,
-    interpreter_engine,
-    load_case,
-    run_case,
-    spec_engine,
-    value_from_json,
-)
+from relay.oracles.compare import compare_values, value_from_json
+from relay.oracles.conformance import run_case
+from relay.oracles.corpus import DIRECTIVES, Case, ExpectError, ExpectValue, corpus, load_case
+from relay.oracles.engines import interpreter_engine, spec_engine
 from relay.semantics.errors import ParseError, RelayError
 from relay.semantics.evaluation import RULES, evaluate
 from relay.semantics.syntax import IRModule
@@ -311,9 +302,9 @@ def test_closures_are_not_compared() -> None:
 
 
 def test_every_directive_is_documented() -> None:
-    import relay.oracles.conformance as conformance
+    import relay.oracles.corpus as corpus_format
 
-    doc = conformance.__doc__ or ""
+    doc = corpus_format.__doc__ or ""
     assert all(f"// {name}:" in doc for name in DIRECTIVES)
 
 

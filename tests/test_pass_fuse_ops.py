@@ -10,7 +10,7 @@ import relay
 from relay.compiler.ir import rewrite_module
 from relay.compiler.pass_manager import PassContext
 from relay.compiler.passes.fuse_ops import DefuseOps, FuseOps, is_primitive
-from relay.oracles.conformance import compare_values
+from relay.oracles.compare import compare_values
 from relay.oracles.fuzz import REDUCTION_LENGTH, Case, cases
 from relay.oracles.gen_dataflow import dataflow_programs
 from relay.oracles.pass_oracle import check_pass, run_main

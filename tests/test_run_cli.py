@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relay.oracles.conformance import interpreter_engine
+from relay.oracles.engines import interpreter_engine
 
 ROOT = Path(__file__).parent.parent
 

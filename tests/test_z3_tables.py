@@ -10,7 +10,7 @@ import z3
 
 from relay.oracles.samplers import SAMPLERS, missing_samplers
 from relay.oracles.validate import validate, validate_call
-from relay.oracles.z3_relations import (
+from relay.oracles.z3 import (
     Z3_ENCODINGS,
     Encoded,
     TensorArg,
