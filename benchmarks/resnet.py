@@ -17,7 +17,6 @@ interpreter's dispatch, which is a few microseconds per node.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from collections.abc import Callable
 
@@ -28,19 +27,20 @@ import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
 from relay.interpreter import evaluate, program_for
+from relay.interpreter.instructions import OpCall
 from relay.semantics import syntax as s
-from relay.semantics.ops import OPS
-from relay.semantics.ops.nn import (
-    BatchNormAttrs,
-    Conv2DAttrs,
-    DenseAttrs,
-    GlobalPool2DAttrs,
-    MaxPool2DAttrs,
-)
+from relay.semantics.ops import lookup
 from relay.semantics.ops.registry import Attrs, Reference
 from relay.semantics.values import TensorValue
 
 Array = npt.NDArray[np.float32]
+
+
+def attrs(op: str, **fields: object) -> Attrs:
+    """The attributes of a call of ``op`` (its registered attributes class)."""
+    opdef = lookup(op)
+    assert opdef is not None and opdef.attrs_type is not None, op
+    return opdef.attrs_type.from_kwargs(fields)
 
 
 class Net:
@@ -70,7 +70,8 @@ class Net:
         cin = self.channels[xn]
         w, wn = self.weight((out, cin, k, k), (2.0 / (cin * k * k)) ** 0.5)
         pad = k // 2
-        attrs = Conv2DAttrs(
+        conv = attrs(
+            "nn.conv2d",
             strides=(stride, stride),
             padding=(pad, pad, pad, pad),
             channels=out,
@@ -88,7 +89,7 @@ class Net:
             )
         )
         self.channels[yn] = out
-        return s.Call(s.Op("nn.conv2d"), (e, w), attrs), yn
+        return s.Call(s.Op("nn.conv2d"), (e, w), conv), yn
 
     def bn(self, x: tuple[s.Expr, str]) -> tuple[s.Expr, str]:
         e, xn = x
@@ -105,7 +106,7 @@ class Net:
         )
         self.channels[yn] = c
         call = s.Call(s.Op("nn.batch_norm"), (e, gamma, beta, mean, s.Constant(var)),
-                      BatchNormAttrs(epsilon=1e-5))  # fmt: skip
+                      attrs("nn.batch_norm", epsilon=1e-5))  # fmt: skip
         return s.TupleGetItem(call, 0), yn
 
     def relu(self, x: tuple[s.Expr, str]) -> tuple[s.Expr, str]:
@@ -150,7 +151,7 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
     net.nodes.append(helper.make_node("MaxPool", [x[1]], [pooled], kernel_shape=[3, 3],
                                       strides=[2, 2], pads=[1, 1, 1, 1]))  # fmt: skip
     net.channels[pooled] = 64
-    pool = MaxPool2DAttrs(pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    pool = attrs("nn.max_pool2d", pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
     x = (s.Call(s.Op("nn.max_pool2d"), (x[0],), pool), pooled)
     block: Callable[[tuple[s.Expr, str], int, int], tuple[s.Expr, str]]
     if depth == 18:
@@ -165,11 +166,11 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
     net.nodes.append(helper.make_node("GlobalAveragePool", [x[1]], [gap]))
     net.nodes.append(helper.make_node("Flatten", [gap], [flat]))
     e = s.Call(s.Op("nn.batch_flatten"), (s.Call(s.Op("nn.global_avg_pool2d"), (x[0],),
-                                                 GlobalPool2DAttrs()),))  # fmt: skip
+                                                 attrs("nn.global_avg_pool2d")),))  # fmt: skip
     w, wn = net.weight((1000, widths[-1]), (1.0 / widths[-1]) ** 0.5)
     b, bn = net.weight((1000,), 0.01)
     net.nodes.append(helper.make_node("Gemm", [flat, wn, bn], ["logits"], transB=1))
-    e = s.Call(s.Op("add"), (s.Call(s.Op("nn.dense"), (e, w), DenseAttrs(units=1000)), b))
+    e = s.Call(s.Op("add"), (s.Call(s.Op("nn.dense"), (e, w), attrs("nn.dense", units=1000)), b))
     mod = s.IRModule({s.GlobalVar("main"): s.Function((data,), e)})
     graph = helper.make_graph(
         net.nodes,
@@ -185,36 +186,30 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
 
 
 def kernel_breakdown(mod: s.IRModule, image: Array) -> tuple[float, dict[str, float]]:
-    """One run's time, and the time inside each operator's reference function.
+    """One run's time, and the time inside each operator's kernel.
 
-    The registry's references are wrapped with timers for the length of one run, of a copy of
-    the module (the interpreter takes each op's reference when it compiles a module).
+    The kernels of a fresh compilation of a copy of the module (the reference functions, or
+    the interpreter's faster ones: ``relay.interpreter.kernels``) are wrapped with timers.
     """
     spent: dict[str, float] = {}
-    saved = dict(OPS)
 
-    def timed(name: str, reference: Reference) -> Reference:
+    def timed(name: str, kernel: Reference) -> Reference:
         def run(args: tuple[npt.NDArray[np.generic], ...], attrs: Attrs | None) -> object:
             start = time.perf_counter()
             try:
-                return reference(args, attrs)
+                return kernel(args, attrs)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
 
         return run  # type: ignore[return-value]
 
-    try:
-        for name, op in saved.items():
-            if op.reference is not None:
-                OPS[name] = dataclasses.replace(op, reference=timed(name, op.reference))
-        copy = s.IRModule(dict(mod.functions), dict(mod.type_definitions))
-        program_for(copy)
-        start = time.perf_counter()
-        evaluate(copy, [TensorValue(image)])
-        total = time.perf_counter() - start
-    finally:
-        OPS.clear()
-        OPS.update(saved)
+    copy = s.IRModule(dict(mod.functions), dict(mod.type_definitions))
+    for ins in program_for(copy).instructions():
+        if isinstance(ins, OpCall):
+            ins.kernel = timed(ins.name, ins.kernel)
+    start = time.perf_counter()
+    evaluate(copy, [TensorValue(image)])
+    total = time.perf_counter() - start
     return total, spent
 
 

@@ -90,6 +90,7 @@ from .instructions import (
     UseShared,
     fetcher,
 )
+from .kernels import kernel_for
 
 Task = Callable[[], None]
 InstrT = TypeVar("InstrT", bound=Instr)
@@ -184,6 +185,14 @@ class Program:
             assert self.compiler is not None
             code = self.compiler.compile_root(fn)
         return code
+
+    def instructions(self) -> Iterator[Instr]:
+        """Every instruction compiled so far: of each function, and of each shared node's code
+        (for tools that inspect or instrument the compiled form, such as the benchmarks)."""
+        yield from (ins for code in self.codes.values() for ins in code.code)
+        if self.compiler is not None:
+            for _, _, instrs in self.compiler.subroutines.values():
+                yield from instrs
 
 
 class Compiler:
@@ -645,9 +654,8 @@ class Compiler:
                     reg = self._stuck(s, message, e.span, "E-Call-Op")
                 else:
                     reg = ctx.register()
-                    s.emit(
-                        OpCall(callee.name, opdef.reference, e.attrs, fetcher(args), reg, e.span)
-                    )
+                    kernel = kernel_for(callee.name, opdef.reference)
+                    s.emit(OpCall(callee.name, kernel, e.attrs, fetcher(args), reg, e.span))
                 self._done(s, reg, tail)
 
             self._then(self._operands(e.args, s), op_call)

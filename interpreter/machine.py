@@ -218,7 +218,7 @@ def run(
                 else:
                     arrays = tuple([_op_input(v, ins.span) for v in operands])
                 try:
-                    out = ins.reference(arrays, ins.attrs)  # type: ignore[arg-type]
+                    out = ins.kernel(arrays, ins.attrs)  # type: ignore[arg-type]
                 except RelayError as err:
                     if err.span is None:
                         err.span = ins.span
