@@ -402,10 +402,11 @@ def _strided(x: Array, i: int, j: int, out: tuple[int, int], strides: tuple[int,
     return x[..., i : i + (oh - 1) * sh + 1 : sh, j : j + (ow - 1) * sw + 1 : sw]
 
 
-def conv2d(args: Args, attrs: _Conv2DAttrs, min_work: int = CONV2D_MIN_WORK) -> Array | None:
+def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) -> Array | None:
     """``nn.conv2d`` of float data as im2col and a matrix product per group; ``None`` where the
     reference should run (other dtypes, layouts or attributes, or less than ``min_work``
     multiply-adds)."""
+    attrs = cast(_Conv2DAttrs, op_attrs)  # the op's attributes class, which has these fields
     data, weight = args
     if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
         return None
@@ -478,9 +479,10 @@ def _spatial_axes(layout: str, rank: int) -> tuple[int, int] | None:
     return layout.index("H"), layout.index("W")
 
 
-def max_pool2d(args: Args, attrs: _MaxPool2DAttrs) -> Array | None:
+def max_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
     """``nn.max_pool2d`` of float data without NaN as a running maximum over the window's
     shifted slices; ``None`` where the reference should run."""
+    attrs = cast(_MaxPool2DAttrs, op_attrs)
     (data,) = args
     if not _float_data(data) or attrs.ceil_mode or data.size == 0:
         return None
@@ -516,9 +518,10 @@ def max_pool2d(args: Args, attrs: _MaxPool2DAttrs) -> Array | None:
     return np.ascontiguousarray(np.moveaxis(out, (-2, -1), axes))
 
 
-def batch_norm(args: Args, attrs: _BatchNormAttrs) -> tuple[Array, Array, Array] | None:
+def batch_norm(args: Args, op_attrs: Attrs | None) -> tuple[Array, Array, Array] | None:
     """``nn.batch_norm`` of float data: the reference's formula, operation for operation, on
     one buffer (the same roundings, without the temporaries)."""
+    attrs = cast(_BatchNormAttrs, op_attrs)
     data, gamma, beta, mean, var = args
     if not _float_data(data) or data.ndim == 0:
         return None
@@ -554,7 +557,7 @@ def relu(args: Args) -> Array | None:
     return out
 
 
-def _tensor_kernel(fast: Callable[[Args, Any], object]) -> KernelMaker:
+def _tensor_kernel(fast: Callable[[Args, Attrs | None], object]) -> KernelMaker:
     def make(name: str, reference: Reference) -> Reference:
         def kernel(args: Args, attrs: Attrs | None) -> object:
             out = fast(args, attrs)
