@@ -9,14 +9,22 @@ the best time of each, and the ratio. Run:
     python benchmarks/resnet.py [--depth 18|50] [--repeat 5]
 
 The interpreter's time is a compiled module's run (the compile time is printed apart); the
-kernels are the operators' numpy reference semantics (convolution as im2col and a BLAS
-matrix product), so the ratio measures those kernels against onnxruntime's, plus the
-interpreter's dispatch, which is a few microseconds per node.
+kernels are the interpreter's (``relay.interpreter.kernels``: convolution as im2col and one
+BLAS matrix product, pooling, batch norm and relu on whole arrays, each held equal to the
+operator's reference semantics by ``tests/test_interpreter_kernels.py``), so the ratio
+measures those kernels against onnxruntime's, plus the interpreter's dispatch, which is a few
+microseconds per node.
+
+Threads: numpy's BLAS and onnxruntime each use every core by default. On a loaded machine,
+threaded kernels wait for time slices and both figures become noise; compare single-threaded
+then, with ``OPENBLAS_NUM_THREADS=1`` (the script gives onnxruntime as many intra-op threads as
+that variable says, and prints the setting).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 
@@ -240,8 +248,12 @@ def main() -> None:
         assert isinstance(result.value, TensorValue)
         return result.value.data.astype(np.float32)
 
+    options = onnxruntime.SessionOptions()
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "")
+    if threads.isdigit():
+        options.intra_op_num_threads = int(threads)
     session = onnxruntime.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
 
     def ort() -> Array:
@@ -255,6 +267,7 @@ def main() -> None:
     print(f"ResNet-{args.depth}, 1x3x224x224 float32: {ops} operator calls, {nodes} Relay nodes, "
           f"{len(model.graph.node)} ONNX nodes")  # fmt: skip
     print(f"outputs agree: max |difference| / max |output| = {error:.2e}")
+    print(f"threads: OPENBLAS_NUM_THREADS={threads or '(unset: all cores)'}, onnxruntime alike")
     t_interp = best(interpret, args.repeat)
     t_ort = best(ort, args.repeat)
     print(f"interpreter compile (once per module): {compile_time * 1e3:9.1f} ms")
