@@ -25,15 +25,16 @@ errors ignored (``np.errstate(all="ignore")``), as the reference does around its
 
 **Tensor kernels** (``TENSOR``): ``nn.conv2d`` as one matrix product per group over an im2col
 matrix built by ``kh * kw`` strided copies (the reference builds it through a sliding-window
-view, a gather that costs far more than the product); ``nn.max_pool2d`` as a running maximum
-over the window's shifted slices; ``nn.batch_norm`` as the reference's formula evaluated in
-place; ``nn.relu`` of floats as ``fmax(x, 0) + 0`` (the same bits as ``x > 0 ? x : 0``,
-including NaN and -0.0). Only float data is handled; integer data, unusual layouts and
-attributes go to the reference. ``nn.conv2d`` and ``nn.max_pool2d`` may differ from the
-reference by rounding (the product's summation order, the sign of a zero maximum), within
-the tolerance policy (``oracles/compare.py``, with the convolution's reduction length); so
-that small programs (the generated ones the oracle checks) see the reference's own rounding,
-the convolution kernel runs only from ``CONV2D_MIN_WORK`` multiply-adds up.
+view, a gather that costs far more than the product); ``nn.dense`` as one matrix product that
+reads the weight transposed in place; ``nn.max_pool2d`` as a running maximum over the window's
+shifted slices; ``nn.batch_norm`` as the reference's formula evaluated in place; ``nn.relu`` of
+floats as ``fmax(x, 0) + 0`` (the same bits as ``x > 0 ? x : 0``, including NaN and -0.0).
+Only float data is handled; integer data, unusual layouts and attributes go to the reference.
+``nn.conv2d``, ``nn.dense`` and ``nn.max_pool2d`` may differ from the reference by rounding
+(the products' summation order, the sign of a zero maximum), within the tolerance policy
+(``oracles/compare.py``, with the reduction length of the product); so that small programs
+(the generated ones the oracle checks) see the reference's own rounding, the product kernels
+run only from ``CONV2D_MIN_WORK`` and ``DENSE_MIN_WORK`` multiply-adds up.
 """
 
 from __future__ import annotations
@@ -323,6 +324,13 @@ class _Conv2DAttrs(Protocol):
     def out_dtype(self) -> str: ...
 
 
+class _DenseAttrs(Protocol):
+    """The field of ``nn.dense``'s attributes that the kernel reads."""
+
+    @property
+    def out_dtype(self) -> str: ...
+
+
 class _MaxPool2DAttrs(Protocol):
     """The fields of ``nn.max_pool2d``'s attributes that the kernel reads."""
 
@@ -470,6 +478,28 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     return np.ascontiguousarray(np.transpose(out, perm_out))
 
 
+DENSE_MIN_WORK = 1 << 18
+"""Multiply-adds from which ``nn.dense`` runs the interpreter's kernel (below: the reference)."""
+
+
+def dense(args: Args, op_attrs: Attrs | None, min_work: int = DENSE_MIN_WORK) -> Array | None:
+    """``nn.dense`` of float data as one matrix product with the weight read transposed in
+    place (the reference copies it first); ``None`` where the reference should run."""
+    attrs = cast(_DenseAttrs, op_attrs)
+    data, weight = args
+    if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
+        return None
+    if attrs.out_dtype not in ("", data.dtype.name) or data.ndim < 1 or weight.ndim != 2:
+        return None
+    units, k = weight.shape
+    if data.shape[-1] != k or data.size * units < min_work:
+        return None
+    cd = _compute_dtype(data.dtype)
+    x = data.astype(cd, copy=False).reshape(-1, k)
+    out: Array = np.matmul(x, weight.astype(cd, copy=False).T)
+    return out.astype(data.dtype, copy=False).reshape(*data.shape[:-1], units)
+
+
 def _spatial_axes(layout: str, rank: int) -> tuple[int, int] | None:
     """The H and W positions of a layout of plain axes (``NCHW``, ``NHWC``, ...), else ``None``."""
     if len(layout) != rank or not layout.isalpha() or not layout.isupper():
@@ -570,6 +600,7 @@ def _tensor_kernel(fast: Callable[[Args, Attrs | None], object]) -> KernelMaker:
 
 TENSOR: dict[str, KernelMaker] = {
     "nn.conv2d": _tensor_kernel(conv2d),
+    "nn.dense": _tensor_kernel(dense),
     "nn.max_pool2d": _tensor_kernel(max_pool2d),
     "nn.batch_norm": _tensor_kernel(batch_norm),
     "nn.relu": _tensor_kernel(lambda args, attrs: relu(args)),

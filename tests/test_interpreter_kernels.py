@@ -5,8 +5,8 @@
   the same bits, dtype and shape, or the same failure with the same message. Random values
   are in ``property_tests/test_fast_paths.py``.
 - Tensor kernels: on random shapes and attributes (strides, padding, dilation, groups,
-  layouts, dtypes), ``nn.conv2d`` and ``nn.max_pool2d`` equal the reference under the
-  tolerance policy (the convolution with its reduction length), ``nn.batch_norm`` and
+  layouts, dtypes), ``nn.conv2d``, ``nn.dense`` and ``nn.max_pool2d`` equal the reference under
+  the tolerance policy (the products with their reduction length), ``nn.batch_norm`` and
   ``nn.relu`` bit for bit; cases a kernel does not cover go to the reference.
 - The machine runs the kernels: a program's scalar arithmetic does not reach the reference.
 """
@@ -236,6 +236,27 @@ def test_conv2d_defers_what_it_does_not_cover() -> None:
     check_close(reference("nn.conv2d")((big, wbig), a), fast((big, wbig), a), 16 * 9)
 
 
+def test_dense_equals_the_reference_on_random_shapes() -> None:
+    rng = np.random.default_rng(13)
+    ref = reference("nn.dense")
+    for _ in range(60):
+        dtype = str(rng.choice(["float16", "float32", "float64"]))
+        lead = tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(0, 3))))
+        k, units = (int(v) for v in rng.integers(1, 40, size=2))
+        x = random_array(rng, (*lead, k), dtype)
+        w = random_array(rng, (units, k), dtype)
+        if rng.integers(0, 2):
+            w = np.asfortranarray(w)  # any strides
+        a = attrs("nn.dense", units=units)
+        actual = kernels.dense((x, w), a, min_work=0)
+        assert actual is not None
+        check_close(ref((x, w), a), actual, k)
+    ints = np.ones((2, 3), "int32")
+    assert kernels.dense((ints, ints), attrs("nn.dense", units=3), min_work=0) is None
+    small = np.ones((2, 3), "float32")
+    assert kernels.dense((small, small), attrs("nn.dense", units=2)) is None  # small: the reference
+
+
 def pool_case(rng: np.random.Generator) -> tuple[Array, Attrs]:
     dtype = str(rng.choice(["float32", "float64", "float16"]))
     layout = str(rng.choice(["NCHW", "NHWC", "HWNC", "NCWH"]))
@@ -331,7 +352,7 @@ def test_relu_is_the_reference_bit_for_bit() -> None:
 
 
 def test_kernels_are_chosen_by_op_name() -> None:
-    for name in ("nn.conv2d", "nn.max_pool2d", "nn.batch_norm", "nn.relu", *kernels.SCALAR):
+    for name in (*kernels.TENSOR, *kernels.SCALAR):
         assert kernels.kernel_for(name, reference(name)) is not reference(name)
     assert kernels.kernel_for("exp", reference("exp")) is reference("exp")
     mark: Callable[..., object] = kernels.kernel_for
