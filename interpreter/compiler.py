@@ -297,6 +297,8 @@ class Compiler:
         return code
 
     def _shared(self, e: Expr) -> bool:
+        if not self.plans:  # a module of trees: nothing is shared
+            return False
         plan = self.plans.get(id(e))
         return plan is not None and id(e) in plan.shared
 
@@ -455,15 +457,14 @@ class Compiler:
     def _simple(self, e: Expr) -> bool:
         """An atom, or an operator applied to atoms: compiled at once, it queues no task (and
         binds nothing), so it can be compiled before the tasks queued now have run."""
+        atoms = _ATOM_TYPES
         if self._shared(e):
             return False
-        if isinstance(e, ATOMS):
+        if type(e) in atoms:
             return True
-        return (
-            isinstance(e, Call)
-            and isinstance(e.op, Op)
-            and all(isinstance(a, ATOMS) and not self._shared(a) for a in e.args)
-        )
+        if type(e) is not Call or type(e.op) is not Op:
+            return False
+        return all(type(a) in atoms and not self._shared(a) for a in e.args)
 
     def _var(self, e: Var, s: _Stream) -> int:
         """E-Var: a register of this frame, or one loaded from an enclosing function's."""
