@@ -613,7 +613,12 @@ _KERNELS: dict[tuple[str, Reference], Reference] = {}
 
 def kernel_for(name: str, reference: Reference) -> Reference:
     """The kernel the machine runs for the operator ``name``: a fast path around ``reference``
-    (``SCALAR``, ``TENSOR``), or ``reference`` itself. Built once per operator and reference."""
+    (``SCALAR``, ``TENSOR``), or ``reference`` itself. Built once per operator and reference.
+
+    Like the reference, a kernel takes the argument arrays and the call's attributes. Call it
+    with numpy's floating-point errors ignored (``np.errstate(all="ignore")``), as the machine
+    does: the scalar float paths do not set the error state themselves (it costs more than the
+    arithmetic)."""
     kernel = _KERNELS.get((name, reference))
     if kernel is None:
         make = SCALAR.get(name) or TENSOR.get(name)
