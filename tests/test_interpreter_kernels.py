@@ -24,7 +24,9 @@ import pytest
 import relay
 from relay.interpreter import evaluate, kernels
 from relay.oracles.compare import compare_arrays
+from relay.semantics import syntax as s
 from relay.semantics.errors import RelayError
+from relay.semantics.evaluation import evaluate as spec_evaluate
 from relay.semantics.ops import lookup
 from relay.semantics.ops.registry import Attrs, Reference
 from relay.semantics.values import TensorValue
@@ -349,6 +351,33 @@ def test_relu_is_the_reference_bit_for_bit() -> None:
         assert isinstance(expected, np.ndarray) and actual is not None
         assert (expected.dtype, expected.tobytes()) == (actual.dtype, actual.tobytes())
     assert kernels.relu((np.arange(-3, 3),)) is None  # integers: the reference
+
+
+def test_a_network_layer_agrees_with_the_spec() -> None:
+    """conv2d (large enough for the kernel), batch_norm, relu, max_pool2d and dense in one
+    program: the interpreter's value equals the spec's (the references) under the policy."""
+    rng = np.random.default_rng(17)
+    data = s.Var("data", s.TensorType((1, 8, 32, 32), "float32"))
+    weight = s.Constant(rng.standard_normal((32, 8, 3, 3)).astype("float32"))
+    vectors = [s.Constant(rng.standard_normal(32).astype("float32")) for _ in range(3)]
+    var = s.Constant(np.abs(rng.standard_normal(32)).astype("float32") + 0.5)
+    conv = s.Call(s.Op("nn.conv2d"), (data, weight), attrs("nn.conv2d", padding=(1, 1)))
+    bn = s.TupleGetItem(s.Call(s.Op("nn.batch_norm"), (conv, *vectors, var),
+                               attrs("nn.batch_norm")), 0)  # fmt: skip
+    relu = s.Call(s.Op("nn.relu"), (bn,))
+    pool = s.Call(s.Op("nn.max_pool2d"), (relu,),
+                  attrs("nn.max_pool2d", pool_size=(2, 2), strides=(2, 2)))  # fmt: skip
+    flat = s.Call(s.Op("nn.batch_flatten"), (pool,))
+    dense_weight = s.Constant(rng.standard_normal((10, 32 * 16 * 16)).astype("float32"))
+    out = s.Call(s.Op("nn.dense"), (flat, dense_weight), attrs("nn.dense", units=10))
+    mod = s.IRModule({s.GlobalVar("main"): s.Function((data,), out)})
+    image = TensorValue(rng.standard_normal((1, 8, 32, 32)).astype("float32"))
+    expected = spec_evaluate(mod, [image]).value
+    actual = evaluate(mod, [image]).value
+    assert isinstance(expected, TensorValue) and isinstance(actual, TensorValue)
+    # dense sums 8192 terms of a convolution's outputs (each a sum of 72)
+    check_close(expected.data, actual.data, 72 * 32 * 16 * 16)
+    assert kernels.conv2d((image.data, weight.data), conv.attrs) is not None  # the fast path ran
 
 
 def test_kernels_are_chosen_by_op_name() -> None:
