@@ -45,7 +45,7 @@ def astext(mod: IRModule, *, types: bool = False) -> str:
     if not types:
         return _astext(mod)
     info = infer_types(mod)
-    return _astext(mod, lambda e: info.expr_types.get(id(e)))
+    return _astext(mod, lambda e: info.expr_types.get(e))
 
 
 def evaluate(

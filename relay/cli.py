@@ -66,7 +66,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     mod = parse(text, source_name=name)
     if args.types:
         info = infer_types(mod)
-        sys.stdout.write(astext(mod, lambda e: info.expr_types.get(id(e))))
+        sys.stdout.write(astext(mod, lambda e: info.expr_types.get(e)))
     else:
         sys.stdout.write(astext(mod))
     sys.stdout.write("\n")
