@@ -65,6 +65,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import assert_never
 
+import numpy as np
 import sympy
 
 from .errors import RelayTypeError, Span
@@ -201,7 +202,9 @@ class Solver:
 
     def is_known(self, t: Type) -> bool:
         """Whether ``t`` (resolved) has no holes left."""
-        stack = [t]
+        if isinstance(t, TensorType):
+            return True
+        stack: list[Type] = [t]
         while stack:
             u = stack.pop()
             if isinstance(u, IncompleteType):
@@ -400,6 +403,7 @@ class Checker:
         self.expr_types: dict[Expr, Type] = {}
         self.global_types: dict[str, Type] = {}
         self.postponed: list[_Postponed] = []
+        self.const_types: dict[tuple[tuple[int, ...], np.dtype[np.generic]], TensorType] = {}
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -667,7 +671,12 @@ def t_const(ctx: Checker, e: Constant) -> Type:
     ─────────────────────────────────────
     Γ ⊢ c : Tensor[s, d]
     """
-    return TensorType(tuple(int(d) for d in e.data.shape), e.data.dtype.name)
+    key = (e.data.shape, e.data.dtype)
+    t = ctx.const_types.get(key)
+    if t is None:  # one type object per shape and dtype: a program has many equal constants
+        t = ctx.const_types[key] = TensorType(tuple(int(d) for d in e.data.shape),
+                                              e.data.dtype.name)  # fmt: skip
+    return t
 
 
 def t_tuple(ctx: Checker, e: Tuple) -> Type:
@@ -783,9 +792,16 @@ def t_let(ctx: Checker, e: Let) -> Type:
 
 
 def t_let_bind(ctx: Checker, e: Let) -> None:
-    """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation)."""
-    ctx.unify(ctx.var_type(e.var), ctx.t(e.value), "T-Let",
-              f"the value bound to %{e.var.name_hint}", _where(e.value, e))  # fmt: skip
+    """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation).
+
+    An unannotated variable not yet used (the value is not a function calling itself through
+    it) simply gets τ1: the hole it would get would be unified with τ1 at once."""
+    value = ctx.t(e.value)
+    if e.var.type_annotation is None and e.var not in ctx.var_types:
+        ctx.var_types[e.var] = value
+        return
+    ctx.unify(ctx.var_type(e.var), value, "T-Let", f"the value bound to %{e.var.name_hint}",
+              _where(e.value, e))  # fmt: skip
 
 
 def t_if(ctx: Checker, e: If) -> Type:

@@ -1,5 +1,8 @@
 """The typing rules, on programs whose types are known by hand, and their error messages."""
 
+import gc
+import sys
+
 import pytest
 
 import relay
@@ -331,6 +334,34 @@ def test_long_let_chain_type_checks_without_recursion() -> None:
     assert format_type(infer_types(mod).global_type("main")) == (
         "fn (Tensor[(2), float32]) -> Tensor[(2), float32]"
     )
+
+
+def test_side_table_is_keyed_by_the_nodes_themselves() -> None:
+    mod = relay.parse("def @f(%x: int32) { let %y = add(%x, 1); (%y, %y) }")
+    info = infer_types(mod)
+    body = mod["f"].body
+    assert isinstance(body, s.Let)
+    assert body in info.expr_types and format_type(info.expr_types[body]) == "(int32, int32)"
+    assert format_type(info.type_of(body.value)) == "int32"
+    assert all(not isinstance(k, int) for k in info.expr_types)
+
+
+def test_infer_types_leaves_the_process_state_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse() -> None:
+        raise AssertionError("infer_types must not pause the garbage collector")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 7)  # an unusual value, to see it restored exactly
+    try:
+        infer_types(relay.parse("def @f(%x: int32) { %x }"))
+        assert sys.getrecursionlimit() == limit + 7
+        with pytest.raises(relay.RelayTypeError):
+            infer_types(relay.parse("def @f(%x: int32) -> bool { %x }"))
+        assert sys.getrecursionlimit() == limit + 7
+        assert gc.isenabled()
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_check_command_prints_globals_in_definition_order() -> None:
