@@ -788,7 +788,7 @@ RULES: tuple[str, ...] = tuple(_DECLARED)
 # ---------------------------------------------------------------------------------------------
 # Running a module
 
-SPEC_RECURSION_LIMIT = 12_000
+SPEC_RECURSION_LIMIT = 14_000
 """The Python recursion limit the spec runs under (it recurses on program depth)."""
 
 

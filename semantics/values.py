@@ -153,9 +153,9 @@ def value_to_json(v: Value, store: Store | None = None) -> JSON:
     back-reference ``{"kind": "backref", "label": k}``; labels count from 0 in output order.
     """
     root: list[JSON] = []
-    open_refs: dict[int, dict[str, JSON]] = {}  # location -> the form being filled
-    labels: dict[int, _Label] = {}  # id of a cyclic reference's form -> its label
     refs: list[dict[str, JSON]] = []  # every reference's form, in output order
+    open_refs: dict[int, int] = {}  # location -> the index in ``refs`` of the form being filled
+    labels: dict[int, _Label] = {}  # index in ``refs`` of a cyclic reference -> its label
     backrefs: list[tuple[dict[str, JSON], _Label]] = []
     # ``(value, where to append its form)``, or ``(location, None)`` closing a reference.
     stack: list[tuple[Value, list[JSON]] | tuple[int, None]] = [(v, root)]
@@ -180,8 +180,7 @@ def value_to_json(v: Value, store: Store | None = None) -> JSON:
                 stack.extend((f, items) for f in reversed(fields))
             case RefValue(location):
                 if location in open_refs:
-                    target = open_refs[location]
-                    label = labels.setdefault(id(target), _Label())
+                    label = labels.setdefault(open_refs[location], _Label())
                     backref: dict[str, JSON] = {"kind": "backref"}
                     backrefs.append((backref, label))
                     out.append(backref)
@@ -190,9 +189,9 @@ def value_to_json(v: Value, store: Store | None = None) -> JSON:
                 else:
                     inner: list[JSON] = []
                     form: dict[str, JSON] = {"kind": "ref", "value": inner}
+                    open_refs[location] = len(refs)
                     refs.append(form)
                     out.append(form)
-                    open_refs[location] = form
                     stack.append((location, None))
                     stack.append((store[location], inner))
             case ClosureValue() | ConstructorFnValue():
@@ -201,10 +200,10 @@ def value_to_json(v: Value, store: Store | None = None) -> JSON:
                 assert_never(value)
     # Number the labels in output order, and unwrap each reference's one-element list.
     count = 0
-    for form in refs:
+    for index, form in enumerate(refs):
         contents = form.pop("value")
         assert isinstance(contents, list)
-        cyclic = labels.get(id(form))
+        cyclic = labels.get(index)
         if cyclic is not None:
             cyclic.number = count
             form["label"] = count
