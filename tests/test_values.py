@@ -219,3 +219,35 @@ def test_references_without_a_store_and_other_atoms() -> None:
     }
     special = TensorValue(np.array([np.nan, np.inf, -np.inf, 0.5], dtype="float32"))
     assert value_to_json(special)["data"] == ["nan", "inf", "-inf", 0.5]  # type: ignore[index]
+
+
+def test_the_derivation_puts_the_premises_that_chose_a_rule_under_it() -> None:
+    # (Printed with format_value; kept here with the other printing tests.) The condition of
+    # an if, and the arguments and callee of a call, are evaluated by the table of contents
+    # to choose the rule; the derivation still shows them as that rule's first premises.
+    from relay.semantics.evaluation import format_derivation
+
+    mod = relay.parse("""#[version = "0.0.5"]
+type Box { Box(int32) }
+def @main(%x: int32) {
+  if (%x > 0) { Box(%x) } else { Box(0) }
+}
+""")
+    result = spec(mod, [one(3)], explain=True)
+    assert result.derivation is not None
+    lines = format_derivation(result.derivation).splitlines()
+    depths = [(len(line) - len(line.lstrip())) // 2 for line in lines]
+    names = [line.split()[0] for line in lines]
+    assert names == [
+        "E-Call-Closure",  # @main(3): the conclusion
+        "E-If-True",
+        "E-Call-Op",  # the condition, a premise of E-If-True
+        "E-Var",
+        "E-Const",
+        "E-Call-Constructor",  # the branch
+        "E-Var",  # the argument, a premise of E-Call-Constructor
+        "E-Ctor",  # then the callee
+    ]
+    assert depths == [0, 1, 2, 3, 3, 2, 3, 3]
+    assert lines[-3].endswith("⇓ Box(3)")
+    assert result.rules_fired["E-If-True"] == 1 and result.rules_fired["E-If-False"] == 0
