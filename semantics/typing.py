@@ -73,6 +73,7 @@ from .ops import OPS
 from .ops.registry import RelationError
 from .ops.shapes import dims_equal
 from .syntax import (
+    ATOMS,
     AnyDim,
     Call,
     Clause,
@@ -536,6 +537,9 @@ class Checker:
             e, phase = stack.pop()
             if phase == visit:
                 if e in types:
+                    continue
+                if isinstance(e, ATOMS):  # no sub-expressions: its rule applies at once
+                    types[e] = self.rule(e)
                     continue
                 stack.append((e, finish))
                 match e:
