@@ -212,8 +212,8 @@ class Compiler:
                     self.plans.pop(node_id, None)
             else:
                 plan = sharing_plan(fn)
-                for node_id in plan.scope:
-                    self.plans[node_id] = plan
+                for node in plan.scope:
+                    self.plans[id(node)] = plan
             self.global_values.setdefault(gv.name, ClosureValue(fn))
         self.subroutines: dict[int, tuple[_Context, int, list[Instr]]] = {}
         self.compiled: set[int] = set()
@@ -300,13 +300,13 @@ class Compiler:
         if not self.plans:  # a module of trees: nothing is shared
             return False
         plan = self.plans.get(id(e))
-        return plan is not None and id(e) in plan.shared
+        return plan is not None and e in plan.shared
 
     def _hoist_steps(self, opener: Expr, s: _Stream) -> list[Task]:
         """Evaluate (for effect) the shared nodes hoisted before ``opener``."""
         plan = self.plans.get(id(opener))
         steps: list[Task] = []
-        for node in () if plan is None else plan.hoisted.get(id(opener), ()):
+        for node in () if plan is None else plan.hoisted.get(opener, ()):
             steps += [partial(self._expr, node, s, False), self._discard]
         return steps
 
@@ -316,7 +316,7 @@ class Compiler:
     def _home(self, e: Expr, ctx: _Context) -> tuple[_Context, int] | None:
         """The context owning the scope of the shared node ``e``, and how many levels up."""
         plan = self.plans[id(e)]
-        key = plan.scope.get(id(e))
+        key = plan.scope.get(e)
         # A function opens the scope of position 0 (its body); an if or a match those of its
         # branches and clauses (positions 1 and up), each inside the scope the opener is in.
         while key is not None and key[1] != 0:
@@ -325,7 +325,7 @@ class Compiler:
             return None
         depth = 0
         c: _Context | None = ctx
-        while c is not None and id(c.code.fn) != key[0]:
+        while c is not None and c.code.fn is not key[0]:
             c = c.parent
             depth += 1
         return None if c is None else (c, depth)
