@@ -689,6 +689,11 @@ def test_sign_and_predicates_against_onnxruntime() -> None:
     same(run("isinf", x), onnx_peer.onnx_run("IsInf", [x], out_dtype="bool"))
 
 
+def test_bitwise_not_against_onnxruntime() -> None:
+    x = _random((5,), "int16", -300, 300)
+    same(run("bitwise_not", x), onnx_peer.onnx_run("BitwiseNot", [x], opset=18))
+
+
 def test_log2_log10_trunc_isfinite_per_element() -> None:
     x = np.concatenate([_random((30,), "float64", 0.001, 1000), [0.0, -1.0, np.inf, np.nan]])
     for name, f in [("log2", math.log2), ("log10", math.log10)]:
