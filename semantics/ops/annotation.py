@@ -51,7 +51,17 @@ from typing import ClassVar
 import numpy as np
 
 from ..syntax import TupleType, Type
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    Tensor,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from .shapes import tensor_arg
 
 DEVICE_TYPES: dict[int, str] = {
@@ -205,7 +215,7 @@ register(
         OpPattern.OPAQUE,
         "The identity; the fusion pass does not fuse across it.",
         relation=_stop_fusion_relation,
-        reference=_identity,
+        reference=tensor_reference(_identity),
         relation_name="Identity",
         check="independent:identity",
     )
@@ -220,7 +230,7 @@ register(
         OpPattern.OPAQUE,
         "The identity; constrains the body (or result) to a virtual device.",
         relation=_on_device_relation,
-        reference=_identity,
+        reference=tensor_reference(_identity),
         relation_name="Identity",
         check="independent:identity",
     )
@@ -235,7 +245,7 @@ register(
         OpPattern.OPAQUE,
         "The identity; copies the value from the source to the destination device.",
         relation=_device_copy_relation,
-        reference=_identity,
+        reference=tensor_reference(_identity),
         relation_name="Identity",
         check="independent:identity",
     )

@@ -218,10 +218,11 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
-    Reference,
     Relation,
     RelationError,
+    TensorReference,
     register,
+    tensor_reference,
 )
 from .shapes import broadcast_shapes
 
@@ -315,7 +316,7 @@ def _float_divide(op: str) -> Callable[[Array, Array], Array]:
 BinaryKernel: TypeAlias = Callable[[Array, Array], Array]
 
 
-def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> Reference:
+def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> TensorReference:
     """A reference applying ``kernel`` to the broadcast ``lhs`` and ``rhs``."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -429,7 +430,7 @@ for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
             OpPattern.BROADCAST,
             _doc,
             relation=_broadcast_relation(_accepts, comparison=_comparison),
-            reference=_binary(_binary_kernel, comparison=_comparison),
+            reference=tensor_reference(_binary(_binary_kernel, comparison=_comparison)),
             relation_name="BroadcastComp" if _comparison else "Broadcast",
             check=_CHECKS[_name],
         )
@@ -444,7 +445,7 @@ register(
         OpPattern.BROADCAST,
         "Select from x where condition is non-zero, else from y; all three broadcast.",
         relation=_where_relation,
-        reference=_where,
+        reference=tensor_reference(_where),
         relation_name="Where",
         check=_CHECKS["where"],
     )
@@ -532,7 +533,7 @@ for _name, _math_accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
             OpPattern.BROADCAST,
             _doc,
             relation=_math_broadcast_relation(_math_accepts),
-            reference=_binary(_binary_kernel),
+            reference=tensor_reference(_binary(_binary_kernel)),
             relation_name="Broadcast",
             check=_check,
         )

@@ -368,6 +368,7 @@ from .registry import (
     Tensor,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import (
     tensor_arg,
@@ -425,7 +426,7 @@ for _name, _accepts, _kernel, _doc in _UNARY:
             OpPattern.ELEMWISE,
             _doc,
             relation=_identity_relation(_accepts),
-            reference=_unary(_kernel),
+            reference=tensor_reference(_unary(_kernel)),
             relation_name="Identity",
             check=_CHECKS[_name],
         )
@@ -440,7 +441,7 @@ register(
         OpPattern.ELEMWISE,
         "The scalar fill_value, cast to the dtype of data, with the shape of data.",
         relation=_full_like_relation,
-        reference=_full_like,
+        reference=tensor_reference(_full_like),
         relation_name="FullLike",
         check=_CHECKS["full_like"],
     )
@@ -576,7 +577,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of the given shape and dtype filled with zeros.",
         relation=_init_relation,
-        reference=_init_reference(0),
+        reference=tensor_reference(_init_reference(0)),
         relation_name="InitOp",
         check="onnxruntime:ConstantOfShape",
     )
@@ -591,7 +592,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of the given shape and dtype filled with ones.",
         relation=_init_relation,
-        reference=_init_reference(1),
+        reference=tensor_reference(_init_reference(1)),
         relation_name="InitOp",
         check="onnxruntime:ConstantOfShape",
     )
@@ -606,7 +607,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of the given shape filled with the scalar fill_value.",
         relation=_full_relation,
-        reference=_full_reference,
+        reference=tensor_reference(_full_reference),
         relation_name="Full",
         check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
     )
@@ -692,7 +693,7 @@ _RECORDS: tuple[OpDef, ...] = (
         OpPattern.OPAQUE,
         "Evenly spaced values from start towards stop by step.",
         relation=_arange_relation,
-        reference=_arange_reference,
+        reference=tensor_reference(_arange_reference),
         relation_name="Arange",
         check="onnxruntime:Range",
         shape_func=_arange_shape,

@@ -92,7 +92,16 @@ from ..errors import RelayRuntimeError, UndefinedBehavior
 from ..syntax import ANY, Dim, TensorType, TupleType, Type, is_dtype
 from .create import InitOpAttrs, _cast_scalar
 from .index import OneHotAttrs, StridedSliceAttrs
-from .registry import OPS, Attrs, OpDef, OpPattern, RelationError, Tensor, register
+from .registry import (
+    OPS,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    Tensor,
+    register,
+    tensor_reference,
+)
 from .shape import ReshapeAttrs, TileAttrs
 from .shapes import broadcast_shapes, normalize_axis, tensor_arg
 from .sort import TopKAttrs
@@ -470,7 +479,7 @@ register(
         OpPattern.INJECTIVE,
         "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
         relation=_reshape_relation,
-        reference=_reshape_reference,
+        reference=tensor_reference(_reshape_reference),
         relation_name="DynamicReshape",
         check="independent:the static reshape (relation and reference) on the same values",
         shape_func=_reshape_shape,
@@ -486,7 +495,7 @@ register(
         OpPattern.BROADCAST,
         "Broadcast data to the shape held by the tensor shape.",
         relation=_broadcast_to_relation,
-        reference=_broadcast_to_reference,
+        reference=tensor_reference(_broadcast_to_reference),
         relation_name="DynamicBroadCastTo",
         check="onnxruntime:Expand",
         shape_func=_broadcast_to_shape,
@@ -502,7 +511,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of zeros of the shape held by the tensor shape.",
         relation=_init_relation,
-        reference=_zeros_reference,
+        reference=tensor_reference(_zeros_reference),
         relation_name="DynamicInitOp",
         check="onnxruntime:ConstantOfShape",
         shape_func=_init_shape,
@@ -518,7 +527,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of ones of the shape held by the tensor shape.",
         relation=_init_relation,
-        reference=_ones_reference,
+        reference=tensor_reference(_ones_reference),
         relation_name="DynamicInitOp",
         check="onnxruntime:ConstantOfShape",
         shape_func=_init_shape,
@@ -534,7 +543,7 @@ register(
         OpPattern.ELEMWISE,
         "A tensor of the shape held by the tensor shape, filled with fill_value.",
         relation=_full_relation,
-        reference=_full_reference,
+        reference=tensor_reference(_full_reference),
         relation_name="DynamicFull",
         check="onnxruntime:Expand",
         shape_func=_full_shape,
@@ -550,7 +559,7 @@ register(
         OpPattern.INJECTIVE,
         "A strided slice of data with begin, end and strides held by tensors.",
         relation=_strided_slice_relation,
-        reference=_strided_slice_reference,
+        reference=tensor_reference(_strided_slice_reference),
         relation_name="DynStridedSlice",
         check="independent:Python range slicing of nested lists",
         shape_func=_strided_slice_shape,
@@ -566,7 +575,7 @@ register(
         OpPattern.INJECTIVE,
         "Repeat data along each axis as many times as the tensor reps says.",
         relation=_tile_relation,
-        reference=_tile_reference,
+        reference=tensor_reference(_tile_reference),
         relation_name="DynamicTile",
         check="onnxruntime:Tile",
         shape_func=_tile_shape,
@@ -582,7 +591,7 @@ register(
         OpPattern.OPAQUE,
         "The k largest (or smallest) elements along an axis, k held by a tensor.",
         relation=_topk_relation,
-        reference=_topk_reference,
+        reference=tensor_reference(_topk_reference),
         relation_name="DynTopK",
         check="onnxruntime:TopK",
         shape_func=_topk_shape,
@@ -598,7 +607,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "One-hot encode indices with a depth held by a scalar tensor.",
         relation=_one_hot_relation,
-        reference=_one_hot_reference,
+        reference=tensor_reference(_one_hot_reference),
         relation_name="DynOneHot",
         check="onnxruntime:OneHot",
         shape_func=_one_hot_shape,

@@ -205,11 +205,12 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
-    Reference,
     Relation,
     RelationError,
+    TensorReference,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import tensor_arg
 
@@ -362,7 +363,7 @@ def _attr_constant(value: float, dtype: str, what: str) -> Array:
 UnaryKernel: TypeAlias = Callable[[Array], Array]
 
 
-def _unary(kernel: UnaryKernel) -> Reference:
+def _unary(kernel: UnaryKernel) -> TensorReference:
     """A reference applying ``kernel`` to ``data``; the result keeps the dtype of ``data``."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -470,7 +471,7 @@ for _name, _accepts, _kernel, _doc in _UNARY:
             OpPattern.ELEMWISE,
             _doc,
             relation=_identity_relation(_accepts),
-            reference=_unary(_kernel),
+            reference=tensor_reference(_unary(_kernel)),
             relation_name="Identity",
             check=_CHECKS[_name],
         )
@@ -485,7 +486,7 @@ register(
         OpPattern.ELEMWISE,
         "Clamp every element into [a_min, a_max].",
         relation=_identity_relation("any"),
-        reference=_clip,
+        reference=tensor_reference(_clip),
         relation_name="Identity",
         check=_CHECKS["clip"],
     )
@@ -500,7 +501,7 @@ register(
         OpPattern.ELEMWISE,
         "Convert every element to dtype.",
         relation=_cast_relation,
-        reference=_cast_reference,
+        reference=tensor_reference(_cast_reference),
         relation_name="Cast",
         check=_CHECKS["cast"],
     )
@@ -619,7 +620,7 @@ def _nan_is_undefined(op: str, dtypes: tuple[str, ...], exact: UnaryKernel) -> U
     return kernel
 
 
-def _predicate(kernel: UnaryKernel, on_integers: bool) -> Reference:
+def _predicate(kernel: UnaryKernel, on_integers: bool) -> TensorReference:
     """A bool-valued reference: ``kernel`` on floats, the constant ``on_integers`` otherwise."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -693,7 +694,7 @@ for _name, _kernel, _doc, _check in _FLOAT_MATH:
             OpPattern.ELEMWISE,
             _doc,
             relation=_math_identity_relation("float"),
-            reference=_unary(_kernel),
+            reference=tensor_reference(_unary(_kernel)),
             relation_name="Identity",
             check=_check,
         )
@@ -709,7 +710,7 @@ for _name, _math_accepts, _kernel, _doc, _check in _OTHER_UNARY:
             OpPattern.ELEMWISE,
             _doc,
             relation=_math_identity_relation(_math_accepts),
-            reference=_unary(_kernel),
+            reference=tensor_reference(_unary(_kernel)),
             relation_name="Identity",
             check=_check,
         )
@@ -725,7 +726,7 @@ for _name, _kernel, _on_integers, _doc, _check in _PREDICATES:
             OpPattern.ELEMWISE,
             _doc,
             relation=_identity_comp_relation,
-            reference=_predicate(_kernel, _on_integers),
+            reference=tensor_reference(_predicate(_kernel, _on_integers)),
             relation_name="IdentityCompRel",
             check=_check,
         )
@@ -740,7 +741,7 @@ register(
         OpPattern.ELEMWISE,
         "The bits of every element read as dtype (of the same bit width).",
         relation=_reinterpret_relation,
-        reference=_reinterpret,
+        reference=tensor_reference(_reinterpret),
         relation_name="Reinterpret",
         check="independent:struct.pack and struct.unpack per element",
     )

@@ -76,7 +76,16 @@ import numpy as np
 
 from ..syntax import Dim, TensorType, Type
 from .nn.common import _attrs, _convert, _Num, _show, _ub
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from .shapes import tensor_arg
 
 _F32 = np.float32
@@ -350,7 +359,7 @@ register(
         OpPattern.INJECTIVE,
         "Resize the H and W axes by nearest, linear or cubic interpolation.",
         relation=_resize2d_relation,
-        reference=_resize2d_reference,
+        reference=tensor_reference(_resize2d_reference),
         relation_name="Resize2D",
         check="onnxruntime:Resize",
     )

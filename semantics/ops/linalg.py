@@ -153,10 +153,12 @@ from .create import _attrs, _fmt, _out_shape, _type_of
 from .registry import (
     AttrKind,
     Attrs,
+    OpInput,
     OpPattern,
     RelationError,
     Tensor,
     attr_field,
+    tensor_reference,
 )
 from .shape import _fields, _op, _run_time, _tuple_value, _two
 from .shapes import (
@@ -294,7 +296,7 @@ def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     return TensorType(tuple(oshape), dtype)
 
 
-def _einsum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _einsum_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     fields = _tuple_value(args)
     a = _attrs(attrs, EinsumAttrs)
     t = _run_time(
@@ -431,7 +433,7 @@ _op(
     "MatrixSetDiag",
     "independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
     _matrix_set_diag_relation,
-    _matrix_set_diag_reference,
+    tensor_reference(_matrix_set_diag_reference),
 )
 
 
@@ -444,5 +446,5 @@ _op(
     "trilu",
     "onnxruntime:Trilu",
     _trilu_relation,
-    _trilu_reference,
+    tensor_reference(_trilu_reference),
 )

@@ -141,7 +141,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -154,12 +154,16 @@ from .registry import (
     AttrKind,
     Attrs,
     OpDef,
+    OpInput,
     OpPattern,
-    Reference,
     RelationError,
     Tensor,
+    TensorReference,
+    array_input,
     attr_field,
     register,
+    tensor_reference,
+    tuple_input,
 )
 from .shape import ConcatenateAttrs, _concatenate_relation
 from .shapes import broadcast_shapes, dims_equal, tensor_arg, tuple_arg
@@ -693,7 +697,11 @@ def _shifted(x: Tensor, zero_point: Tensor, axis: int) -> Array:
 
 
 def _accumulate(
-    name: str, core: Reference, attrs: Attrs, pairs: tuple[tuple[Array, Array], ...], dtype: str
+    name: str,
+    core: TensorReference,
+    attrs: Attrs,
+    pairs: tuple[tuple[Array, Array], ...],
+    dtype: str,
 ) -> Tensor:
     """Run the float-free core (nn.dense or nn.conv2d) in int64 on each (data, weight) pair;
     the first pair's result is the value, every result must fit the output dtype."""
@@ -868,10 +876,10 @@ def _qnn_concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
     return _concatenate_relation((arg_types[0],), a)
 
 
-def _qnn_concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _qnn_concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     a = _attrs(attrs, ConcatenateAttrs)
-    data, scales, zero_points = (cast(tuple[Tensor, ...], args[i]) for i in range(3))
-    out_s, out_z = args[3], args[4]
+    data, scales, zero_points = (tuple_input(args[i]) for i in range(3))
+    out_s, out_z = array_input(args[3]), array_input(args[4])
     dtype = data[0].dtype.name
     parts = []
     for x, s, z in zip(data, scales, zero_points, strict=True):
@@ -891,7 +899,7 @@ register(
         OpPattern.OPAQUE,
         "Quantize float32 data with a scale and zero point (per tensor or per channel).",
         relation=_quantize_relation,
-        reference=_quantize_reference,
+        reference=tensor_reference(_quantize_reference),
         relation_name="Quantize",
         check="onnxruntime:QuantizeLinear",
     )
@@ -906,7 +914,7 @@ register(
         OpPattern.OPAQUE,
         "Dequantize data with a scale and zero point (per tensor or per channel).",
         relation=_dequantize_relation,
-        reference=_dequantize_reference,
+        reference=tensor_reference(_dequantize_reference),
         relation_name="Dequantize",
         check="onnxruntime:DequantizeLinear",
     )
@@ -921,7 +929,7 @@ register(
         OpPattern.ELEMWISE,
         "Multiply int32 data by the fixed-point number multiplier * 2**(shift - 31).",
         relation=_fixed_point_multiply_relation,
-        reference=_fixed_point_multiply_reference,
+        reference=tensor_reference(_fixed_point_multiply_reference),
         relation_name="Identity",
         check="independent:exact rational rounding with fractions.Fraction",
     )
@@ -936,7 +944,7 @@ register(
         OpPattern.OPAQUE,
         "Convert quantized data to another scale and zero point, in integer arithmetic.",
         relation=_requantize_relation,
-        reference=_requantize_reference,
+        reference=tensor_reference(_requantize_reference),
         relation_name="Requantize",
         check="independent:exact rational rounding with fractions.Fraction",
     )
@@ -951,7 +959,7 @@ register(
         OpPattern.OPAQUE,
         "Quantized dense: sum over k of (data - zp) * (weight - kernel zp), in int32.",
         relation=_qnn_dense_relation,
-        reference=_qnn_dense_reference,
+        reference=tensor_reference(_qnn_dense_reference),
         relation_name="QDense",
         check="onnxruntime:MatMulInteger",
     )
@@ -966,7 +974,7 @@ register(
         OpPattern.OPAQUE,
         "Quantized 2-D convolution of zero-point-shifted data and weight, in int32.",
         relation=_qnn_conv2d_relation,
-        reference=_qnn_conv2d_reference,
+        reference=tensor_reference(_qnn_conv2d_reference),
         relation_name="QnnConv2D",
         check="onnxruntime:ConvInteger",
     )
@@ -981,7 +989,7 @@ register(
         OpPattern.OPAQUE,
         "Quantized addition with broadcasting: both operands requantized to the output.",
         relation=_qnn_broadcast_relation,
-        reference=_qnn_add_reference,
+        reference=tensor_reference(_qnn_add_reference),
         relation_name="QnnBroadcast",
         check="independent:exact rational rounding with fractions.Fraction",
     )
@@ -996,7 +1004,7 @@ register(
         OpPattern.BROADCAST,
         "Quantized multiplication with broadcasting: the product requantized to the output.",
         relation=_qnn_broadcast_relation,
-        reference=_qnn_mul_reference,
+        reference=tensor_reference(_qnn_mul_reference),
         relation_name="QnnBroadcast",
         check="independent:exact rational rounding with fractions.Fraction",
     )

@@ -169,12 +169,13 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
-    Reference,
     Relation,
     RelationError,
     Tensor,
+    TensorReference,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import dims_equal, normalize_axis, prod_dims, tensor_arg
 
@@ -420,7 +421,7 @@ def _sum_rows(rows: Array, op: str) -> Array:
     return np.asarray(np.sum(rows, axis=-1, dtype=dtype))
 
 
-def _quiet(reference: Reference) -> Reference:
+def _quiet(reference: TensorReference) -> TensorReference:
     """``reference`` without numpy's warnings for float overflow and invalid results: an
     inf - inf or a sum overflowing to inf is a value of the semantics, not a fault."""
 
@@ -510,7 +511,7 @@ def _mean_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return _finish(quotient + inexact_negative.astype(dtype), folded, dtype)
 
 
-def _arg_reference(op: str, better: str) -> Reference:
+def _arg_reference(op: str, better: str) -> TensorReference:
     """The reference of ``argmax`` (``better="max"``) or ``argmin`` (``"min"``)."""
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
@@ -550,7 +551,7 @@ def _arg_reference(op: str, better: str) -> Reference:
     return reference
 
 
-_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, Reference, str], ...] = (
+_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, TensorReference, str], ...] = (
     ("sum", ReduceAttrs, reduce_relation, "Reduce", _quiet(_sum_reference),
      "Sum of the elements over the reduced axes."),
     ("mean", ReduceAttrs, reduce_relation, "Reduce", _quiet(_mean_reference),
@@ -590,7 +591,7 @@ for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIO
             OpPattern.COMM_REDUCE,
             _doc,
             relation=_relation,
-            reference=_reference,
+            reference=tensor_reference(_reference),
             relation_name=_relation_name,
             check=_CHECKS[_name],
         )
@@ -716,7 +717,7 @@ def _variance(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return _finish(np.asarray(quotient), folded, data.dtype)
 
 
-def _logical_reduce(op: str) -> Reference:
+def _logical_reduce(op: str) -> TensorReference:
     """``all`` (``op="all"``) or ``any``: bool conjunction / disjunction over the axes."""
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
@@ -737,7 +738,7 @@ def _wide_integer(dtype: np.dtype[Any]) -> bool:
     return dtype.kind in "iu" and dtype.itemsize >= 4
 
 
-def _scan(op: str) -> Reference:
+def _scan(op: str) -> TensorReference:
     """``cumsum`` (``op="cumsum"``) or ``cumprod`` as ``topi.scan``'s sequential loop."""
     identity = 0 if op == "cumsum" else 1
 
@@ -789,7 +790,7 @@ register(
         OpPattern.COMM_REDUCE,
         "Mean squared difference from the given mean over the reduced axes.",
         relation=variance_relation,
-        reference=_variance,
+        reference=tensor_reference(_variance),
         relation_name="Variance",
         check="independent:numpy.var with ddof over the moved axes",
     )
@@ -804,7 +805,7 @@ register(
         OpPattern.COMM_REDUCE,
         "Whether every element over the reduced axes is true.",
         relation=_bool_reduce_relation,
-        reference=_logical_reduce("all"),
+        reference=tensor_reference(_logical_reduce("all")),
         relation_name="Reduce",
         check="onnxruntime:ReduceMin",
     )
@@ -819,7 +820,7 @@ register(
         OpPattern.COMM_REDUCE,
         "Whether some element over the reduced axes is true.",
         relation=_bool_reduce_relation,
-        reference=_logical_reduce("any"),
+        reference=tensor_reference(_logical_reduce("any")),
         relation_name="Reduce",
         check="onnxruntime:ReduceMax",
     )
@@ -834,7 +835,7 @@ register(
         OpPattern.OPAQUE,
         "Running sums along an axis (or the flattened data).",
         relation=scanop_relation,
-        reference=_scan("cumsum"),
+        reference=tensor_reference(_scan("cumsum")),
         relation_name="Cumsum",
         check="onnxruntime:CumSum",
     )
@@ -849,7 +850,7 @@ register(
         OpPattern.OPAQUE,
         "Running products along an axis (or the flattened data).",
         relation=scanop_relation,
-        reference=_scan("cumprod"),
+        reference=tensor_reference(_scan("cumprod")),
         relation_name="Cumprod",
         check="independent:itertools.accumulate per row",
     )

@@ -418,13 +418,16 @@ from .registry import (
     AttrKind,
     Attrs,
     OpDef,
+    OpInput,
     OpPattern,
     Reference,
     Relation,
     RelationError,
     Tensor,
+    array_input,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import (
     add_dims,
@@ -549,12 +552,12 @@ def _same_rank_and_dtype(fields: tuple[TensorType, ...], op: str) -> None:
             )
 
 
-def _tuple_value(args: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+def _tuple_value(args: tuple[OpInput, ...]) -> tuple[Tensor, ...]:
     """The fields of a tuple argument: ``args[0]`` as a tuple (or the arguments, flattened)."""
-    first: object = args[0] if len(args) == 1 else None
-    if isinstance(first, tuple | list):
-        return tuple(first)
-    return args
+    first = args[0] if len(args) == 1 else None
+    if isinstance(first, tuple):
+        return first
+    return tuple(array_input(a) for a in args)
 
 
 def _run_time(name: str, check: Callable[[], _R]) -> _R:
@@ -768,7 +771,7 @@ def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return TensorType(tuple(oshape), first.dtype)
 
 
-def _concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     fields = _tuple_value(args)
     a = _attrs(attrs, ConcatenateAttrs)
     _run_time(
@@ -804,7 +807,7 @@ def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     return TensorType(oshape, first.dtype)
 
 
-def _stack_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _stack_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     fields = _tuple_value(args)
     a = _attrs(attrs, StackAttrs)
     _run_time("stack", lambda: _stack_relation((TupleType(tuple(map(_type_of, fields))),), attrs))
@@ -964,7 +967,7 @@ register(
         OpPattern.INJECTIVE,
         "The same elements in row-major order, in the shape newshape.",
         relation=_reshape_relation,
-        reference=_reshape_reference,
+        reference=tensor_reference(_reshape_reference),
         relation_name="Reshape",
         check="onnxruntime:Reshape",
     )
@@ -979,7 +982,7 @@ register(
         OpPattern.INJECTIVE,
         "Permute the axes of data.",
         relation=_transpose_relation,
-        reference=_transpose_reference,
+        reference=tensor_reference(_transpose_reference),
         relation_name="Transpose",
         check="onnxruntime:Transpose",
     )
@@ -1024,7 +1027,7 @@ register(
         OpPattern.INJECTIVE,
         "Split data along an axis into a tuple of tensors.",
         relation=_split_relation,
-        reference=_split_reference,
+        reference=tensor_reference(_split_reference),
         relation_name="Split",
         check="onnxruntime:Split",
     )
@@ -1039,7 +1042,7 @@ register(
         OpPattern.BROADCAST,
         "Insert num_newaxis axes of extent one at axis.",
         relation=_expand_dims_relation,
-        reference=_expand_dims_reference,
+        reference=tensor_reference(_expand_dims_reference),
         relation_name="ExpandDims",
         check="onnxruntime:Unsqueeze",
     )
@@ -1054,7 +1057,7 @@ register(
         OpPattern.INJECTIVE,
         "Remove axes of extent one.",
         relation=_squeeze_relation,
-        reference=_squeeze_reference,
+        reference=tensor_reference(_squeeze_reference),
         relation_name="Squeeze",
         check="onnxruntime:Squeeze",
     )
@@ -1069,7 +1072,7 @@ register(
         OpPattern.BROADCAST,
         "Broadcast data to the shape given by the shape attribute.",
         relation=_broadcast_to_relation,
-        reference=_broadcast_to_reference,
+        reference=tensor_reference(_broadcast_to_reference),
         relation_name="BroadCastTo",
         check="onnxruntime:Expand",
     )
@@ -1654,7 +1657,7 @@ _op(
     "Reverse",
     "independent:explicit loop reading data[n - 1 - i] for each output index",
     _reverse_relation,
-    _reverse_reference,
+    tensor_reference(_reverse_reference),
 )
 
 
@@ -1667,7 +1670,7 @@ _op(
     "Tile",
     "onnxruntime:Tile",
     _tile_relation,
-    _tile_reference,
+    tensor_reference(_tile_reference),
 )
 
 
@@ -1680,7 +1683,7 @@ _op(
     "Repeat",
     "independent:explicit loop reading data[i // repeats] for each output index",
     _repeat_relation,
-    _repeat_reference,
+    tensor_reference(_repeat_reference),
 )
 
 
@@ -1693,7 +1696,7 @@ _op(
     "layout_transform",
     "independent:explicit loop mapping each output index to its source index",
     _layout_transform_relation,
-    _layout_transform_reference,
+    tensor_reference(_layout_transform_reference),
 )
 
 
@@ -1706,7 +1709,7 @@ _op(
     "ReshapeLike",
     "onnxruntime:Reshape",
     _reshape_like_relation,
-    _reshape_like_reference,
+    tensor_reference(_reshape_like_reference),
 )
 
 
@@ -1719,7 +1722,7 @@ _op(
     "BroadCastToLike",
     "onnxruntime:Expand",
     _broadcast_to_like_relation,
-    _broadcast_to_like_reference,
+    tensor_reference(_broadcast_to_like_reference),
 )
 
 
@@ -1732,7 +1735,7 @@ _op(
     "CollapseSumLike",
     "onnxruntime:ReduceSum",
     _collapse_sum_like_relation,
-    _collapse_sum_like_reference,
+    tensor_reference(_collapse_sum_like_reference),
 )
 
 
@@ -1745,7 +1748,7 @@ _op(
     "ShapeOf",
     "onnxruntime:Shape",
     _shape_of_relation,
-    _shape_of_reference,
+    tensor_reference(_shape_of_reference),
 )
 
 
@@ -1758,7 +1761,7 @@ _op(
     "NdarraySize",
     "onnxruntime:Size",
     _ndarray_size_relation,
-    _ndarray_size_reference,
+    tensor_reference(_ndarray_size_reference),
 )
 
 
@@ -1771,7 +1774,7 @@ _op(
     "SlidingWindow",
     "independent:explicit loop reading data[i * stride + w] for each output index",
     _sliding_window_relation,
-    _sliding_window_reference,
+    tensor_reference(_sliding_window_reference),
 )
 
 
@@ -1784,7 +1787,7 @@ _op(
     "ReverseSequence",
     "onnxruntime:ReverseSequence",
     _reverse_sequence_relation,
-    _reverse_sequence_reference,
+    tensor_reference(_reverse_sequence_reference),
 )
 
 
@@ -1828,9 +1831,8 @@ def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
     return TupleType(tuple(TensorType(tuple(grid), dtype) for _ in fields))
 
 
-def _meshgrid_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
-    first: object = args[0] if len(args) == 1 else None
-    fields = tuple(first) if isinstance(first, tuple | list) else args
+def _meshgrid_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    fields = _tuple_value(args)
     a = _attrs(attrs, MeshgridAttrs)
     t = _meshgrid_relation((TupleType(tuple(_type_of(f) for f in fields)),), attrs)
     assert isinstance(t, TupleType)

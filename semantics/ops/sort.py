@@ -159,7 +159,17 @@ from ..errors import UndefinedBehavior
 from ..syntax import TensorType, TupleType, Type
 from .create import _attrs, _dtype, _tensor_list, _type_of
 from .index import _is_integer, _run_time
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    Tensor,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from .shapes import normalize_axis
 
 
@@ -352,7 +362,7 @@ _RECORDS: tuple[OpDef, ...] = (
         OpPattern.OPAQUE,
         "Sort data along axis (stable).",
         relation=_sort_relation,
-        reference=_sort_reference,
+        reference=tensor_reference(_sort_reference),
         relation_name="Sort",
         check="onnxruntime:TopK",
     ),
@@ -363,7 +373,7 @@ _RECORDS: tuple[OpDef, ...] = (
         OpPattern.OPAQUE,
         "The indices that sort data along axis (stable).",
         relation=_argsort_relation,
-        reference=_argsort_reference,
+        reference=tensor_reference(_argsort_reference),
         relation_name="Argsort",
         check="onnxruntime:TopK",
     ),
@@ -374,7 +384,7 @@ _RECORDS: tuple[OpDef, ...] = (
         OpPattern.OPAQUE,
         "The k largest (or smallest) elements along axis and their indices.",
         relation=_topk_relation,
-        reference=_topk_reference,
+        reference=tensor_reference(_topk_reference),
         relation_name="TopK",
         check="onnxruntime:TopK",
     ),
@@ -385,7 +395,7 @@ _RECORDS: tuple[OpDef, ...] = (
         OpPattern.OPAQUE,
         "Where each value would be inserted into the sorted innermost axis.",
         relation=_searchsorted_relation,
-        reference=_searchsorted_reference,
+        reference=tensor_reference(_searchsorted_reference),
         relation_name="SearchSorted",
         check="independent:counting the elements below each value",
     ),

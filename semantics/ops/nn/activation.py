@@ -449,6 +449,7 @@ from ..registry import (
     RelationError,
     attr_field,
     register,
+    tensor_reference,
 )
 from ..shapes import (
     dims_equal,
@@ -514,7 +515,7 @@ for _name, _accepts, _kernel, _doc in _UNARY:
             OpPattern.ELEMWISE,
             _doc,
             relation=_identity_relation(_accepts),
-            reference=_unary(_kernel),
+            reference=tensor_reference(_unary(_kernel)),
             relation_name="Identity",
             check=_CHECKS[_name],
         )
@@ -529,7 +530,7 @@ register(
         OpPattern.ELEMWISE,
         "Leaky rectified linear unit, x if x > 0 else alpha * x.",
         relation=_identity_relation("any"),
-        reference=_leaky_relu,
+        reference=tensor_reference(_leaky_relu),
         relation_name="Identity",
         check=_CHECKS["nn.leaky_relu"],
     )
@@ -583,7 +584,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Softmax along axis: exp(x) / sum(exp(x)).",
         relation=_softmax_relation,
-        reference=_softmax_reference,
+        reference=tensor_reference(_softmax_reference),
         relation_name="Softmax",
         check="onnxruntime:Softmax",
     )
@@ -598,7 +599,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Logarithm of the softmax along axis.",
         relation=_softmax_relation,
-        reference=_log_softmax_reference,
+        reference=tensor_reference(_log_softmax_reference),
         relation_name="Softmax",
         check="onnxruntime:LogSoftmax",
     )
@@ -658,7 +659,7 @@ register(
         OpPattern.BROADCAST,
         "Parametric ReLU: x where x > 0, else x times the slope of its channel.",
         relation=_prelu_relation,
-        reference=_prelu_reference,
+        reference=tensor_reference(_prelu_reference),
         relation_name="PRelu",
         check="onnxruntime:PRelu",
     )
@@ -724,7 +725,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Softmax along axis with TVM's fast approximate exp for float32.",
         relation=_softmax_relation,
-        reference=_fast_softmax_reference,
+        reference=tensor_reference(_fast_softmax_reference),
         relation_name="Softmax",
         check="onnxruntime:Softmax",
     )

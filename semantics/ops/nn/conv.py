@@ -249,7 +249,16 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
 from .common import (
     _LAYOUT_DOC,
@@ -439,7 +448,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "2-D convolution (cross-correlation) of data with weight.",
         relation=_conv2d_relation,
-        reference=_conv2d_reference,
+        reference=tensor_reference(_conv2d_reference),
         relation_name="Conv2D",
         check="onnxruntime:Conv",
     )
@@ -890,7 +899,7 @@ for _name, _attrs_type, _relation_name, _doc, _check in (
             OpPattern.OUT_ELEMWISE_FUSABLE,
             _doc,
             relation=_conv_relation,
-            reference=_conv_reference,
+            reference=tensor_reference(_conv_reference),
             relation_name=_relation_name,
             check=f"onnxruntime:{_check}",
         )
@@ -919,7 +928,7 @@ for _name, _transpose_attrs, _relation_name, _doc in (
             OpPattern.OUT_ELEMWISE_FUSABLE,
             _doc,
             relation=_transpose_relation,
-            reference=_transpose_reference,
+            reference=tensor_reference(_transpose_reference),
             relation_name=_relation_name,
             check="onnxruntime:ConvTranspose",
         )

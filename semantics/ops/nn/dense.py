@@ -248,7 +248,16 @@ from typing import ClassVar
 import numpy as np
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import dims_equal, tensor_arg
 from .common import (
     _OUT_DTYPE_DOC,
@@ -351,7 +360,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Fully connected layer: data times the transpose of weight (units, in).",
         relation=_dense_relation,
-        reference=_dense_reference,
+        reference=tensor_reference(_dense_reference),
         relation_name="Dense",
         check="onnxruntime:Gemm",
     )
@@ -366,7 +375,7 @@ register(
         OpPattern.BROADCAST,
         "Add the 1-D bias to data along axis.",
         relation=_bias_add_relation,
-        reference=_bias_add_reference,
+        reference=tensor_reference(_bias_add_reference),
         relation_name="BiasAdd",
         check="independent:element loop data[i] + bias[i[axis]]",
     )
@@ -514,7 +523,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Matrix product of a and b, either given transposed.",
         relation=_matmul_relation,
-        reference=_matmul_reference,
+        reference=tensor_reference(_matmul_reference),
         relation_name="Matmul",
         check="onnxruntime:MatMul",
     )
@@ -529,7 +538,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Batched matrix product of two 3-D tensors, either given transposed.",
         relation=_batch_matmul_relation,
-        reference=_batch_matmul_reference,
+        reference=tensor_reference(_batch_matmul_reference),
         relation_name="BatchMatmul",
         check="onnxruntime:MatMul",
     )

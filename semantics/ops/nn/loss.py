@@ -94,7 +94,16 @@ from typing import ClassVar
 import numpy as np
 
 from ...syntax import Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import dims_equal, tensor_arg
 from .activation import _float_data
 from .common import (
@@ -223,7 +232,7 @@ register(
         OpPattern.OPAQUE,
         "Cross entropy of probabilities x against targets y, averaged over the batch.",
         relation=_cross_entropy_relation,
-        reference=_cross_entropy_reference,
+        reference=tensor_reference(_cross_entropy_reference),
         relation_name="CrossEntropy",
         check="independent:direct loop over the batch and classes",
     )
@@ -238,7 +247,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Negative log-likelihood loss of log-probabilities at the target classes.",
         relation=_nll_loss_relation,
-        reference=_nll_loss_reference,
+        reference=tensor_reference(_nll_loss_reference),
         relation_name="NLLLoss",
         check="onnxruntime:NegativeLogLikelihoodLoss",
     )

@@ -228,7 +228,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...syntax import TensorType, TupleType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import tensor_arg
 from .activation import _float_data
 from .common import (
@@ -324,7 +333,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
         relation=_batch_norm_relation,
-        reference=_batch_norm_reference,
+        reference=tensor_reference(_batch_norm_reference),
         relation_name="BatchNorm",
         check="onnxruntime:BatchNormalization",
     )
@@ -339,7 +348,7 @@ register(
         OpPattern.OPAQUE,
         "Dropout (training only); a 2-tuple (out, mask).",
         relation=_dropout_relation,
-        reference=_dropout_reference,
+        reference=tensor_reference(_dropout_reference),
         relation_name="Dropout",
         check="onnxruntime:Dropout",
     )
@@ -606,7 +615,7 @@ for _name, _type, _relation, _reference, _rel_name, _doc, _check in _NORMS:
             OpPattern.OPAQUE,
             _doc,
             relation=_relation,
-            reference=_reference,
+            reference=tensor_reference(_reference),
             relation_name=_rel_name,
             check=_check,
         )
@@ -621,7 +630,7 @@ register(
         OpPattern.OPAQUE,
         "Divide by the L2 norm over the axes, bounded below by sqrt(eps).",
         relation=_l2_normalize_relation,
-        reference=_l2_normalize_reference,
+        reference=tensor_reference(_l2_normalize_reference),
         relation_name="Identity",
         check="onnxruntime:LpNormalization",
     )
@@ -636,7 +645,7 @@ register(
         OpPattern.OPAQUE,
         "Local response normalisation across a window of channels.",
         relation=_lrn_relation,
-        reference=_lrn_reference,
+        reference=tensor_reference(_lrn_reference),
         relation_name="Identity",
         check="onnxruntime:LRN",
     )

@@ -210,7 +210,16 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import add_dims, floordiv_dims, sub_dims, tensor_arg
 from .common import (
     _LAYOUT_DOC,
@@ -474,7 +483,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "2-D max pooling.",
         relation=_pool2d_relation,
-        reference=_max_pool2d_reference,
+        reference=tensor_reference(_max_pool2d_reference),
         relation_name="MaxPool2D",
         check="onnxruntime:MaxPool",
     )
@@ -489,7 +498,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "2-D average pooling.",
         relation=_pool2d_relation,
-        reference=_avg_pool2d_reference,
+        reference=tensor_reference(_avg_pool2d_reference),
         relation_name="AvgPool2D",
         check="onnxruntime:AveragePool",
     )
@@ -504,7 +513,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Average over the whole of each spatial plane.",
         relation=_global_pool2d_relation,
-        reference=_global_avg_pool2d_reference,
+        reference=tensor_reference(_global_avg_pool2d_reference),
         relation_name="GlobalAvgPool2D",
         check="onnxruntime:GlobalAveragePool",
     )
@@ -889,7 +898,7 @@ for _name, _attrs_type, _relation_name, _doc, _reference, _check in (
             OpPattern.OUT_ELEMWISE_FUSABLE,
             _doc,
             relation=_pool_relation,
-            reference=_reference,
+            reference=tensor_reference(_reference),
             relation_name=_relation_name,
             check=f"onnxruntime:{_check}",
         )
@@ -904,7 +913,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "2-D average pooling over cells that tile the input to a given output size.",
         relation=_adaptive_relation,
-        reference=_adaptive_avg_reference,
+        reference=tensor_reference(_adaptive_avg_reference),
         relation_name="AdaptiveAvgPool2D",
         check="independent:direct loops over the output cells",
     )
@@ -919,7 +928,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "2-D max pooling over cells that tile the input to a given output size.",
         relation=_adaptive_relation,
-        reference=_adaptive_max_reference,
+        reference=tensor_reference(_adaptive_max_reference),
         relation_name="AdaptiveMaxPool2D",
         check="independent:direct loops over the output cells",
     )
@@ -934,7 +943,7 @@ register(
         OpPattern.OUT_ELEMWISE_FUSABLE,
         "Maximum over the whole of each spatial plane.",
         relation=_global_max_relation,
-        reference=_global_max_reference,
+        reference=tensor_reference(_global_max_reference),
         relation_name="GlobalMaxPool2D",
         check="onnxruntime:GlobalMaxPool",
     )

@@ -218,7 +218,16 @@ import numpy as np
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
 from ..image import Resize, resize, spatial_axes
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    RelationError,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import add_dims, floordiv_dims, mul_dims, prod_dims, sub_dims, tensor_arg
 from .common import _attrs, _convert, _Num, _shape_str, _show, _ub
 
@@ -332,7 +341,7 @@ register(
         OpPattern.INJECTIVE,
         "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
         relation=_batch_flatten_relation,
-        reference=_batch_flatten_reference,
+        reference=tensor_reference(_batch_flatten_reference),
         relation_name="BatchFlatten",
         check="onnxruntime:Flatten",
     )
@@ -347,7 +356,7 @@ register(
         OpPattern.INJECTIVE,
         "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
         relation=_pad_relation,
-        reference=_pad_reference,
+        reference=tensor_reference(_pad_reference),
         relation_name="Pad",
         check="onnxruntime:Pad",
     )
@@ -739,7 +748,7 @@ for _name, _type, _relation, _reference, _rel_name, _doc, _check in _OPS:
             OpPattern.INJECTIVE,
             _doc,
             relation=_relation,
-            reference=_reference,
+            reference=tensor_reference(_reference),
             relation_name=_rel_name,
             check=_check,
         )
