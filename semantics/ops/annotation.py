@@ -56,7 +56,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
@@ -207,46 +210,62 @@ def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[T
     return np.array(x, copy=True)
 
 
-register(
-    OpDef(
-        "annotation.stop_fusion",
-        ("data",),
-        None,
-        OpPattern.OPAQUE,
-        "The identity; the fusion pass does not fuse across it.",
-        relation=_stop_fusion_relation,
-        reference=tensor_reference(_identity),
-        relation_name="Identity",
-        check="independent:identity",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "annotation.stop_fusion",
+    "The identity; the fusion pass does not fuse across it.",
+    relation=_stop_fusion_relation,
+    reference=tensor_reference(_identity),
+    check="independent:identity",
 )
 
 
-register(
-    OpDef(
-        "on_device",
-        ("body",),
-        OnDeviceAttrs,
-        OpPattern.OPAQUE,
-        "The identity; constrains the body (or result) to a virtual device.",
-        relation=_on_device_relation,
-        reference=tensor_reference(_identity),
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "on_device",
+    "The identity; constrains the body (or result) to a virtual device.",
+    relation=_on_device_relation,
+    reference=tensor_reference(_identity),
+    check="independent:identity",
+    inputs=("body",),
+    attrs_type=OnDeviceAttrs,
 )
 
 
-register(
-    OpDef(
-        "device_copy",
-        ("data",),
-        DeviceCopyAttrs,
-        OpPattern.OPAQUE,
-        "The identity; copies the value from the source to the destination device.",
-        relation=_device_copy_relation,
-        reference=tensor_reference(_identity),
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "device_copy",
+    "The identity; copies the value from the source to the destination device.",
+    relation=_device_copy_relation,
+    reference=tensor_reference(_identity),
+    check="independent:identity",
+    attrs_type=DeviceCopyAttrs,
 )

@@ -218,8 +218,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     TensorReference,
     register,
     tensor_reference,
@@ -421,34 +423,56 @@ _CHECKS: dict[str, str] = {
 ``tests/test_ops_elementwise.py``."""
 
 
-for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("lhs", "rhs"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.BROADCAST,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs lhs, rhs, pattern broadcast."""
     register(
         OpDef(
-            _name,
-            ("lhs", "rhs"),
-            None,
-            OpPattern.BROADCAST,
-            _doc,
-            relation=_broadcast_relation(_accepts, comparison=_comparison),
-            reference=tensor_reference(_binary(_binary_kernel, comparison=_comparison)),
-            relation_name="BroadcastComp" if _comparison else "Broadcast",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "where",
-        ("condition", "x", "y"),
-        None,
-        OpPattern.BROADCAST,
-        "Select from x where condition is non-zero, else from y; all three broadcast.",
-        relation=_where_relation,
-        reference=tensor_reference(_where),
-        relation_name="Where",
-        check=_CHECKS["where"],
+for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
+    _op(
+        _name,
+        _doc,
+        relation=_broadcast_relation(_accepts, comparison=_comparison),
+        reference=tensor_reference(_binary(_binary_kernel, comparison=_comparison)),
+        check=_CHECKS[_name],
+        relation_name="BroadcastComp" if _comparison else "Broadcast",
     )
+
+
+_op(
+    "where",
+    "Select from x where condition is non-zero, else from y; all three broadcast.",
+    relation=_where_relation,
+    reference=tensor_reference(_where),
+    check=_CHECKS["where"],
+    relation_name="Where",
+    inputs=("condition", "x", "y"),
 )
 
 
@@ -525,16 +549,11 @@ _MATH_BINARY: tuple[tuple[str, MathAccepts, BinaryKernel, str, str], ...] = (
 
 
 for _name, _math_accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
-    register(
-        OpDef(
-            _name,
-            ("lhs", "rhs"),
-            None,
-            OpPattern.BROADCAST,
-            _doc,
-            relation=_math_broadcast_relation(_math_accepts),
-            reference=tensor_reference(_binary(_binary_kernel)),
-            relation_name="Broadcast",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_math_broadcast_relation(_math_accepts),
+        reference=tensor_reference(_binary(_binary_kernel)),
+        check=_check,
+        relation_name="Broadcast",
     )

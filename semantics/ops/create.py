@@ -364,7 +364,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
@@ -417,34 +420,57 @@ _CHECKS: dict[str, str] = {
 ``tests/test_ops_elementwise.py``."""
 
 
-for _name, _accepts, _kernel, _doc in _UNARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "InitOp",
+    inputs: tuple[str, ...] = (),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.ELEMWISE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs , pattern elemwise, relation "InitOp"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_relation(_accepts),
-            reference=tensor_reference(_unary(_kernel)),
-            relation_name="Identity",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "full_like",
-        ("data", "fill_value"),
-        None,
-        OpPattern.ELEMWISE,
-        "The scalar fill_value, cast to the dtype of data, with the shape of data.",
-        relation=_full_like_relation,
-        reference=tensor_reference(_full_like),
-        relation_name="FullLike",
-        check=_CHECKS["full_like"],
+for _name, _accepts, _kernel, _doc in _UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_CHECKS[_name],
+        relation_name="Identity",
+        inputs=("data",),
     )
+
+
+_op(
+    "full_like",
+    "The scalar fill_value, cast to the dtype of data, with the shape of data.",
+    relation=_full_like_relation,
+    reference=tensor_reference(_full_like),
+    check=_CHECKS["full_like"],
+    relation_name="FullLike",
+    inputs=("data", "fill_value"),
 )
 
 
@@ -569,48 +595,35 @@ def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.full(_out_shape(t), _cast_scalar(fill, t.dtype), dtype=t.dtype)
 
 
-register(
-    OpDef(
-        "zeros",
-        (),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape and dtype filled with zeros.",
-        relation=_init_relation,
-        reference=tensor_reference(_init_reference(0)),
-        relation_name="InitOp",
-        check="onnxruntime:ConstantOfShape",
-    )
+_op(
+    "zeros",
+    "A tensor of the given shape and dtype filled with zeros.",
+    relation=_init_relation,
+    reference=tensor_reference(_init_reference(0)),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
 )
 
 
-register(
-    OpDef(
-        "ones",
-        (),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape and dtype filled with ones.",
-        relation=_init_relation,
-        reference=tensor_reference(_init_reference(1)),
-        relation_name="InitOp",
-        check="onnxruntime:ConstantOfShape",
-    )
+_op(
+    "ones",
+    "A tensor of the given shape and dtype filled with ones.",
+    relation=_init_relation,
+    reference=tensor_reference(_init_reference(1)),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
 )
 
 
-register(
-    OpDef(
-        "full",
-        ("fill_value",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape filled with the scalar fill_value.",
-        relation=_full_relation,
-        reference=tensor_reference(_full_reference),
-        relation_name="Full",
-        check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
-    )
+_op(
+    "full",
+    "A tensor of the given shape filled with the scalar fill_value.",
+    relation=_full_relation,
+    reference=tensor_reference(_full_reference),
+    check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
+    relation_name="Full",
+    inputs=("fill_value",),
+    attrs_type=InitOpAttrs,
 )
 
 
@@ -685,21 +698,15 @@ def _arange_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
         return np.asarray(start + step * i, dtype=t.dtype).reshape((n,))
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "arange",
-        ("start", "stop", "step"),
-        ArangeAttrs,
-        OpPattern.OPAQUE,
-        "Evenly spaced values from start towards stop by step.",
-        relation=_arange_relation,
-        reference=tensor_reference(_arange_reference),
-        relation_name="Arange",
-        check="onnxruntime:Range",
-        shape_func=_arange_shape,
-    ),
+_op(
+    "arange",
+    "Evenly spaced values from start towards stop by step.",
+    relation=_arange_relation,
+    reference=tensor_reference(_arange_reference),
+    check="onnxruntime:Range",
+    relation_name="Arange",
+    inputs=("start", "stop", "step"),
+    attrs_type=ArangeAttrs,
+    pattern=OpPattern.OPAQUE,
+    shape_func=_arange_shape,
 )
-
-
-for _record in _RECORDS:
-    register(_record)

@@ -97,7 +97,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     register,
     tensor_reference,
@@ -471,145 +474,151 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return out
 
 
-register(
-    OpDef(
-        "dyn.reshape",
-        ("data", "newshape"),
-        ReshapeAttrs,
-        OpPattern.INJECTIVE,
-        "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
-        relation=_reshape_relation,
-        reference=tensor_reference(_reshape_reference),
-        relation_name="DynamicReshape",
-        check="independent:the static reshape (relation and reference) on the same values",
-        shape_func=_reshape_shape,
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "DynamicInitOp",
+    inputs: tuple[str, ...] = ("shape",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs shape, pattern injective, relation "DynamicInitOp"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "dyn.reshape",
+    "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
+    relation=_reshape_relation,
+    reference=tensor_reference(_reshape_reference),
+    check="independent:the static reshape (relation and reference) on the same values",
+    relation_name="DynamicReshape",
+    inputs=("data", "newshape"),
+    attrs_type=ReshapeAttrs,
+    shape_func=_reshape_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.broadcast_to",
-        ("data", "shape"),
-        InitOpAttrs,
-        OpPattern.BROADCAST,
-        "Broadcast data to the shape held by the tensor shape.",
-        relation=_broadcast_to_relation,
-        reference=tensor_reference(_broadcast_to_reference),
-        relation_name="DynamicBroadCastTo",
-        check="onnxruntime:Expand",
-        shape_func=_broadcast_to_shape,
-    )
+_op(
+    "dyn.broadcast_to",
+    "Broadcast data to the shape held by the tensor shape.",
+    relation=_broadcast_to_relation,
+    reference=tensor_reference(_broadcast_to_reference),
+    check="onnxruntime:Expand",
+    relation_name="DynamicBroadCastTo",
+    inputs=("data", "shape"),
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.BROADCAST,
+    shape_func=_broadcast_to_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.zeros",
-        ("shape",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of zeros of the shape held by the tensor shape.",
-        relation=_init_relation,
-        reference=tensor_reference(_zeros_reference),
-        relation_name="DynamicInitOp",
-        check="onnxruntime:ConstantOfShape",
-        shape_func=_init_shape,
-    )
+_op(
+    "dyn.zeros",
+    "A tensor of zeros of the shape held by the tensor shape.",
+    relation=_init_relation,
+    reference=tensor_reference(_zeros_reference),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_init_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.ones",
-        ("shape",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of ones of the shape held by the tensor shape.",
-        relation=_init_relation,
-        reference=tensor_reference(_ones_reference),
-        relation_name="DynamicInitOp",
-        check="onnxruntime:ConstantOfShape",
-        shape_func=_init_shape,
-    )
+_op(
+    "dyn.ones",
+    "A tensor of ones of the shape held by the tensor shape.",
+    relation=_init_relation,
+    reference=tensor_reference(_ones_reference),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_init_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.full",
-        ("fill_value", "shape"),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the shape held by the tensor shape, filled with fill_value.",
-        relation=_full_relation,
-        reference=tensor_reference(_full_reference),
-        relation_name="DynamicFull",
-        check="onnxruntime:Expand",
-        shape_func=_full_shape,
-    )
+_op(
+    "dyn.full",
+    "A tensor of the shape held by the tensor shape, filled with fill_value.",
+    relation=_full_relation,
+    reference=tensor_reference(_full_reference),
+    check="onnxruntime:Expand",
+    relation_name="DynamicFull",
+    inputs=("fill_value", "shape"),
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_full_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.strided_slice",
-        ("data", "begin", "end", "strides"),
-        StridedSliceAttrs,
-        OpPattern.INJECTIVE,
-        "A strided slice of data with begin, end and strides held by tensors.",
-        relation=_strided_slice_relation,
-        reference=tensor_reference(_strided_slice_reference),
-        relation_name="DynStridedSlice",
-        check="independent:Python range slicing of nested lists",
-        shape_func=_strided_slice_shape,
-    )
+_op(
+    "dyn.strided_slice",
+    "A strided slice of data with begin, end and strides held by tensors.",
+    relation=_strided_slice_relation,
+    reference=tensor_reference(_strided_slice_reference),
+    check="independent:Python range slicing of nested lists",
+    relation_name="DynStridedSlice",
+    inputs=("data", "begin", "end", "strides"),
+    attrs_type=StridedSliceAttrs,
+    shape_func=_strided_slice_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.tile",
-        ("data", "reps"),
-        TileAttrs,
-        OpPattern.INJECTIVE,
-        "Repeat data along each axis as many times as the tensor reps says.",
-        relation=_tile_relation,
-        reference=tensor_reference(_tile_reference),
-        relation_name="DynamicTile",
-        check="onnxruntime:Tile",
-        shape_func=_tile_shape,
-    )
+_op(
+    "dyn.tile",
+    "Repeat data along each axis as many times as the tensor reps says.",
+    relation=_tile_relation,
+    reference=tensor_reference(_tile_reference),
+    check="onnxruntime:Tile",
+    relation_name="DynamicTile",
+    inputs=("data", "reps"),
+    attrs_type=TileAttrs,
+    shape_func=_tile_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.topk",
-        ("data", "k"),
-        TopKAttrs,
-        OpPattern.OPAQUE,
-        "The k largest (or smallest) elements along an axis, k held by a tensor.",
-        relation=_topk_relation,
-        reference=tensor_reference(_topk_reference),
-        relation_name="DynTopK",
-        check="onnxruntime:TopK",
-        shape_func=_topk_shape,
-    )
+_op(
+    "dyn.topk",
+    "The k largest (or smallest) elements along an axis, k held by a tensor.",
+    relation=_topk_relation,
+    reference=tensor_reference(_topk_reference),
+    check="onnxruntime:TopK",
+    relation_name="DynTopK",
+    inputs=("data", "k"),
+    attrs_type=TopKAttrs,
+    pattern=OpPattern.OPAQUE,
+    shape_func=_topk_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.one_hot",
-        ("indices", "on_value", "off_value", "depth"),
-        OneHotAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "One-hot encode indices with a depth held by a scalar tensor.",
-        relation=_one_hot_relation,
-        reference=tensor_reference(_one_hot_reference),
-        relation_name="DynOneHot",
-        check="onnxruntime:OneHot",
-        shape_func=_one_hot_shape,
-    )
+_op(
+    "dyn.one_hot",
+    "One-hot encode indices with a depth held by a scalar tensor.",
+    relation=_one_hot_relation,
+    reference=tensor_reference(_one_hot_reference),
+    check="onnxruntime:OneHot",
+    relation_name="DynOneHot",
+    inputs=("indices", "on_value", "off_value", "depth"),
+    attrs_type=OneHotAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func=_one_hot_shape,
 )

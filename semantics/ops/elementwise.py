@@ -205,8 +205,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     TensorReference,
     attr_field,
     register,
@@ -462,49 +464,65 @@ _CHECKS: dict[str, str] = {
 ``tests/test_ops_elementwise.py``."""
 
 
-for _name, _accepts, _kernel, _doc in _UNARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.ELEMWISE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern elemwise, relation "Identity"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_relation(_accepts),
-            reference=tensor_reference(_unary(_kernel)),
-            relation_name="Identity",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "clip",
-        ("data",),
-        ClipAttrs,
-        OpPattern.ELEMWISE,
-        "Clamp every element into [a_min, a_max].",
-        relation=_identity_relation("any"),
-        reference=tensor_reference(_clip),
-        relation_name="Identity",
-        check=_CHECKS["clip"],
+for _name, _accepts, _kernel, _doc in _UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_CHECKS[_name],
     )
+
+
+_op(
+    "clip",
+    "Clamp every element into [a_min, a_max].",
+    relation=_identity_relation("any"),
+    reference=tensor_reference(_clip),
+    check=_CHECKS["clip"],
+    attrs_type=ClipAttrs,
 )
 
 
-register(
-    OpDef(
-        "cast",
-        ("data",),
-        CastAttrs,
-        OpPattern.ELEMWISE,
-        "Convert every element to dtype.",
-        relation=_cast_relation,
-        reference=tensor_reference(_cast_reference),
-        relation_name="Cast",
-        check=_CHECKS["cast"],
-    )
+_op(
+    "cast",
+    "Convert every element to dtype.",
+    relation=_cast_relation,
+    reference=tensor_reference(_cast_reference),
+    check=_CHECKS["cast"],
+    relation_name="Cast",
+    attrs_type=CastAttrs,
 )
 
 
@@ -686,63 +704,42 @@ _PREDICATES: tuple[tuple[str, UnaryKernel, bool, str, str], ...] = (
 
 
 for _name, _kernel, _doc, _check in _FLOAT_MATH:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_math_identity_relation("float"),
-            reference=tensor_reference(_unary(_kernel)),
-            relation_name="Identity",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_math_identity_relation("float"),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
     )
 
 
 for _name, _math_accepts, _kernel, _doc, _check in _OTHER_UNARY:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_math_identity_relation(_math_accepts),
-            reference=tensor_reference(_unary(_kernel)),
-            relation_name="Identity",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_math_identity_relation(_math_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
     )
 
 
 for _name, _kernel, _on_integers, _doc, _check in _PREDICATES:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_comp_relation,
-            reference=tensor_reference(_predicate(_kernel, _on_integers)),
-            relation_name="IdentityCompRel",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_identity_comp_relation,
+        reference=tensor_reference(_predicate(_kernel, _on_integers)),
+        check=_check,
+        relation_name="IdentityCompRel",
     )
 
 
-register(
-    OpDef(
-        "reinterpret",
-        ("data",),
-        CastAttrs,
-        OpPattern.ELEMWISE,
-        "The bits of every element read as dtype (of the same bit width).",
-        relation=_reinterpret_relation,
-        reference=tensor_reference(_reinterpret),
-        relation_name="Reinterpret",
-        check="independent:struct.pack and struct.unpack per element",
-    )
+_op(
+    "reinterpret",
+    "The bits of every element read as dtype (of the same bit width).",
+    relation=_reinterpret_relation,
+    reference=tensor_reference(_reinterpret),
+    check="independent:struct.pack and struct.unpack per element",
+    relation_name="Reinterpret",
+    attrs_type=CastAttrs,
 )

@@ -81,7 +81,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -351,18 +354,47 @@ def _resize2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return resize(data, a.layout, r, np.dtype(a.out_dtype or data.dtype), "image.resize2d")
 
 
-register(
-    OpDef(
-        "image.resize2d",
-        ("data",),
-        Resize2DAttrs,
-        OpPattern.INJECTIVE,
-        "Resize the H and W axes by nearest, linear or cubic interpolation.",
-        relation=_resize2d_relation,
-        reference=tensor_reference(_resize2d_reference),
-        relation_name="Resize2D",
-        check="onnxruntime:Resize",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, nothing."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "image.resize2d",
+    "Resize the H and W axes by nearest, linear or cubic interpolation.",
+    relation=_resize2d_relation,
+    reference=tensor_reference(_resize2d_reference),
+    check="onnxruntime:Resize",
+    relation_name="Resize2D",
+    inputs=("data",),
+    attrs_type=Resize2DAttrs,
+    pattern=OpPattern.INJECTIVE,
 )
 
 

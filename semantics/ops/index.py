@@ -416,13 +416,16 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
     tensor_reference,
 )
-from .shape import _axis, _data, _op, _provably_greater, _shape, _two
+from .shape import _axis, _data, _provably_greater, _shape, _two
 from .shapes import (
     dims_equal,
     normalize_axis,
@@ -675,33 +678,57 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
     return data[np.ix_(*positions)]
 
 
-register(
-    OpDef(
-        "take",
-        ("data", "indices"),
-        TakeAttrs,
-        OpPattern.INJECTIVE,
-        "Gather elements of data at indices along an axis.",
-        relation=_take_relation,
-        reference=tensor_reference(_take_reference),
-        relation_name="Take",
-        check="onnxruntime:Gather",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data", "indices"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, indices, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "take",
+    "Gather elements of data at indices along an axis.",
+    relation=_take_relation,
+    reference=tensor_reference(_take_reference),
+    check="onnxruntime:Gather",
+    relation_name="Take",
+    attrs_type=TakeAttrs,
 )
 
 
-register(
-    OpDef(
-        "strided_slice",
-        ("data",),
-        StridedSliceAttrs,
-        OpPattern.INJECTIVE,
-        "A strided slice of data, as in numpy's data[begin:end:stride].",
-        relation=_strided_slice_relation,
-        reference=tensor_reference(_strided_slice_reference),
-        relation_name="StridedSlice",
-        check="onnxruntime:Slice",
-    )
+_op(
+    "strided_slice",
+    "A strided slice of data, as in numpy's data[begin:end:stride].",
+    relation=_strided_slice_relation,
+    reference=tensor_reference(_strided_slice_reference),
+    check="onnxruntime:Slice",
+    relation_name="StridedSlice",
+    inputs=("data",),
+    attrs_type=StridedSliceAttrs,
 )
 
 
@@ -755,14 +782,13 @@ def _slice_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
 
 _op(
     "slice_like",
-    ("data", "shape_like"),
-    SliceLikeAttrs,
-    OpPattern.INJECTIVE,
     "Slice data from index 0 to the extents of shape_like on the given axes.",
-    "SliceLike",
-    "onnxruntime:Slice",
-    _slice_like_relation,
-    tensor_reference(_slice_like_reference),
+    relation=_slice_like_relation,
+    reference=tensor_reference(_slice_like_reference),
+    check="onnxruntime:Slice",
+    relation_name="SliceLike",
+    inputs=("data", "shape_like"),
+    attrs_type=SliceLikeAttrs,
 )
 
 
@@ -1260,108 +1286,109 @@ def _invert_permutation_reference(args: tuple[Tensor, ...], attrs: Attrs | None)
     return out
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "gather",
-        ("data", "indices"),
-        GatherAttrs,
-        OpPattern.INJECTIVE,
-        "Gather elements of data along axis at the positions in indices.",
-        relation=_gather_relation,
-        reference=tensor_reference(_gather_reference),
-        relation_name="Gather",
-        check="onnxruntime:GatherElements",
-    ),
-    OpDef(
-        "gather_nd",
-        ("data", "indices"),
-        GatherNDAttrs,
-        OpPattern.INJECTIVE,
-        "Gather slices of data at the index tuples along the first axis of indices.",
-        relation=_gather_nd_relation,
-        reference=tensor_reference(_gather_nd_reference),
-        relation_name="GatherND",
-        check="onnxruntime:GatherND",
-    ),
-    OpDef(
-        "scatter_elements",
-        ("data", "indices", "updates"),
-        ScatterElementsAttrs,
-        OpPattern.OPAQUE,
-        "Combine updates into a copy of data along axis at the positions in indices.",
-        relation=_scatter_elements_relation,
-        reference=tensor_reference(_scatter_elements_reference),
-        relation_name="ScatterElements",
-        check="onnxruntime:ScatterElements",
-    ),
-    OpDef(
-        "scatter_nd",
-        ("data", "indices", "updates"),
-        ScatterNDAttrs,
-        OpPattern.OPAQUE,
-        "Combine slices of updates into a copy of data at the index tuples of indices.",
-        relation=_scatter_nd_relation,
-        reference=tensor_reference(_scatter_nd_reference),
-        relation_name="ScatterND",
-        check="onnxruntime:ScatterND",
-    ),
-    OpDef(
-        "one_hot",
-        ("indices", "on_value", "off_value"),
-        OneHotAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "A one-hot encoding of indices along a new axis of extent depth.",
-        relation=_one_hot_relation,
-        reference=tensor_reference(_one_hot_reference),
-        relation_name="OneHot",
-        check="onnxruntime:OneHot",
-    ),
-    OpDef(
-        "unravel_index",
-        ("data", "shape"),
-        None,
-        OpPattern.INJECTIVE,
-        "The coordinates of flat indices in a row-major tensor of the given shape.",
-        relation=_unravel_index_relation,
-        reference=tensor_reference(_unravel_index_reference),
-        relation_name="UnRavelIndexRel",
-        check="independent:numpy.unravel_index",
-    ),
-    OpDef(
-        "sparse_to_dense",
-        ("sparse_indices", "sparse_values", "default_value"),
-        SparseToDenseAttrs,
-        OpPattern.OPAQUE,
-        "A dense tensor of output_shape from sparse index tuples and values.",
-        relation=_sparse_to_dense_relation,
-        reference=tensor_reference(_sparse_to_dense_reference),
-        relation_name="SparseToDense",
-        check="independent:dense mask built from the index tuples",
-    ),
-    OpDef(
-        "sequence_mask",
-        ("data", "valid_length"),
-        SequenceMaskAttrs,
-        OpPattern.INJECTIVE,
-        "Replace elements past each sequence's valid length with mask_value.",
-        relation=_sequence_mask_relation,
-        reference=tensor_reference(_sequence_mask_reference),
-        relation_name="SequenceMask",
-        check="independent:element-by-element loop",
-    ),
-    OpDef(
-        "invert_permutation",
-        ("data",),
-        None,
-        OpPattern.INJECTIVE,
-        "The inverse of the permutation data.",
-        relation=_invert_permutation_relation,
-        reference=tensor_reference(_invert_permutation_reference),
-        relation_name="Identity",
-        check="independent:numpy.argsort of the permutation",
-    ),
+_op(
+    "gather",
+    "Gather elements of data along axis at the positions in indices.",
+    relation=_gather_relation,
+    reference=tensor_reference(_gather_reference),
+    check="onnxruntime:GatherElements",
+    relation_name="Gather",
+    attrs_type=GatherAttrs,
 )
 
 
-for _record in _RECORDS:
-    register(_record)
+_op(
+    "gather_nd",
+    "Gather slices of data at the index tuples along the first axis of indices.",
+    relation=_gather_nd_relation,
+    reference=tensor_reference(_gather_nd_reference),
+    check="onnxruntime:GatherND",
+    relation_name="GatherND",
+    attrs_type=GatherNDAttrs,
+)
+
+
+_op(
+    "scatter_elements",
+    "Combine updates into a copy of data along axis at the positions in indices.",
+    relation=_scatter_elements_relation,
+    reference=tensor_reference(_scatter_elements_reference),
+    check="onnxruntime:ScatterElements",
+    relation_name="ScatterElements",
+    inputs=("data", "indices", "updates"),
+    attrs_type=ScatterElementsAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "scatter_nd",
+    "Combine slices of updates into a copy of data at the index tuples of indices.",
+    relation=_scatter_nd_relation,
+    reference=tensor_reference(_scatter_nd_reference),
+    check="onnxruntime:ScatterND",
+    relation_name="ScatterND",
+    inputs=("data", "indices", "updates"),
+    attrs_type=ScatterNDAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "one_hot",
+    "A one-hot encoding of indices along a new axis of extent depth.",
+    relation=_one_hot_relation,
+    reference=tensor_reference(_one_hot_reference),
+    check="onnxruntime:OneHot",
+    relation_name="OneHot",
+    inputs=("indices", "on_value", "off_value"),
+    attrs_type=OneHotAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
+
+
+_op(
+    "unravel_index",
+    "The coordinates of flat indices in a row-major tensor of the given shape.",
+    relation=_unravel_index_relation,
+    reference=tensor_reference(_unravel_index_reference),
+    check="independent:numpy.unravel_index",
+    relation_name="UnRavelIndexRel",
+    inputs=("data", "shape"),
+)
+
+
+_op(
+    "sparse_to_dense",
+    "A dense tensor of output_shape from sparse index tuples and values.",
+    relation=_sparse_to_dense_relation,
+    reference=tensor_reference(_sparse_to_dense_reference),
+    check="independent:dense mask built from the index tuples",
+    relation_name="SparseToDense",
+    inputs=("sparse_indices", "sparse_values", "default_value"),
+    attrs_type=SparseToDenseAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "sequence_mask",
+    "Replace elements past each sequence's valid length with mask_value.",
+    relation=_sequence_mask_relation,
+    reference=tensor_reference(_sequence_mask_reference),
+    check="independent:element-by-element loop",
+    relation_name="SequenceMask",
+    inputs=("data", "valid_length"),
+    attrs_type=SequenceMaskAttrs,
+)
+
+
+_op(
+    "invert_permutation",
+    "The inverse of the permutation data.",
+    relation=_invert_permutation_relation,
+    reference=tensor_reference(_invert_permutation_reference),
+    check="independent:numpy.argsort of the permutation",
+    relation_name="Identity",
+    inputs=("data",),
+)

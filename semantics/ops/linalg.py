@@ -153,14 +153,19 @@ from .create import _attrs, _fmt, _out_shape, _type_of
 from .registry import (
     AttrKind,
     Attrs,
+    OpDef,
     OpInput,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
+    register,
     tensor_reference,
 )
-from .shape import _fields, _op, _run_time, _tuple_value, _two
+from .shape import _fields, _run_time, _tuple_value, _two
 from .shapes import (
     broadcast_shapes,
     dims_equal,
@@ -411,40 +416,69 @@ def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.where(keep, data, np.zeros((), dtype=data.dtype)).astype(data.dtype)
 
 
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
+    )
+
+
 _op(
     "einsum",
-    ("data",),
-    EinsumAttrs,
-    OpPattern.INJECTIVE,
     "Einstein summation over the tensors of the tuple data.",
-    "Einsum",
-    "onnxruntime:Einsum",
-    _einsum_relation,
-    _einsum_reference,
+    relation=_einsum_relation,
+    reference=_einsum_reference,
+    check="onnxruntime:Einsum",
+    relation_name="Einsum",
+    inputs=("data",),
+    attrs_type=EinsumAttrs,
 )
 
 
 _op(
     "matrix_set_diag",
-    ("input", "diagonal"),
-    MatrixSetDiagAttrs,
-    OpPattern.INJECTIVE,
     "Replace the diagonals k1 to k2 of the innermost matrices of input.",
-    "MatrixSetDiag",
-    "independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
-    _matrix_set_diag_relation,
-    tensor_reference(_matrix_set_diag_reference),
+    relation=_matrix_set_diag_relation,
+    reference=tensor_reference(_matrix_set_diag_reference),
+    check="independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
+    relation_name="MatrixSetDiag",
+    inputs=("input", "diagonal"),
+    attrs_type=MatrixSetDiagAttrs,
 )
 
 
 _op(
     "trilu",
-    ("data", "k"),
-    TriluAttrs,
-    OpPattern.ELEMWISE,
     "Keep the upper or lower triangle (from diagonal k) of the innermost matrices.",
-    "trilu",
-    "onnxruntime:Trilu",
-    _trilu_relation,
-    tensor_reference(_trilu_reference),
+    relation=_trilu_relation,
+    reference=tensor_reference(_trilu_reference),
+    check="onnxruntime:Trilu",
+    relation_name="trilu",
+    inputs=("data", "k"),
+    attrs_type=TriluAttrs,
+    pattern=OpPattern.ELEMWISE,
 )

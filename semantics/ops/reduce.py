@@ -169,8 +169,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     TensorReference,
     attr_field,
@@ -582,19 +584,46 @@ _CHECKS: dict[str, str] = {
 """How each reduction's reference is checked (``OpDef.check``), in ``tests/test_ops_reduce.py``."""
 
 
-for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Reduce",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.COMM_REDUCE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern comm_reduce, relation "Reduce"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            _attrs_type,
-            OpPattern.COMM_REDUCE,
-            _doc,
-            relation=_relation,
-            reference=tensor_reference(_reference),
-            relation_name=_relation_name,
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
+    )
+
+
+for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_CHECKS[_name],
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
@@ -782,76 +811,57 @@ def _scan(op: str) -> TensorReference:
     return reference
 
 
-register(
-    OpDef(
-        "variance",
-        ("data", "mean"),
-        VarianceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Mean squared difference from the given mean over the reduced axes.",
-        relation=variance_relation,
-        reference=tensor_reference(_variance),
-        relation_name="Variance",
-        check="independent:numpy.var with ddof over the moved axes",
-    )
+_op(
+    "variance",
+    "Mean squared difference from the given mean over the reduced axes.",
+    relation=variance_relation,
+    reference=tensor_reference(_variance),
+    check="independent:numpy.var with ddof over the moved axes",
+    relation_name="Variance",
+    inputs=("data", "mean"),
+    attrs_type=VarianceAttrs,
 )
 
 
-register(
-    OpDef(
-        "all",
-        ("data",),
-        ReduceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Whether every element over the reduced axes is true.",
-        relation=_bool_reduce_relation,
-        reference=tensor_reference(_logical_reduce("all")),
-        relation_name="Reduce",
-        check="onnxruntime:ReduceMin",
-    )
+_op(
+    "all",
+    "Whether every element over the reduced axes is true.",
+    relation=_bool_reduce_relation,
+    reference=tensor_reference(_logical_reduce("all")),
+    check="onnxruntime:ReduceMin",
+    attrs_type=ReduceAttrs,
 )
 
 
-register(
-    OpDef(
-        "any",
-        ("data",),
-        ReduceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Whether some element over the reduced axes is true.",
-        relation=_bool_reduce_relation,
-        reference=tensor_reference(_logical_reduce("any")),
-        relation_name="Reduce",
-        check="onnxruntime:ReduceMax",
-    )
+_op(
+    "any",
+    "Whether some element over the reduced axes is true.",
+    relation=_bool_reduce_relation,
+    reference=tensor_reference(_logical_reduce("any")),
+    check="onnxruntime:ReduceMax",
+    attrs_type=ReduceAttrs,
 )
 
 
-register(
-    OpDef(
-        "cumsum",
-        ("data",),
-        ScanopAttrs,
-        OpPattern.OPAQUE,
-        "Running sums along an axis (or the flattened data).",
-        relation=scanop_relation,
-        reference=tensor_reference(_scan("cumsum")),
-        relation_name="Cumsum",
-        check="onnxruntime:CumSum",
-    )
+_op(
+    "cumsum",
+    "Running sums along an axis (or the flattened data).",
+    relation=scanop_relation,
+    reference=tensor_reference(_scan("cumsum")),
+    check="onnxruntime:CumSum",
+    relation_name="Cumsum",
+    attrs_type=ScanopAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
-register(
-    OpDef(
-        "cumprod",
-        ("data",),
-        ScanopAttrs,
-        OpPattern.OPAQUE,
-        "Running products along an axis (or the flattened data).",
-        relation=scanop_relation,
-        reference=tensor_reference(_scan("cumprod")),
-        relation_name="Cumprod",
-        check="independent:itertools.accumulate per row",
-    )
+_op(
+    "cumprod",
+    "Running products along an axis (or the flattened data).",
+    relation=scanop_relation,
+    reference=tensor_reference(_scan("cumprod")),
+    check="independent:itertools.accumulate per row",
+    relation_name="Cumprod",
+    attrs_type=ScanopAttrs,
+    pattern=OpPattern.OPAQUE,
 )

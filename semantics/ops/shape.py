@@ -392,7 +392,6 @@ relation assigned those types).
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
@@ -423,6 +422,7 @@ from .registry import (
     Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     array_input,
     attr_field,
@@ -959,123 +959,124 @@ def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return np.broadcast_to(data, _out_shape(t)).copy()
 
 
-register(
-    OpDef(
-        "reshape",
-        ("data",),
-        ReshapeAttrs,
-        OpPattern.INJECTIVE,
-        "The same elements in row-major order, in the shape newshape.",
-        relation=_reshape_relation,
-        reference=tensor_reference(_reshape_reference),
-        relation_name="Reshape",
-        check="onnxruntime:Reshape",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "reshape",
+    "The same elements in row-major order, in the shape newshape.",
+    relation=_reshape_relation,
+    reference=tensor_reference(_reshape_reference),
+    check="onnxruntime:Reshape",
+    relation_name="Reshape",
+    attrs_type=ReshapeAttrs,
 )
 
 
-register(
-    OpDef(
-        "transpose",
-        ("data",),
-        TransposeAttrs,
-        OpPattern.INJECTIVE,
-        "Permute the axes of data.",
-        relation=_transpose_relation,
-        reference=tensor_reference(_transpose_reference),
-        relation_name="Transpose",
-        check="onnxruntime:Transpose",
-    )
+_op(
+    "transpose",
+    "Permute the axes of data.",
+    relation=_transpose_relation,
+    reference=tensor_reference(_transpose_reference),
+    check="onnxruntime:Transpose",
+    relation_name="Transpose",
+    attrs_type=TransposeAttrs,
 )
 
 
-register(
-    OpDef(
-        "concatenate",
-        ("data",),
-        ConcatenateAttrs,
-        OpPattern.INJECTIVE,
-        "Join the tensors of the tuple data along an existing axis.",
-        relation=_concatenate_relation,
-        reference=_concatenate_reference,
-        relation_name="Concatenate",
-        check="onnxruntime:Concat",
-    )
+_op(
+    "concatenate",
+    "Join the tensors of the tuple data along an existing axis.",
+    relation=_concatenate_relation,
+    reference=_concatenate_reference,
+    check="onnxruntime:Concat",
+    relation_name="Concatenate",
+    attrs_type=ConcatenateAttrs,
 )
 
 
-register(
-    OpDef(
-        "stack",
-        ("data",),
-        StackAttrs,
-        OpPattern.INJECTIVE,
-        "Join the tensors of the tuple data along a new axis.",
-        relation=_stack_relation,
-        reference=_stack_reference,
-        relation_name="Stack",
-        check="independent:element loop out[..k..] = data[k][...]",
-    )
+_op(
+    "stack",
+    "Join the tensors of the tuple data along a new axis.",
+    relation=_stack_relation,
+    reference=_stack_reference,
+    check="independent:element loop out[..k..] = data[k][...]",
+    relation_name="Stack",
+    attrs_type=StackAttrs,
 )
 
 
-register(
-    OpDef(
-        "split",
-        ("data",),
-        SplitAttrs,
-        OpPattern.INJECTIVE,
-        "Split data along an axis into a tuple of tensors.",
-        relation=_split_relation,
-        reference=tensor_reference(_split_reference),
-        relation_name="Split",
-        check="onnxruntime:Split",
-    )
+_op(
+    "split",
+    "Split data along an axis into a tuple of tensors.",
+    relation=_split_relation,
+    reference=tensor_reference(_split_reference),
+    check="onnxruntime:Split",
+    relation_name="Split",
+    attrs_type=SplitAttrs,
 )
 
 
-register(
-    OpDef(
-        "expand_dims",
-        ("data",),
-        ExpandDimsAttrs,
-        OpPattern.BROADCAST,
-        "Insert num_newaxis axes of extent one at axis.",
-        relation=_expand_dims_relation,
-        reference=tensor_reference(_expand_dims_reference),
-        relation_name="ExpandDims",
-        check="onnxruntime:Unsqueeze",
-    )
+_op(
+    "expand_dims",
+    "Insert num_newaxis axes of extent one at axis.",
+    relation=_expand_dims_relation,
+    reference=tensor_reference(_expand_dims_reference),
+    check="onnxruntime:Unsqueeze",
+    relation_name="ExpandDims",
+    attrs_type=ExpandDimsAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
-register(
-    OpDef(
-        "squeeze",
-        ("data",),
-        SqueezeAttrs,
-        OpPattern.INJECTIVE,
-        "Remove axes of extent one.",
-        relation=_squeeze_relation,
-        reference=tensor_reference(_squeeze_reference),
-        relation_name="Squeeze",
-        check="onnxruntime:Squeeze",
-    )
+_op(
+    "squeeze",
+    "Remove axes of extent one.",
+    relation=_squeeze_relation,
+    reference=tensor_reference(_squeeze_reference),
+    check="onnxruntime:Squeeze",
+    relation_name="Squeeze",
+    attrs_type=SqueezeAttrs,
 )
 
 
-register(
-    OpDef(
-        "broadcast_to",
-        ("data",),
-        InitOpAttrs,
-        OpPattern.BROADCAST,
-        "Broadcast data to the shape given by the shape attribute.",
-        relation=_broadcast_to_relation,
-        reference=tensor_reference(_broadcast_to_reference),
-        relation_name="BroadCastTo",
-        check="onnxruntime:Expand",
-    )
+_op(
+    "broadcast_to",
+    "Broadcast data to the shape given by the shape attribute.",
+    relation=_broadcast_to_relation,
+    reference=tensor_reference(_broadcast_to_reference),
+    check="onnxruntime:Expand",
+    relation_name="BroadCastTo",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
@@ -1620,174 +1621,132 @@ def _reverse_sequence_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -
     return data[tuple(index)]
 
 
-def _op(
-    name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None,
-    pattern: OpPattern,
-    doc: str,
-    relation_name: str,
-    check: str,
-    relation: Relation,
-    reference: Reference,
-) -> None:
-    """Register one operator of the calling module (its family is that module's)."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-        ),
-        module=sys._getframe(1).f_globals["__name__"],
-    )
-
-
 _op(
     "reverse",
-    ("data",),
-    ReverseAttrs,
-    OpPattern.INJECTIVE,
     "Reverse the order of the elements along an axis.",
-    "Reverse",
-    "independent:explicit loop reading data[n - 1 - i] for each output index",
-    _reverse_relation,
-    tensor_reference(_reverse_reference),
+    relation=_reverse_relation,
+    reference=tensor_reference(_reverse_reference),
+    check="independent:explicit loop reading data[n - 1 - i] for each output index",
+    relation_name="Reverse",
+    attrs_type=ReverseAttrs,
 )
 
 
 _op(
     "tile",
-    ("data",),
-    TileAttrs,
-    OpPattern.BROADCAST,
     "Repeat the whole tensor reps times along each axis.",
-    "Tile",
-    "onnxruntime:Tile",
-    _tile_relation,
-    tensor_reference(_tile_reference),
+    relation=_tile_relation,
+    reference=tensor_reference(_tile_reference),
+    check="onnxruntime:Tile",
+    relation_name="Tile",
+    attrs_type=TileAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "repeat",
-    ("data",),
-    RepeatAttrs,
-    OpPattern.BROADCAST,
     "Repeat each element repeats times along an axis.",
-    "Repeat",
-    "independent:explicit loop reading data[i // repeats] for each output index",
-    _repeat_relation,
-    tensor_reference(_repeat_reference),
+    relation=_repeat_relation,
+    reference=tensor_reference(_repeat_reference),
+    check="independent:explicit loop reading data[i // repeats] for each output index",
+    relation_name="Repeat",
+    attrs_type=RepeatAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "layout_transform",
-    ("data",),
-    LayoutTransformAttrs,
-    OpPattern.INJECTIVE,
     "The same tensor in another data layout, such as NCHW to NCHW4c.",
-    "layout_transform",
-    "independent:explicit loop mapping each output index to its source index",
-    _layout_transform_relation,
-    tensor_reference(_layout_transform_reference),
+    relation=_layout_transform_relation,
+    reference=tensor_reference(_layout_transform_reference),
+    check="independent:explicit loop mapping each output index to its source index",
+    relation_name="layout_transform",
+    attrs_type=LayoutTransformAttrs,
 )
 
 
 _op(
     "reshape_like",
-    ("data", "shape_like"),
-    ReshapeLikeAttrs,
-    OpPattern.INJECTIVE,
     "Reshape data to a shape taken in part from shape_like's shape.",
-    "ReshapeLike",
-    "onnxruntime:Reshape",
-    _reshape_like_relation,
-    tensor_reference(_reshape_like_reference),
+    relation=_reshape_like_relation,
+    reference=tensor_reference(_reshape_like_reference),
+    check="onnxruntime:Reshape",
+    relation_name="ReshapeLike",
+    inputs=("data", "shape_like"),
+    attrs_type=ReshapeLikeAttrs,
 )
 
 
 _op(
     "broadcast_to_like",
-    ("data", "broadcast_type"),
-    None,
-    OpPattern.BROADCAST,
     "Broadcast data to the shape of broadcast_type.",
-    "BroadCastToLike",
-    "onnxruntime:Expand",
-    _broadcast_to_like_relation,
-    tensor_reference(_broadcast_to_like_reference),
+    relation=_broadcast_to_like_relation,
+    reference=tensor_reference(_broadcast_to_like_reference),
+    check="onnxruntime:Expand",
+    relation_name="BroadCastToLike",
+    inputs=("data", "broadcast_type"),
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "collapse_sum_like",
-    ("data", "collapse_type"),
-    None,
-    OpPattern.COMM_REDUCE,
     "Sum data down to the shape of collapse_type (the reverse of broadcasting).",
-    "CollapseSumLike",
-    "onnxruntime:ReduceSum",
-    _collapse_sum_like_relation,
-    tensor_reference(_collapse_sum_like_reference),
+    relation=_collapse_sum_like_relation,
+    reference=tensor_reference(_collapse_sum_like_reference),
+    check="onnxruntime:ReduceSum",
+    relation_name="CollapseSumLike",
+    inputs=("data", "collapse_type"),
+    pattern=OpPattern.COMM_REDUCE,
 )
 
 
 _op(
     "shape_of",
-    ("data",),
-    ShapeOfAttrs,
-    OpPattern.OPAQUE,
     "The shape of data as a vector of the given dtype.",
-    "ShapeOf",
-    "onnxruntime:Shape",
-    _shape_of_relation,
-    tensor_reference(_shape_of_reference),
+    relation=_shape_of_relation,
+    reference=tensor_reference(_shape_of_reference),
+    check="onnxruntime:Shape",
+    relation_name="ShapeOf",
+    attrs_type=ShapeOfAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
 _op(
     "ndarray_size",
-    ("data",),
-    NdarraySizeAttrs,
-    OpPattern.INJECTIVE,
     "The number of elements of data as a scalar of the given dtype.",
-    "NdarraySize",
-    "onnxruntime:Size",
-    _ndarray_size_relation,
-    tensor_reference(_ndarray_size_reference),
+    relation=_ndarray_size_relation,
+    reference=tensor_reference(_ndarray_size_reference),
+    check="onnxruntime:Size",
+    relation_name="NdarraySize",
+    attrs_type=NdarraySizeAttrs,
 )
 
 
 _op(
     "sliding_window",
-    ("data",),
-    SlidingWindowAttrs,
-    OpPattern.OPAQUE,
     "Every window of window_shape, stepped by strides, over the axes from axis on.",
-    "SlidingWindow",
-    "independent:explicit loop reading data[i * stride + w] for each output index",
-    _sliding_window_relation,
-    tensor_reference(_sliding_window_reference),
+    relation=_sliding_window_relation,
+    reference=tensor_reference(_sliding_window_reference),
+    check="independent:explicit loop reading data[i * stride + w] for each output index",
+    relation_name="SlidingWindow",
+    attrs_type=SlidingWindowAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
 _op(
     "reverse_sequence",
-    ("data", "seq_lengths"),
-    ReverseSequenceAttrs,
-    OpPattern.INJECTIVE,
     "Reverse the first seq_lengths[b] elements along seq_axis of each batch slice b.",
-    "ReverseSequence",
-    "onnxruntime:ReverseSequence",
-    _reverse_sequence_relation,
-    tensor_reference(_reverse_sequence_reference),
+    relation=_reverse_sequence_relation,
+    reference=tensor_reference(_reverse_sequence_reference),
+    check="onnxruntime:ReverseSequence",
+    relation_name="ReverseSequence",
+    inputs=("data", "seq_lengths"),
+    attrs_type=ReverseSequenceAttrs,
 )
 
 
@@ -1850,20 +1809,12 @@ def _meshgrid_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> tuple
     return tuple(out)
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "meshgrid",
-        ("data",),
-        MeshgridAttrs,
-        OpPattern.INJECTIVE,
-        "Coordinate grids from a tuple of coordinate vectors.",
-        relation=_meshgrid_relation,
-        reference=_meshgrid_reference,
-        relation_name="Meshgrid",
-        check="independent:numpy.meshgrid",
-    ),
+_op(
+    "meshgrid",
+    "Coordinate grids from a tuple of coordinate vectors.",
+    relation=_meshgrid_relation,
+    reference=_meshgrid_reference,
+    check="independent:numpy.meshgrid",
+    relation_name="Meshgrid",
+    attrs_type=MeshgridAttrs,
 )
-
-
-for _record in _RECORDS:
-    register(_record)

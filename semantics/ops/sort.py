@@ -164,7 +164,10 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
@@ -354,53 +357,77 @@ def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return out
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "sort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "Sort data along axis (stable).",
-        relation=_sort_relation,
-        reference=tensor_reference(_sort_reference),
-        relation_name="Sort",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "argsort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "The indices that sort data along axis (stable).",
-        relation=_argsort_relation,
-        reference=tensor_reference(_argsort_reference),
-        relation_name="Argsort",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "topk",
-        ("data",),
-        TopKAttrs,
-        OpPattern.OPAQUE,
-        "The k largest (or smallest) elements along axis and their indices.",
-        relation=_topk_relation,
-        reference=tensor_reference(_topk_reference),
-        relation_name="TopK",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "searchsorted",
-        ("sorted_sequence", "values"),
-        SearchSortedAttrs,
-        OpPattern.OPAQUE,
-        "Where each value would be inserted into the sorted innermost axis.",
-        relation=_searchsorted_relation,
-        reference=tensor_reference(_searchsorted_reference),
-        relation_name="SearchSorted",
-        check="independent:counting the elements below each value",
-    ),
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
+    )
+
+
+_op(
+    "sort",
+    "Sort data along axis (stable).",
+    relation=_sort_relation,
+    reference=tensor_reference(_sort_reference),
+    check="onnxruntime:TopK",
+    relation_name="Sort",
+    attrs_type=ArgsortAttrs,
 )
 
 
-for _record in _RECORDS:
-    register(_record)
+_op(
+    "argsort",
+    "The indices that sort data along axis (stable).",
+    relation=_argsort_relation,
+    reference=tensor_reference(_argsort_reference),
+    check="onnxruntime:TopK",
+    relation_name="Argsort",
+    attrs_type=ArgsortAttrs,
+)
+
+
+_op(
+    "topk",
+    "The k largest (or smallest) elements along axis and their indices.",
+    relation=_topk_relation,
+    reference=tensor_reference(_topk_reference),
+    check="onnxruntime:TopK",
+    relation_name="TopK",
+    attrs_type=TopKAttrs,
+)
+
+
+_op(
+    "searchsorted",
+    "Where each value would be inserted into the sorted innermost axis.",
+    relation=_searchsorted_relation,
+    reference=tensor_reference(_searchsorted_reference),
+    check="independent:counting the elements below each value",
+    relation_name="SearchSorted",
+    inputs=("sorted_sequence", "values"),
+    attrs_type=SearchSortedAttrs,
+)

@@ -446,7 +446,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -506,34 +509,58 @@ _CHECKS: dict[str, str] = {
 ``tests/test_ops_elementwise.py``."""
 
 
-for _name, _accepts, _kernel, _doc in _UNARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Softmax",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern out_elemwise_fusable, relation "Softmax"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_relation(_accepts),
-            reference=tensor_reference(_unary(_kernel)),
-            relation_name="Identity",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "nn.leaky_relu",
-        ("data",),
-        LeakyReluAttrs,
-        OpPattern.ELEMWISE,
-        "Leaky rectified linear unit, x if x > 0 else alpha * x.",
-        relation=_identity_relation("any"),
-        reference=tensor_reference(_leaky_relu),
+for _name, _accepts, _kernel, _doc in _UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_CHECKS[_name],
         relation_name="Identity",
-        check=_CHECKS["nn.leaky_relu"],
+        pattern=OpPattern.ELEMWISE,
     )
+
+
+_op(
+    "nn.leaky_relu",
+    "Leaky rectified linear unit, x if x > 0 else alpha * x.",
+    relation=_identity_relation("any"),
+    reference=tensor_reference(_leaky_relu),
+    check=_CHECKS["nn.leaky_relu"],
+    relation_name="Identity",
+    attrs_type=LeakyReluAttrs,
+    pattern=OpPattern.ELEMWISE,
 )
 
 
@@ -576,33 +603,23 @@ def _log_softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
         return np.asarray(shifted - np.log(total)).astype(args[0].dtype)
 
 
-register(
-    OpDef(
-        "nn.softmax",
-        ("data",),
-        SoftmaxAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Softmax along axis: exp(x) / sum(exp(x)).",
-        relation=_softmax_relation,
-        reference=tensor_reference(_softmax_reference),
-        relation_name="Softmax",
-        check="onnxruntime:Softmax",
-    )
+_op(
+    "nn.softmax",
+    "Softmax along axis: exp(x) / sum(exp(x)).",
+    relation=_softmax_relation,
+    reference=tensor_reference(_softmax_reference),
+    check="onnxruntime:Softmax",
+    attrs_type=SoftmaxAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.log_softmax",
-        ("data",),
-        SoftmaxAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Logarithm of the softmax along axis.",
-        relation=_softmax_relation,
-        reference=tensor_reference(_log_softmax_reference),
-        relation_name="Softmax",
-        check="onnxruntime:LogSoftmax",
-    )
+_op(
+    "nn.log_softmax",
+    "Logarithm of the softmax along axis.",
+    relation=_softmax_relation,
+    reference=tensor_reference(_log_softmax_reference),
+    check="onnxruntime:LogSoftmax",
+    attrs_type=SoftmaxAttrs,
 )
 
 
@@ -651,18 +668,16 @@ def _prelu_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return _int_result(np.asarray(chosen), data.dtype, "nn.prelu", "x * alpha")
 
 
-register(
-    OpDef(
-        "nn.prelu",
-        ("data", "alpha"),
-        PReluAttrs,
-        OpPattern.BROADCAST,
-        "Parametric ReLU: x where x > 0, else x times the slope of its channel.",
-        relation=_prelu_relation,
-        reference=tensor_reference(_prelu_reference),
-        relation_name="PRelu",
-        check="onnxruntime:PRelu",
-    )
+_op(
+    "nn.prelu",
+    "Parametric ReLU: x where x > 0, else x times the slope of its channel.",
+    relation=_prelu_relation,
+    reference=tensor_reference(_prelu_reference),
+    check="onnxruntime:PRelu",
+    relation_name="PRelu",
+    inputs=("data", "alpha"),
+    attrs_type=PReluAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
@@ -717,16 +732,11 @@ def _fast_softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
     return np.asarray(out).astype(data.dtype)
 
 
-register(
-    OpDef(
-        "nn.fast_softmax",
-        ("data",),
-        SoftmaxAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Softmax along axis with TVM's fast approximate exp for float32.",
-        relation=_softmax_relation,
-        reference=tensor_reference(_fast_softmax_reference),
-        relation_name="Softmax",
-        check="onnxruntime:Softmax",
-    )
+_op(
+    "nn.fast_softmax",
+    "Softmax along axis with TVM's fast approximate exp for float32.",
+    relation=_softmax_relation,
+    reference=tensor_reference(_fast_softmax_reference),
+    check="onnxruntime:Softmax",
+    attrs_type=SoftmaxAttrs,
 )

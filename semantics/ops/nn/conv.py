@@ -254,7 +254,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -440,18 +443,45 @@ def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.ascontiguousarray(np.transpose(out, tuple("NCHW".index(ax) for ax in out_layout)))
 
 
-register(
-    OpDef(
-        "nn.conv2d",
-        ("data", "weight"),
-        Conv2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D convolution (cross-correlation) of data with weight.",
-        relation=_conv2d_relation,
-        reference=tensor_reference(_conv2d_reference),
-        relation_name="Conv2D",
-        check="onnxruntime:Conv",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data", "weight"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, weight, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.conv2d",
+    "2-D convolution (cross-correlation) of data with weight.",
+    relation=_conv2d_relation,
+    reference=tensor_reference(_conv2d_reference),
+    check="onnxruntime:Conv",
+    relation_name="Conv2D",
+    attrs_type=Conv2DAttrs,
 )
 
 
@@ -891,18 +921,14 @@ for _name, _attrs_type, _relation_name, _doc, _check in (
     ("nn.conv1d", Conv1DAttrs, "Conv1D", "1-D convolution (cross-correlation).", "Conv"),
     ("nn.conv3d", Conv3DAttrs, "Conv3D", "3-D convolution (cross-correlation).", "Conv"),
 ):
-    register(
-        OpDef(
-            _name,
-            ("data", "weight"),
-            _attrs_type,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_conv_relation,
-            reference=tensor_reference(_conv_reference),
-            relation_name=_relation_name,
-            check=f"onnxruntime:{_check}",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_conv_relation,
+        reference=tensor_reference(_conv_reference),
+        check=f"onnxruntime:{_check}",
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
@@ -920,16 +946,12 @@ for _name, _transpose_attrs, _relation_name, _doc in (
         "Transposed 2-D convolution (the adjoint of conv2d).",
     ),
 ):
-    register(
-        OpDef(
-            _name,
-            ("data", "weight"),
-            _transpose_attrs,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_transpose_relation,
-            reference=tensor_reference(_transpose_reference),
-            relation_name=_relation_name,
-            check="onnxruntime:ConvTranspose",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_transpose_relation,
+        reference=tensor_reference(_transpose_reference),
+        check="onnxruntime:ConvTranspose",
+        relation_name=_relation_name,
+        attrs_type=_transpose_attrs,
     )

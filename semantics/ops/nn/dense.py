@@ -253,7 +253,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -352,33 +355,59 @@ def _bias_add_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return _int_result(_exact_ints(data) + _exact_ints(b), data.dtype, "nn.bias_add", "a sum")
 
 
-register(
-    OpDef(
-        "nn.dense",
-        ("data", "weight"),
-        DenseAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Fully connected layer: data times the transpose of weight (units, in).",
-        relation=_dense_relation,
-        reference=tensor_reference(_dense_reference),
-        relation_name="Dense",
-        check="onnxruntime:Gemm",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("tensor_a", "tensor_b"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs tensor_a, tensor_b, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.dense",
+    "Fully connected layer: data times the transpose of weight (units, in).",
+    relation=_dense_relation,
+    reference=tensor_reference(_dense_reference),
+    check="onnxruntime:Gemm",
+    relation_name="Dense",
+    inputs=("data", "weight"),
+    attrs_type=DenseAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.bias_add",
-        ("data", "bias"),
-        BiasAddAttrs,
-        OpPattern.BROADCAST,
-        "Add the 1-D bias to data along axis.",
-        relation=_bias_add_relation,
-        reference=tensor_reference(_bias_add_reference),
-        relation_name="BiasAdd",
-        check="independent:element loop data[i] + bias[i[axis]]",
-    )
+_op(
+    "nn.bias_add",
+    "Add the 1-D bias to data along axis.",
+    relation=_bias_add_relation,
+    reference=tensor_reference(_bias_add_reference),
+    check="independent:element loop data[i] + bias[i[axis]]",
+    relation_name="BiasAdd",
+    inputs=("data", "bias"),
+    attrs_type=BiasAddAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
@@ -515,31 +544,23 @@ def _batch_matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
     return np.ascontiguousarray(out)
 
 
-register(
-    OpDef(
-        "nn.matmul",
-        ("tensor_a", "tensor_b"),
-        MatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Matrix product of a and b, either given transposed.",
-        relation=_matmul_relation,
-        reference=tensor_reference(_matmul_reference),
-        relation_name="Matmul",
-        check="onnxruntime:MatMul",
-    )
+_op(
+    "nn.matmul",
+    "Matrix product of a and b, either given transposed.",
+    relation=_matmul_relation,
+    reference=tensor_reference(_matmul_reference),
+    check="onnxruntime:MatMul",
+    relation_name="Matmul",
+    attrs_type=MatmulAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.batch_matmul",
-        ("tensor_a", "tensor_b"),
-        BatchMatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Batched matrix product of two 3-D tensors, either given transposed.",
-        relation=_batch_matmul_relation,
-        reference=tensor_reference(_batch_matmul_reference),
-        relation_name="BatchMatmul",
-        check="onnxruntime:MatMul",
-    )
+_op(
+    "nn.batch_matmul",
+    "Batched matrix product of two 3-D tensors, either given transposed.",
+    relation=_batch_matmul_relation,
+    reference=tensor_reference(_batch_matmul_reference),
+    check="onnxruntime:MatMul",
+    relation_name="BatchMatmul",
+    attrs_type=BatchMatmulAttrs,
 )

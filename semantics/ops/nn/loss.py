@@ -99,7 +99,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -224,31 +227,57 @@ def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.asarray(out).astype(predictions.dtype)
 
 
-register(
-    OpDef(
-        "nn.cross_entropy",
-        ("x", "y"),
-        None,
-        OpPattern.OPAQUE,
-        "Cross entropy of probabilities x against targets y, averaged over the batch.",
-        relation=_cross_entropy_relation,
-        reference=tensor_reference(_cross_entropy_reference),
-        relation_name="CrossEntropy",
-        check="independent:direct loop over the batch and classes",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, nothing."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.cross_entropy",
+    "Cross entropy of probabilities x against targets y, averaged over the batch.",
+    relation=_cross_entropy_relation,
+    reference=tensor_reference(_cross_entropy_reference),
+    check="independent:direct loop over the batch and classes",
+    relation_name="CrossEntropy",
+    inputs=("x", "y"),
+    pattern=OpPattern.OPAQUE,
 )
 
 
-register(
-    OpDef(
-        "nn.nll_loss",
-        ("predictions", "targets", "weights"),
-        NLLLossAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Negative log-likelihood loss of log-probabilities at the target classes.",
-        relation=_nll_loss_relation,
-        reference=tensor_reference(_nll_loss_reference),
-        relation_name="NLLLoss",
-        check="onnxruntime:NegativeLogLikelihoodLoss",
-    )
+_op(
+    "nn.nll_loss",
+    "Negative log-likelihood loss of log-probabilities at the target classes.",
+    relation=_nll_loss_relation,
+    reference=tensor_reference(_nll_loss_reference),
+    check="onnxruntime:NegativeLogLikelihoodLoss",
+    relation_name="NLLLoss",
+    inputs=("predictions", "targets", "weights"),
+    attrs_type=NLLLossAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
 )

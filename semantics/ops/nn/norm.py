@@ -233,7 +233,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -325,33 +328,58 @@ def _dropout_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Nu
     return data.copy(), np.ones_like(data)
 
 
-register(
-    OpDef(
-        "nn.batch_norm",
-        ("data", "gamma", "beta", "moving_mean", "moving_var"),
-        BatchNormAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
-        relation=_batch_norm_relation,
-        reference=tensor_reference(_batch_norm_reference),
-        relation_name="BatchNorm",
-        check="onnxruntime:BatchNormalization",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.batch_norm",
+    "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
+    relation=_batch_norm_relation,
+    reference=tensor_reference(_batch_norm_reference),
+    check="onnxruntime:BatchNormalization",
+    relation_name="BatchNorm",
+    inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+    attrs_type=BatchNormAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
 )
 
 
-register(
-    OpDef(
-        "nn.dropout",
-        ("data",),
-        DropoutAttrs,
-        OpPattern.OPAQUE,
-        "Dropout (training only); a 2-tuple (out, mask).",
-        relation=_dropout_relation,
-        reference=tensor_reference(_dropout_reference),
-        relation_name="Dropout",
-        check="onnxruntime:Dropout",
-    )
+_op(
+    "nn.dropout",
+    "Dropout (training only); a 2-tuple (out, mask).",
+    relation=_dropout_relation,
+    reference=tensor_reference(_dropout_reference),
+    check="onnxruntime:Dropout",
+    relation_name="Dropout",
+    attrs_type=DropoutAttrs,
 )
 
 
@@ -607,46 +635,33 @@ _NORMS = (
 
 
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _NORMS:
-    register(
-        OpDef(
-            _name,
-            ("data", "gamma", "beta"),
-            _type,
-            OpPattern.OPAQUE,
-            _doc,
-            relation=_relation,
-            reference=tensor_reference(_reference),
-            relation_name=_rel_name,
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_check,
+        relation_name=_rel_name,
+        inputs=("data", "gamma", "beta"),
+        attrs_type=_type,
     )
 
 
-register(
-    OpDef(
-        "nn.l2_normalize",
-        ("data",),
-        L2NormalizeAttrs,
-        OpPattern.OPAQUE,
-        "Divide by the L2 norm over the axes, bounded below by sqrt(eps).",
-        relation=_l2_normalize_relation,
-        reference=tensor_reference(_l2_normalize_reference),
-        relation_name="Identity",
-        check="onnxruntime:LpNormalization",
-    )
+_op(
+    "nn.l2_normalize",
+    "Divide by the L2 norm over the axes, bounded below by sqrt(eps).",
+    relation=_l2_normalize_relation,
+    reference=tensor_reference(_l2_normalize_reference),
+    check="onnxruntime:LpNormalization",
+    attrs_type=L2NormalizeAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.lrn",
-        ("data",),
-        LRNAttrs,
-        OpPattern.OPAQUE,
-        "Local response normalisation across a window of channels.",
-        relation=_lrn_relation,
-        reference=tensor_reference(_lrn_reference),
-        relation_name="Identity",
-        check="onnxruntime:LRN",
-    )
+_op(
+    "nn.lrn",
+    "Local response normalisation across a window of channels.",
+    relation=_lrn_relation,
+    reference=tensor_reference(_lrn_reference),
+    check="onnxruntime:LRN",
+    attrs_type=LRNAttrs,
 )

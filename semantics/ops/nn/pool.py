@@ -215,7 +215,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -475,48 +478,67 @@ def _global_avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
     return _int_result(_trunc_div(_exact_ints(total), np.asarray(count)), data.dtype, op, "a mean")
 
 
-register(
-    OpDef(
-        "nn.max_pool2d",
-        ("data",),
-        MaxPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D max pooling.",
-        relation=_pool2d_relation,
-        reference=tensor_reference(_max_pool2d_reference),
-        relation_name="MaxPool2D",
-        check="onnxruntime:MaxPool",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.max_pool2d",
+    "2-D max pooling.",
+    relation=_pool2d_relation,
+    reference=tensor_reference(_max_pool2d_reference),
+    check="onnxruntime:MaxPool",
+    relation_name="MaxPool2D",
+    attrs_type=MaxPool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.avg_pool2d",
-        ("data",),
-        AvgPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D average pooling.",
-        relation=_pool2d_relation,
-        reference=tensor_reference(_avg_pool2d_reference),
-        relation_name="AvgPool2D",
-        check="onnxruntime:AveragePool",
-    )
+_op(
+    "nn.avg_pool2d",
+    "2-D average pooling.",
+    relation=_pool2d_relation,
+    reference=tensor_reference(_avg_pool2d_reference),
+    check="onnxruntime:AveragePool",
+    relation_name="AvgPool2D",
+    attrs_type=AvgPool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.global_avg_pool2d",
-        ("data",),
-        GlobalPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Average over the whole of each spatial plane.",
-        relation=_global_pool2d_relation,
-        reference=tensor_reference(_global_avg_pool2d_reference),
-        relation_name="GlobalAvgPool2D",
-        check="onnxruntime:GlobalAveragePool",
-    )
+_op(
+    "nn.global_avg_pool2d",
+    "Average over the whole of each spatial plane.",
+    relation=_global_pool2d_relation,
+    reference=tensor_reference(_global_avg_pool2d_reference),
+    check="onnxruntime:GlobalAveragePool",
+    relation_name="GlobalAvgPool2D",
+    attrs_type=GlobalPool2DAttrs,
 )
 
 
@@ -890,61 +912,45 @@ for _name, _attrs_type, _relation_name, _doc, _reference, _check in (
     ("nn.avg_pool3d", AvgPool3DAttrs, "AvgPool3D", "3-D average pooling.", _avg_pool_reference,
      "AveragePool"),
 ):  # fmt: skip
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            _attrs_type,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_pool_relation,
-            reference=tensor_reference(_reference),
-            relation_name=_relation_name,
-            check=f"onnxruntime:{_check}",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_pool_relation,
+        reference=tensor_reference(_reference),
+        check=f"onnxruntime:{_check}",
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
-register(
-    OpDef(
-        "nn.adaptive_avg_pool2d",
-        ("data",),
-        AdaptivePool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D average pooling over cells that tile the input to a given output size.",
-        relation=_adaptive_relation,
-        reference=tensor_reference(_adaptive_avg_reference),
-        relation_name="AdaptiveAvgPool2D",
-        check="independent:direct loops over the output cells",
-    )
+_op(
+    "nn.adaptive_avg_pool2d",
+    "2-D average pooling over cells that tile the input to a given output size.",
+    relation=_adaptive_relation,
+    reference=tensor_reference(_adaptive_avg_reference),
+    check="independent:direct loops over the output cells",
+    relation_name="AdaptiveAvgPool2D",
+    attrs_type=AdaptivePool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.adaptive_max_pool2d",
-        ("data",),
-        AdaptivePool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D max pooling over cells that tile the input to a given output size.",
-        relation=_adaptive_relation,
-        reference=tensor_reference(_adaptive_max_reference),
-        relation_name="AdaptiveMaxPool2D",
-        check="independent:direct loops over the output cells",
-    )
+_op(
+    "nn.adaptive_max_pool2d",
+    "2-D max pooling over cells that tile the input to a given output size.",
+    relation=_adaptive_relation,
+    reference=tensor_reference(_adaptive_max_reference),
+    check="independent:direct loops over the output cells",
+    relation_name="AdaptiveMaxPool2D",
+    attrs_type=AdaptivePool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.global_max_pool2d",
-        ("data",),
-        GlobalPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Maximum over the whole of each spatial plane.",
-        relation=_global_max_relation,
-        reference=tensor_reference(_global_max_reference),
-        relation_name="GlobalMaxPool2D",
-        check="onnxruntime:GlobalMaxPool",
-    )
+_op(
+    "nn.global_max_pool2d",
+    "Maximum over the whole of each spatial plane.",
+    relation=_global_max_relation,
+    reference=tensor_reference(_global_max_reference),
+    check="onnxruntime:GlobalMaxPool",
+    relation_name="GlobalMaxPool2D",
+    attrs_type=GlobalPool2DAttrs,
 )

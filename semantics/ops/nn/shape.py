@@ -223,7 +223,10 @@ from ..registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     attr_field,
     register,
     tensor_reference,
@@ -333,33 +336,56 @@ def _pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.where(mask, gathered, value).astype(data.dtype)
 
 
-register(
-    OpDef(
-        "nn.batch_flatten",
-        ("data",),
-        None,
-        OpPattern.INJECTIVE,
-        "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
-        relation=_batch_flatten_relation,
-        reference=tensor_reference(_batch_flatten_reference),
-        relation_name="BatchFlatten",
-        check="onnxruntime:Flatten",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.batch_flatten",
+    "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
+    relation=_batch_flatten_relation,
+    reference=tensor_reference(_batch_flatten_reference),
+    check="onnxruntime:Flatten",
+    relation_name="BatchFlatten",
 )
 
 
-register(
-    OpDef(
-        "nn.pad",
-        ("data", "pad_val"),
-        PadAttrs,
-        OpPattern.INJECTIVE,
-        "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
-        relation=_pad_relation,
-        reference=tensor_reference(_pad_reference),
-        relation_name="Pad",
-        check="onnxruntime:Pad",
-    )
+_op(
+    "nn.pad",
+    "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
+    relation=_pad_relation,
+    reference=tensor_reference(_pad_reference),
+    check="onnxruntime:Pad",
+    relation_name="Pad",
+    inputs=("data", "pad_val"),
+    attrs_type=PadAttrs,
 )
 
 
@@ -740,16 +766,12 @@ _OPS = (
 
 
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _OPS:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            _type,
-            OpPattern.INJECTIVE,
-            _doc,
-            relation=_relation,
-            reference=tensor_reference(_reference),
-            relation_name=_rel_name,
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_check,
+        relation_name=_rel_name,
+        attrs_type=_type,
     )
