@@ -357,70 +357,49 @@ def _where(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
     return np.asarray(np.where(_truthy(condition), x, y)).astype(x.dtype, copy=False)
 
 
-_BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str], ...] = (
-    # name, operand dtypes, comparison (bool result), kernel, doc
+_BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str, str], ...] = (
+    # name, operand dtypes, comparison (bool result), kernel, doc, check
     ("add", "any", False, _integer_arithmetic("add", lambda a, b: a + b),
-     "Elementwise addition with broadcasting."),
+     "Elementwise addition with broadcasting.", "onnxruntime:Add"),
     ("subtract", "any", False, _integer_arithmetic("subtract", lambda a, b: a - b),
-     "Elementwise subtraction with broadcasting."),
+     "Elementwise subtraction with broadcasting.", "onnxruntime:Sub"),
     ("multiply", "any", False, _integer_arithmetic("multiply", lambda a, b: a * b),
-     "Elementwise multiplication with broadcasting."),
+     "Elementwise multiplication with broadcasting.", "onnxruntime:Mul"),
     ("divide", "any", False, _divide_family("divide"),
-     "Elementwise division with broadcasting (truncating for integers)."),
+     "Elementwise division with broadcasting (truncating for integers).", "onnxruntime:Div"),
     ("floor_divide", "any", False, _divide_family("floor_divide"),
-     "Elementwise division rounded towards negative infinity, broadcasting."),
+     "Elementwise division rounded towards negative infinity, broadcasting.",
+     "independent:Python scalar loop (int //, math.floor of the rounded quotient)"),
     ("mod", "any", False, _divide_family("mod"),
-     "Elementwise remainder with the sign of the dividend, broadcasting."),
+     "Elementwise remainder with the sign of the dividend, broadcasting.", "onnxruntime:Mod"),
     ("floor_mod", "any", False, _divide_family("floor_mod"),
-     "Elementwise remainder with the sign of the divisor, broadcasting."),
+     "Elementwise remainder with the sign of the divisor, broadcasting.", "onnxruntime:Mod"),
     ("power", "float", False, np.power,
-     "Elementwise lhs raised to the power rhs, broadcasting."),
-    ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting."),
-    ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting."),
+     "Elementwise lhs raised to the power rhs, broadcasting.", "onnxruntime:Pow"),
+    ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting.",
+     "onnxruntime:Max"),
+    ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting.",
+     "onnxruntime:Min"),
     ("equal", "any", True, np.equal,
-     "Elementwise lhs == rhs with broadcasting; the result is bool."),
+     "Elementwise lhs == rhs with broadcasting; the result is bool.", "onnxruntime:Equal"),
     ("not_equal", "any", True, _not_equal,
-     "Elementwise lhs != rhs with broadcasting; the result is bool."),
+     "Elementwise lhs != rhs with broadcasting; the result is bool.",
+     "independent:Python scalar loop (ordered !=, false on NaN)"),
     ("less", "any", True, np.less,
-     "Elementwise lhs < rhs with broadcasting; the result is bool."),
+     "Elementwise lhs < rhs with broadcasting; the result is bool.", "onnxruntime:Less"),
     ("less_equal", "any", True, np.less_equal,
-     "Elementwise lhs <= rhs with broadcasting; the result is bool."),
+     "Elementwise lhs <= rhs with broadcasting; the result is bool.", "onnxruntime:LessOrEqual"),
     ("greater", "any", True, np.greater,
-     "Elementwise lhs > rhs with broadcasting; the result is bool."),
+     "Elementwise lhs > rhs with broadcasting; the result is bool.", "onnxruntime:Greater"),
     ("greater_equal", "any", True, np.greater_equal,
-     "Elementwise lhs >= rhs with broadcasting; the result is bool."),
+     "Elementwise lhs >= rhs with broadcasting; the result is bool.", "onnxruntime:GreaterOrEqual"),
     ("logical_and", "bool", False, np.logical_and,
-     "Elementwise boolean and with broadcasting."),
+     "Elementwise boolean and with broadcasting.", "onnxruntime:And"),
     ("logical_or", "bool", False, np.logical_or,
-     "Elementwise boolean or with broadcasting."),
+     "Elementwise boolean or with broadcasting.", "onnxruntime:Or"),
 )  # fmt: skip
 """Binary operators without attributes: inputs ``lhs, rhs``, pattern broadcast; the relation is
 ``BroadcastComp`` for comparisons and ``Broadcast`` otherwise."""
-
-
-_CHECKS: dict[str, str] = {
-    "add": "onnxruntime:Add",
-    "subtract": "onnxruntime:Sub",
-    "multiply": "onnxruntime:Mul",
-    "divide": "onnxruntime:Div",
-    "floor_divide": "independent:Python scalar loop (int //, math.floor of the rounded quotient)",
-    "mod": "onnxruntime:Mod",
-    "floor_mod": "onnxruntime:Mod",
-    "power": "onnxruntime:Pow",
-    "maximum": "onnxruntime:Max",
-    "minimum": "onnxruntime:Min",
-    "equal": "onnxruntime:Equal",
-    "not_equal": "independent:Python scalar loop (ordered !=, false on NaN)",
-    "less": "onnxruntime:Less",
-    "less_equal": "onnxruntime:LessOrEqual",
-    "greater": "onnxruntime:Greater",
-    "greater_equal": "onnxruntime:GreaterOrEqual",
-    "logical_and": "onnxruntime:And",
-    "logical_or": "onnxruntime:Or",
-    "where": "onnxruntime:Where",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
 
 
 def _op(
@@ -454,13 +433,13 @@ def _op(
     )
 
 
-for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
+for _name, _accepts, _comparison, _binary_kernel, _doc, _check in _BINARY:
     _op(
         _name,
         _doc,
         relation=_broadcast_relation(_accepts, comparison=_comparison),
         reference=tensor_reference(_binary(_binary_kernel, comparison=_comparison)),
-        check=_CHECKS[_name],
+        check=_check,
         relation_name="BroadcastComp" if _comparison else "Broadcast",
     )
 
@@ -470,7 +449,7 @@ _op(
     "Select from x where condition is non-zero, else from y; all three broadcast.",
     relation=_where_relation,
     reference=tensor_reference(_where),
-    check=_CHECKS["where"],
+    check="onnxruntime:Where",
     relation_name="Where",
     inputs=("condition", "x", "y"),
 )

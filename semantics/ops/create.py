@@ -404,20 +404,23 @@ def _ones_like(x: Array) -> Array:
     return np.ones_like(x)
 
 
-_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
-    ("zeros_like", "any", _zeros_like, "Zeros with the shape and dtype of the input."),
-    ("ones_like", "any", _ones_like, "Ones with the shape and dtype of the input."),
+_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
+    (
+        "zeros_like",
+        "any",
+        _zeros_like,
+        "Zeros with the shape and dtype of the input.",
+        "onnxruntime:ConstantOfShape",
+    ),
+    (
+        "ones_like",
+        "any",
+        _ones_like,
+        "Ones with the shape and dtype of the input.",
+        "onnxruntime:ConstantOfShape",
+    ),
 )
-"""Unary operators without attributes: one input ``data``, relation ``Identity``, elemwise."""
-
-
-_CHECKS: dict[str, str] = {
-    "zeros_like": "onnxruntime:ConstantOfShape",
-    "ones_like": "onnxruntime:ConstantOfShape",
-    "full_like": "independent:Python scalar conversion (math.trunc, modular wrap-around)",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
+"""Fills of data's type without attributes: name, dtypes, kernel, doc, check."""
 
 
 def _op(
@@ -451,13 +454,13 @@ def _op(
     )
 
 
-for _name, _accepts, _kernel, _doc in _UNARY:
+for _name, _accepts, _kernel, _doc, _check in _UNARY:
     _op(
         _name,
         _doc,
         relation=_identity_relation(_accepts),
         reference=tensor_reference(_unary(_kernel)),
-        check=_CHECKS[_name],
+        check=_check,
         relation_name="Identity",
         inputs=("data",),
     )
@@ -468,7 +471,7 @@ _op(
     "The scalar fill_value, cast to the dtype of data, with the shape of data.",
     relation=_full_like_relation,
     reference=tensor_reference(_full_like),
-    check=_CHECKS["full_like"],
+    check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
     relation_name="FullLike",
     inputs=("data", "fill_value"),
 )

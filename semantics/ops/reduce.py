@@ -553,35 +553,24 @@ def _arg_reference(op: str, better: str) -> TensorReference:
     return reference
 
 
-_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, TensorReference, str], ...] = (
+_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, TensorReference, str, str], ...] = (
     ("sum", ReduceAttrs, reduce_relation, "Reduce", _quiet(_sum_reference),
-     "Sum of the elements over the reduced axes."),
+     "Sum of the elements over the reduced axes.", "onnxruntime:ReduceSum"),
     ("mean", ReduceAttrs, reduce_relation, "Reduce", _quiet(_mean_reference),
-     "Arithmetic mean of the elements over the reduced axes."),
+     "Arithmetic mean of the elements over the reduced axes.", "onnxruntime:ReduceMean"),
     ("max", ReduceAttrs, reduce_relation, "Reduce", _max_reference,
-     "Maximum of the elements over the reduced axes."),
+     "Maximum of the elements over the reduced axes.", "onnxruntime:ReduceMax"),
     ("min", ReduceAttrs, reduce_relation, "Reduce", _min_reference,
-     "Minimum of the elements over the reduced axes."),
+     "Minimum of the elements over the reduced axes.", "onnxruntime:ReduceMin"),
     ("prod", ReduceAttrs, reduce_relation, "Reduce", _quiet(_prod_reference),
-     "Product of the elements over the reduced axes."),
+     "Product of the elements over the reduced axes.", "onnxruntime:ReduceProd"),
     ("argmax", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmax", "max"),
-     "Index of the maximum over the reduced axes (int32)."),
+     "Index of the maximum over the reduced axes (int32).", "onnxruntime:ArgMax"),
     ("argmin", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmin", "min"),
-     "Index of the minimum over the reduced axes (int32)."),
+     "Index of the minimum over the reduced axes (int32).", "onnxruntime:ArgMin"),
 )  # fmt: skip
-"""Every reduction: one input ``data``, pattern comm_reduce (argmax and argmin too, in TVM)."""
-
-
-_CHECKS: dict[str, str] = {
-    "sum": "onnxruntime:ReduceSum",
-    "mean": "onnxruntime:ReduceMean",
-    "max": "onnxruntime:ReduceMax",
-    "min": "onnxruntime:ReduceMin",
-    "prod": "onnxruntime:ReduceProd",
-    "argmax": "onnxruntime:ArgMax",
-    "argmin": "onnxruntime:ArgMin",
-}
-"""How each reduction's reference is checked (``OpDef.check``), in ``tests/test_ops_reduce.py``."""
+"""Every reduction (one input ``data``, pattern comm_reduce, argmax and argmin too as in TVM):
+name, attributes, relation, relation name, reference, doc, check."""
 
 
 def _op(
@@ -615,13 +604,13 @@ def _op(
     )
 
 
-for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
+for _name, _attrs_type, _relation, _relation_name, _reference, _doc, _check in _REDUCTIONS:
     _op(
         _name,
         _doc,
         relation=_relation,
         reference=tensor_reference(_reference),
-        check=_CHECKS[_name],
+        check=_check,
         relation_name=_relation_name,
         attrs_type=_attrs_type,
     )

@@ -495,18 +495,16 @@ def _leaky_relu(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
     return np.asarray(np.where(positive, x, scaled)).astype(dtype, copy=False)
 
 
-_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
-    ("nn.relu", "any", lambda x: _maximum(x, np.zeros_like(x)), "Rectified linear unit."),
+_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
+    (
+        "nn.relu",
+        "any",
+        lambda x: _maximum(x, np.zeros_like(x)),
+        "Rectified linear unit.",
+        "onnxruntime:Relu",
+    ),
 )
-"""Unary operators without attributes: one input ``data``, relation ``Identity``, elemwise."""
-
-
-_CHECKS: dict[str, str] = {
-    "nn.relu": "onnxruntime:Relu",
-    "nn.leaky_relu": "onnxruntime:LeakyRelu",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
+"""Unary operators without attributes (relation ``Identity``): name, dtypes, kernel, doc, check."""
 
 
 def _op(
@@ -540,13 +538,13 @@ def _op(
     )
 
 
-for _name, _accepts, _kernel, _doc in _UNARY:
+for _name, _accepts, _kernel, _doc, _check in _UNARY:
     _op(
         _name,
         _doc,
         relation=_identity_relation(_accepts),
         reference=tensor_reference(_unary(_kernel)),
-        check=_CHECKS[_name],
+        check=_check,
         relation_name="Identity",
         pattern=OpPattern.ELEMWISE,
     )
@@ -557,7 +555,7 @@ _op(
     "Leaky rectified linear unit, x if x > 0 else alpha * x.",
     relation=_identity_relation("any"),
     reference=tensor_reference(_leaky_relu),
-    check=_CHECKS["nn.leaky_relu"],
+    check="onnxruntime:LeakyRelu",
     relation_name="Identity",
     attrs_type=LeakyReluAttrs,
     pattern=OpPattern.ELEMWISE,
