@@ -200,10 +200,8 @@ from ..syntax import Dim, TensorType, Type
 from .elementwise import (
     Accepts,
     Array,
-    MathAccepts,
     _bits,
     _check_accepts,
-    _check_math_accepts,
     _exact,
     _fit,
     _int_bounds,
@@ -455,23 +453,6 @@ _op(
 )
 
 
-def _math_broadcast_relation(accepts: MathAccepts) -> Relation:
-    """``Broadcast``: ``lhs`` and ``rhs`` of one dtype that ``accepts`` allows; the broadcast
-    shape."""
-
-    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-        lhs, rhs = _tensors(arg_types, ("lhs", "rhs"))
-        if lhs.dtype != rhs.dtype:
-            raise RelationError(
-                f"data types {lhs.dtype} and {rhs.dtype} do not match: "
-                "expected rhs to have the dtype of lhs"
-            )
-        _check_math_accepts(lhs, accepts, "lhs and rhs")
-        return TensorType(broadcast_shapes(lhs.shape, rhs.shape), lhs.dtype)
-
-    return relation
-
-
 def _shift(op: str) -> BinaryKernel:
     """``left_shift`` (``shl``, wrapping) or ``right_shift`` (``ashr``/``lshr``); an amount
     outside ``[0, bits)`` is undefined."""
@@ -505,7 +486,7 @@ def _trunc_mod(a: Array, b: Array) -> Array:
     return _int_divide("mod")(a, b)  # the sign of the dividend, as LLVM's srem/urem
 
 
-_MATH_BINARY: tuple[tuple[str, MathAccepts, BinaryKernel, str, str], ...] = (
+_MATH_BINARY: tuple[tuple[str, Accepts, BinaryKernel, str, str], ...] = (
     ("bitwise_and", "integer", np.bitwise_and, "Elementwise bitwise and with broadcasting.",
      "onnxruntime:BitwiseAnd"),
     ("bitwise_or", "integer", np.bitwise_or, "Elementwise bitwise or with broadcasting.",
@@ -527,11 +508,11 @@ _MATH_BINARY: tuple[tuple[str, MathAccepts, BinaryKernel, str, str], ...] = (
 """Binary broadcasting operators: name, operand dtypes, kernel, doc, check."""
 
 
-for _name, _math_accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
+for _name, _accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
     _op(
         _name,
         _doc,
-        relation=_math_broadcast_relation(_math_accepts),
+        relation=_broadcast_relation(_accepts, comparison=False),
         reference=tensor_reference(_binary(_binary_kernel)),
         check=_check,
         relation_name="Broadcast",

@@ -193,7 +193,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -239,8 +239,17 @@ Array: TypeAlias = npt.NDArray[Any]
 only to arrays whose element type is open)."""
 
 
-Accepts: TypeAlias = Literal["any", "float", "bool"]
-"""Which dtypes an operand may have: any dtype, a float dtype, or bool."""
+Accepts: TypeAlias = Literal["any", "float", "bool", "integer", "signed_or_float"]
+"""Which dtypes an operand may have: any dtype, a float dtype, bool, an integer dtype (not
+bool), or a signed integer or float dtype."""
+
+
+_DESCRIBE: dict[str, str] = {
+    "float": "a float dtype",
+    "bool": "bool",
+    "integer": "an integer dtype (int8 to uint64, not bool)",
+    "signed_or_float": "a signed integer or float dtype",
+}
 
 
 def _is_float(dtype: str) -> bool:
@@ -274,11 +283,25 @@ def _tensors(arg_types: tuple[Type, ...], names: tuple[str, ...]) -> tuple[Tenso
     return tuple(tensor_arg(t, name) for t, name in zip(arg_types, names, strict=True))
 
 
+def _allows(dtype: str, accepts: Accepts) -> bool:
+    match accepts:
+        case "any":
+            return True
+        case "float":
+            return _is_float(dtype)
+        case "bool":
+            return dtype == "bool"
+        case "integer":
+            return dtype.startswith(("int", "uint"))
+        case "signed_or_float":
+            return dtype.startswith(("int", "float"))
+        case _:
+            assert_never(accepts)
+
+
 def _check_accepts(t: TensorType, accepts: Accepts, what: str) -> None:
-    if accepts == "float" and not _is_float(t.dtype):
-        raise RelationError(f"expected a float dtype for {what}, found {t.dtype}")
-    if accepts == "bool" and t.dtype != "bool":
-        raise RelationError(f"expected bool for {what}, found {t.dtype}")
+    if not _allows(t.dtype, accepts):
+        raise RelationError(f"expected {_DESCRIBE[accepts]} for {what}, found {t.dtype}")
 
 
 def _identity_relation(accepts: Accepts) -> Relation:
@@ -530,48 +553,6 @@ _op(
 )
 
 
-MathAccepts: TypeAlias = Literal["any", "float", "bool", "integer", "signed_or_float"]
-"""Which dtypes an operand may have."""
-
-
-_DESCRIBE: dict[str, str] = {
-    "float": "a float dtype",
-    "bool": "bool",
-    "integer": "an integer dtype (int8 to uint64, not bool)",
-    "signed_or_float": "a signed integer or float dtype",
-}
-
-
-def _allows(dtype: str, accepts: MathAccepts) -> bool:
-    match accepts:
-        case "any":
-            return True
-        case "float":
-            return _is_float(dtype)
-        case "bool":
-            return dtype == "bool"
-        case "integer":
-            return dtype.startswith(("int", "uint"))
-        case "signed_or_float":
-            return dtype.startswith(("int", "float"))
-
-
-def _check_math_accepts(t: TensorType, accepts: MathAccepts, what: str) -> None:
-    if not _allows(t.dtype, accepts):
-        raise RelationError(f"expected {_DESCRIBE[accepts]} for {what}, found {t.dtype}")
-
-
-def _math_identity_relation(accepts: MathAccepts) -> Relation:
-    """``Identity``: the result has the type of ``data`` (of a dtype ``accepts`` allows)."""
-
-    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-        (data,) = _tensors(arg_types, ("data",))
-        _check_math_accepts(data, accepts, "data")
-        return TensorType(data.shape, data.dtype)
-
-    return relation
-
-
 def _identity_comp_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     """``IdentityCompRel``: the shape of ``data`` (any dtype), dtype bool."""
     (data,) = _tensors(arg_types, ("data",))
@@ -685,7 +666,7 @@ _FLOAT_MATH: tuple[tuple[str, UnaryKernel, str, str], ...] = (
 """Float-only unary operators: name, kernel, doc, check."""
 
 
-_OTHER_UNARY: tuple[tuple[str, MathAccepts, UnaryKernel, str, str], ...] = (
+_OTHER_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
     ("trunc", "any", _trunc, "Elementwise rounding toward zero.",
      "independent:math.trunc per element"),
     ("sign", "signed_or_float", _sign, "Elementwise sign: -1, 0 or 1.", "onnxruntime:Sign"),
@@ -711,17 +692,17 @@ for _name, _kernel, _doc, _check in _FLOAT_MATH:
     _op(
         _name,
         _doc,
-        relation=_math_identity_relation("float"),
+        relation=_identity_relation("float"),
         reference=tensor_reference(_unary(_kernel)),
         check=_check,
     )
 
 
-for _name, _math_accepts, _kernel, _doc, _check in _OTHER_UNARY:
+for _name, _accepts, _kernel, _doc, _check in _OTHER_UNARY:
     _op(
         _name,
         _doc,
-        relation=_math_identity_relation(_math_accepts),
+        relation=_identity_relation(_accepts),
         reference=tensor_reference(_unary(_kernel)),
         check=_check,
     )

@@ -462,7 +462,6 @@ from .common import (
     _attrs,
     _axis,
     _compute_dtype,
-    _exact_ints,
     _int_result,
     _Num,
     _require_float,
@@ -660,9 +659,9 @@ def _prelu_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     if data.dtype == np.bool_:
         # false * alpha is false (i1 multiplication): the data itself.
         return data.copy()
-    product: Any = _exact_ints(data) * _exact_ints(slope)
+    product: Any = _exact(data) * _exact(slope)
     # Only the selected products matter: a Select's unchosen operand may be poison.
-    chosen = np.where(positive, _exact_ints(data), product)
+    chosen = np.where(positive, _exact(data), product)
     return _int_result(np.asarray(chosen), data.dtype, "nn.prelu", "x * alpha")
 
 

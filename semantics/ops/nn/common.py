@@ -145,6 +145,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import UndefinedBehavior
 from ...syntax import Dim, TensorType, Type
+from ..elementwise import _exact
 from ..registry import Attrs, RelationError
 from ..shapes import dims_equal, tensor_arg
 
@@ -261,11 +262,6 @@ def _convert(x: _Num, dtype: np.dtype[Any], op: str) -> _Num:
         return x.astype(dtype)
 
 
-def _exact_ints(x: _Num) -> _Num:
-    """An integer array as Python integers, so that arithmetic on it cannot overflow."""
-    return x.astype(np.int64).astype(object) if x.dtype != np.uint64 else x.astype(object)
-
-
 def _int_result(exact: _Num, dtype: np.dtype[Any], op: str, what: str) -> _Num:
     """Exact integers as ``dtype``: narrow integers wrap; 32/64-bit overflow is undefined."""
     info = np.iinfo(dtype)
@@ -292,7 +288,7 @@ def _contract(a: _Num, b: _Num, op: str) -> _Num:
         return product.astype(dtype)
     if dtype == np.bool_:
         raise _ub(op, "a bool output dtype (sums of bool have no defined meaning)")
-    ea, eb = _exact_ints(a), _exact_ints(b)
+    ea, eb = _exact(a), _exact(b)
     if dtype.itemsize >= 4 and a.size and b.size:
         info = np.iinfo(dtype)
         bound = max(abs(int(a.max())), abs(int(a.min()))) * max(
@@ -306,15 +302,20 @@ def _contract(a: _Num, b: _Num, op: str) -> _Num:
 
 def _windows(
     x: _Num,
-    kernel: tuple[int, int],
-    strides: tuple[int, int],
-    dilation: tuple[int, int],
-    out: tuple[int, int],
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    out: tuple[int, ...],
 ) -> _Num:
-    """The dilated, strided windows of the last two axes: ``(.., out_h, out_w, kh, kw)``."""
-    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, strides, dilation, out
-    if oh <= 0 or ow <= 0:
-        return np.zeros((*x.shape[:-2], max(oh, 0), max(ow, 0), kh, kw), x.dtype)
-    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    v = sliding_window_view(x, span, axis=(-2, -1))
-    return np.asarray(v[..., : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, ::dh, ::dw])
+    """The dilated, strided windows of the last ``len(kernel)`` axes: ``(.., *out, *kernel)``."""
+    nd = len(kernel)
+    if any(e <= 0 for e in out):
+        return np.zeros((*x.shape[: x.ndim - nd], *(max(e, 0) for e in out), *kernel), x.dtype)
+    spans = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True))
+    view = sliding_window_view(x, spans, axis=tuple(range(x.ndim - nd, x.ndim)))
+    index: tuple[Any, ...] = (
+        Ellipsis,
+        *(slice(0, (e - 1) * s + 1, s) for e, s in zip(out, strides, strict=True)),
+        *(slice(None, None, d) for d in dilation),
+    )
+    return np.asarray(view[index])

@@ -248,6 +248,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
+from ..elementwise import _exact
 from ..registry import (
     AttrKind,
     Attrs,
@@ -269,7 +270,6 @@ from .common import (
     _check_rank,
     _contract,
     _convert,
-    _exact_ints,
     _int_result,
     _Num,
     _shape_str,
@@ -352,7 +352,7 @@ def _bias_add_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
         return np.asarray(data + b).astype(data.dtype)
     if data.dtype == np.bool_:
         raise _ub("nn.bias_add", "bool data (sums of bool have no defined meaning)")
-    return _int_result(_exact_ints(data) + _exact_ints(b), data.dtype, "nn.bias_add", "a sum")
+    return _int_result(_exact(data) + _exact(b), data.dtype, "nn.bias_add", "a sum")
 
 
 def _op(

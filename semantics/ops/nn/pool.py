@@ -207,9 +207,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
+from ..elementwise import _exact
 from ..registry import (
     AttrKind,
     Attrs,
@@ -229,7 +229,6 @@ from .common import (
     _OUT_LAYOUT_DOC,
     _attrs,
     _compute_dtype,
-    _exact_ints,
     _int_result,
     _Num,
     _padding4,
@@ -416,9 +415,9 @@ def _avg_divisor(
             first = start
         else:
             last = extent[i] - 1
-            jumps = np.maximum(_trunc_div(_exact_ints(d - 1 - start), np.asarray(d)), 0)
+            jumps = np.maximum(_trunc_div(_exact(d - 1 - start), np.asarray(d)), 0)
             first = start + d * jumps.astype(np.int64)
-        span = _exact_ints(np.minimum(end, last) - first)
+        span = _exact(np.minimum(end, last) - first)
         factors.append(_trunc_div(span, np.asarray(d)).astype(np.int64) + 1)
     count = factors[0][:, None] * factors[1][None, :]
     return count if include_pad else np.maximum(count, 1)
@@ -439,11 +438,11 @@ def _avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
             result = win.sum(axis=(-2, -1)) / divisor.astype(win.dtype)
         return _restore_axes(np.asarray(result).astype(data.dtype), g)
     win, out = _pool_windows(data, g, 0)
-    total = _int_result(_exact_ints(win).sum(axis=(-2, -1)), data.dtype, op, "a window sum")
+    total = _int_result(_exact(win).sum(axis=(-2, -1)), data.dtype, op, "a window sum")
     divisor = _avg_divisor(g, extent, out, a.count_include_pad)
     if (divisor == 0).any():
         raise _ub(op, "integer division by a zero element count")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(divisor, total.shape)))
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(divisor, total.shape)))
     return _restore_axes(_int_result(quotient, data.dtype, op, "an average"), g)
 
 
@@ -474,8 +473,8 @@ def _global_avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
     info = np.iinfo(data.dtype)
     if not 0 < count <= info.max:
         raise _ub(op, f"the element count {count} is 0 or not representable in {data.dtype}")
-    total = _int_result(_exact_ints(data).sum(axis=axes, keepdims=True), data.dtype, op, "the sum")
-    return _int_result(_trunc_div(_exact_ints(total), np.asarray(count)), data.dtype, op, "a mean")
+    total = _int_result(_exact(data).sum(axis=axes, keepdims=True), data.dtype, op, "the sum")
+    return _int_result(_trunc_div(_exact(total), np.asarray(count)), data.dtype, op, "a mean")
 
 
 def _op(
@@ -708,16 +707,7 @@ def _windows_nd(data: _Num, g: _Geometry, fill: Any) -> _Num:
     out = tuple(_known(g.extent(i, x.shape[x.ndim - nd + i])) for i in range(nd))
     pads = [(0, 0)] * (x.ndim - nd) + [(g.head[i], g.tail[i] + g.offset[i]) for i in range(nd)]
     xp = np.pad(x, pads, constant_values=fill)
-    spans = tuple((k - 1) * d + 1 for k, d in zip(g.kernel, g.dilation, strict=True))
-    if any(e <= 0 for e in out):
-        return np.zeros((*x.shape[:-nd], *(max(e, 0) for e in out), *g.kernel), x.dtype)
-    view = sliding_window_view(xp, spans, axis=tuple(range(x.ndim - nd, x.ndim)))
-    index: tuple[Any, ...] = (
-        Ellipsis,
-        *tuple(slice(0, (e - 1) * s + 1, s) for e, s in zip(out, g.strides, strict=True)),
-        *tuple(slice(None, None, d) for d in g.dilation),
-    )
-    return np.asarray(view[index])
+    return _windows(xp, g.kernel, g.strides, g.dilation, out)
 
 
 def _restore(out: _Num, g: _Geometry) -> _Num:
@@ -754,9 +744,9 @@ def _avg_divisor_nd(
             first = start
         else:
             last = extent[i] - 1
-            jumps = np.maximum(_trunc_div(_exact_ints(d - 1 - start), np.asarray(d)), 0)
+            jumps = np.maximum(_trunc_div(_exact(d - 1 - start), np.asarray(d)), 0)
             first = start + d * jumps.astype(np.int64)
-        span = _exact_ints(np.minimum(end, last) - first)
+        span = _exact(np.minimum(end, last) - first)
         factor = _trunc_div(span, np.asarray(d)).astype(np.int64) + 1
         count = np.multiply.outer(count, factor)
     return count if include else np.maximum(count, 1)
@@ -782,11 +772,11 @@ def _avg_pool_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
         return _restore(np.asarray(result).astype(data.dtype), g)
     win = _windows_nd(data, g, 0)
     out = win.shape[-2 * nd : -nd]
-    total = _int_result(_exact_ints(win).sum(axis=reduce), data.dtype, op, "a window sum")
+    total = _int_result(_exact(win).sum(axis=reduce), data.dtype, op, "a window sum")
     divisor = _avg_divisor_nd(g, extent, out, attrs.count_include_pad)
     if (divisor == 0).any():
         raise _ub(op, "integer division by a zero element count")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(divisor, total.shape)))
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(divisor, total.shape)))
     return _restore(_int_result(quotient, data.dtype, op, "an average"), g)
 
 
@@ -881,8 +871,8 @@ def _adaptive_avg_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
     info = np.iinfo(data.dtype)
     if count.size and (count.min() <= 0 or count.max() > info.max):
         raise _ub(op, f"a cell's element count is 0 or not representable in {data.dtype}")
-    total = _int_result(_exact_ints(cells).sum(axis=(-2, -1)), data.dtype, op, "a cell sum")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(count, total.shape)))
+    total = _int_result(_exact(cells).sum(axis=(-2, -1)), data.dtype, op, "a cell sum")
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(count, total.shape)))
     return _adaptive_restore(_int_result(quotient, data.dtype, op, "an average"), a)
 
 
