@@ -8,17 +8,8 @@ Elementwise operators: unary math, binary broadcasting arithmetic and comparison
                    any dtype                                  Identity        elemwise
                exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
                logical_not                                    bool   Identity elemwise
-    binary     add subtract multiply divide floor_divide mod floor_mod maximum minimum
-                   any dtype, lhs and rhs alike   (lhs, rhs)  Broadcast       broadcast
-               power                                          float  Broadcast
-               logical_and logical_or                         bool   Broadcast
-               equal not_equal less less_equal greater greater_equal
-                   any dtype, result bool                     BroadcastComp   broadcast
     clip(data, a_min=, a_max=)                 ClipAttrs      Identity        elemwise
     cast(data, dtype=)                         CastAttrs      Cast            elemwise
-    nn.leaky_relu(data, alpha=0.25)            LeakyReluAttrs Identity        elemwise
-    where(condition, x, y)                                    Where           broadcast
-    full_like(data, fill_value)                               FullLike        elemwise
 
 Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
 (``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
@@ -67,9 +58,6 @@ Meaning: what TVM's TOPI compute lowered through its LLVM code generator (defaul
 
 Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
 
-- integer ``divide``, ``floor_divide``, ``mod``, ``floor_mod`` by zero (a ``False`` divisor for
-  bool): LLVM ``sdiv``/``udiv``/``srem``/``urem`` by zero is UB (``codegen_llvm.cc``
-  ``DivNode``/``ModNode``; ``floordiv``/``floormod`` lower to them);
 - the smallest signed integer divided by -1, in the same four ops, at every signed width: the
   quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
 - ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
@@ -108,11 +96,6 @@ More elementwise operators: trigonometry, bit manipulation, predicates and fast 
       sign                                          signed, float   Identity          elemwise
       bitwise_not                                   integer         Identity          elemwise
       isnan isinf isfinite                          any, -> bool    IdentityCompRel   elemwise
-    binary (lhs, rhs)
-      bitwise_and bitwise_or bitwise_xor
-      left_shift right_shift                        integer         Broadcast         broadcast
-      logical_xor                                   bool            Broadcast         broadcast
-      trunc_divide trunc_mod                        any             Broadcast         broadcast
     reinterpret(data, dtype=)          CastAttrs    any, same bits  Reinterpret       elemwise
 
 "integer" is the signed and unsigned integer dtypes, without bool; "signed" the signed ones.
@@ -120,12 +103,6 @@ Names, argument names, relation names and fusion patterns follow TVM 0.18
 (``src/relay/op/tensor/unary.cc``, ``binary.cc``, ``transform.cc``). ``reinterpret`` takes
 TVM's ``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate
 attributes class for it.
-
-Typing. ``Identity``: the result has the argument's type. ``IdentityCompRel``: the argument's
-shape, dtype bool. ``Broadcast``: ``lhs`` and ``rhs`` have one dtype; the result has that dtype
-and their broadcast shape (as for ``add``, see ``ops.elementwise``). ``Reinterpret``: the
-data's shape with the ``dtype`` attribute, which must be given and have the data's bit width
-(bool is one bit: it reinterprets only as bool).
 
 Meaning: what TVM's TOPI compute lowered through its LLVM code generator computed, with the
 conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
@@ -156,23 +133,10 @@ operation, narrow integer arithmetic wrapping).
   ``x > 0 ? 1 : (x < 0 ? -1 : 0)`` with LLVM's ordered compares, so ``sign(NaN) = 0`` and
   ``sign(-0.0) = +0.0``. ``isnan``/``isinf`` are false and ``isfinite`` true on integers and
   bool. ``copy`` is the identity.
-- Bitwise ops act on the two's-complement bits. ``left_shift`` is LLVM's ``shl`` without
-  ``nsw``/``nuw``: bits shifted out are lost (``int8`` ``64 << 1`` is -128) at every width.
-  ``right_shift`` is arithmetic (``ashr``, sign-filling) for signed and logical (``lshr``) for
-  unsigned dtypes.
-- ``logical_xor`` is boolean exclusive or.
-- ``trunc_divide`` is ``divide``'s truncating integer division, and ``trunc(a / b)`` for
-  floats; ``trunc_mod`` is the truncated remainder (the sign of the dividend; C's ``fmod`` for
-  floats), exactly ``mod``. Bool operands are the integers 0 and 1 (LLVM's ``i1``).
 - ``reinterpret`` keeps the bits and changes their dtype (NaN payloads kept).
 
 Undefined behaviour (``UndefinedBehavior``):
 
-- ``left_shift`` and ``right_shift`` by an amount that is negative or at least the bit width
-  of the dtype: LLVM's ``shl``/``ashr``/``lshr`` give poison (``codegen_llvm.cc`` emits them
-  without masking the amount);
-- ``trunc_divide`` and ``trunc_mod`` of integers (or bool) by zero, and of the smallest signed
-  integer by -1: LLVM ``sdiv``/``udiv``/``srem``/``urem`` as for ``divide`` and ``mod``;
 - ``fast_exp`` of a float32 value above 88.3762626647950 (and below +inf): TVM clamps the
   argument there and returns ``max(approximation, x)``, a finite number that is neither
   ``exp(x)`` nor its overflow to +inf;

@@ -4,28 +4,12 @@ Indexing: operators that read or write elements at computed positions, sort, or 
 
 ::
 
-    gather(data, indices, axis=)                          GatherAttrs          injective
-    gather_nd(data, indices, batch_dims=0, index_rank=None)
-                                                          GatherNDAttrs        injective
-    scatter_elements(data, indices, updates, axis=0, reduction="update")
-                                                          ScatterElementsAttrs opaque
-    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
-    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
-                                                          OneHotAttrs          out-elemwise-fusable
     sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
     argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
     topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
                                                           TopkAttrs            opaque
     searchsorted(sorted_sequence, values, right=False, dtype="int32")
                                                           SearchSortedAttrs    opaque
-    unravel_index(data, shape)                            (none)               injective
-    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
-                                                          SparseToDenseAttrs   opaque
-    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
-                                                          SequenceMaskAttrs    injective
-    invert_permutation(data)                              (none)               injective
-    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
-    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
 
 ``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
 null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
@@ -38,20 +22,6 @@ defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h``
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
-                    extent on axis >= 1 where known, the other extents equal data's; result
-                    indices' shape, data's dtype
-    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
-                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
-                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
-    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
-                    dtype and indices' shape; axis in range; reduction update, add, mul, min
-                    or max; indices' other extents at most data's where known; data's type
-    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
-                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
-                    mul, min or max; data's type
-    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
-                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
     Sort            axis in range; data's type
     Argsort         axis in range; data's shape, dtype attribute
     TopK            axis in range; ret_type both, values or indices; the axis extent becomes
@@ -60,76 +30,22 @@ Type relations (named as TVM registered them; the name prefixes their error mess
     SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
                     sequence of rank > 1 has values' rank and agrees on the outer extents
                     where known; result values' shape, dtype attribute (an integer dtype)
-    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
-                    or (S, n), data's dtype
-    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
-                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
-                    a rank-0 default_value of the values' dtype; output_shape non-negative;
-                    result output_shape, values' dtype
-    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
-                    data's extent at 1 - axis; data's type
-    Identity        invert_permutation: an integer vector; its type
-    Arange          rank-0 start, stop and step of dtype; result (?), dtype
-    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
-                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
-                    indexing is "xy"
 
 Meaning (what TVM's TOPI computes, on CPU):
 
-- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
-  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
-  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
-- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
-  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
-  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
-  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
-  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
-  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
-  32 bits, undefined overflow at 32 and 64).
-- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
-  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
 - sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
   descending too (ties keep the smaller index first). topk's values and indices are the first
   k of that order. Index outputs are cast to dtype.
 - searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
   right), along the innermost axis of the matching row of the sequence.
-- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
-- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
-  each index tuple ``sparse_indices[n]``.
-- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
-  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
-  (truncated for integers, as ``make_const`` did); the rest are kept.
-- invert_permutation: ``out[data[i]] = i``.
-- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
-  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
-  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
-  when the three arguments were constants, which it read from copies kept in the attributes;
-  those copies are Relay expressions, not attribute values, and are omitted here). The shape
-  function gives ``(n,)``.
-- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
-  "xy" the first two grid axes are swapped.
 
 Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
 
-- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
-  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
-  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
-  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
-  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
-  the output unwritten).
-- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
-  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
-- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
-  entry <= 0 (TOPI divides by the entries and trusts the bound).
 - sort, argsort, topk of float data containing NaN (the comparator is then not a strict
   weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
   sorted ascending, or with NaN (its binary search assumes order).
 - topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
   reads past the end of the sorted row).
-- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
-  negative extent), or an element that the integer dtype cannot hold.
-- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
-  (float to integer out of range or NaN, as ``cast``).
 - Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
   symbolic (every reference re-checks its relation on the run-time shapes).
 

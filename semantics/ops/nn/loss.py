@@ -4,19 +4,9 @@ Neural-network normalisation and loss operators.
 
 ::
 
-    nn.layer_norm(data, gamma, beta, axis=-1, epsilon=1e-5, center=True, scale=True)
-                                                      LayerNormAttrs     LayerNorm     opaque
-    nn.group_norm(data, gamma, beta, num_groups=0, axis=1, epsilon=1e-5, center=True,
-                  scale=True)                         GroupNormAttrs     GroupNorm     opaque
-    nn.instance_norm(data, gamma, beta, axis=1, epsilon=1e-5, center=True, scale=True)
-                                                      InstanceNormAttrs  InstanceNorm  opaque
-    nn.l2_normalize(data, eps=, axis=)                L2NormalizeAttrs   Identity      opaque
-    nn.lrn(data, size=5, axis=1, bias=2, alpha=1e-4, beta=0.75)
-                                                      LRNAttrs           Identity      opaque
     nn.cross_entropy(x, y)                                               CrossEntropy  opaque
     nn.nll_loss(predictions, targets, weights, reduction="mean", ignore_index=)
                                                       NLLLossAttrs       NLLLoss       out-fusable
-    nn.fast_softmax(data, axis=-1)                    SoftmaxAttrs       Softmax       out-fusable
 
 ``name=`` marks a required attribute (TVM declared ``L2NormalizeAttrs.eps``, ``.axis`` and
 ``NLLLossAttrs.ignore_index`` without a default). Attribute fields follow TVM 0.18's
@@ -29,41 +19,20 @@ fusion).
 
 Types::
 
-    LayerNorm      data of rank >= 1, -ndim <= axis < ndim; gamma and beta are (C,) of data's
-    InstanceNorm   dtype, C = data.shape[axis]; the result has data's type. InstanceNorm
-    GroupNorm      needs rank > 2; GroupNorm needs num_groups >= 1 dividing C
-    Identity       nn.l2_normalize: each axis in [-ndim, ndim), no repeats, at least one;
-                   nn.lrn: rank 4, axis 1 or 3, size odd and positive; the result is data's
-                   type
     CrossEntropy   x and y of rank 2, equal shapes and dtypes -> a scalar of x's dtype
     NLLLoss        predictions (N, C, d1..) of a float dtype, targets (N, d1..) of a signed
                    integer dtype, weights (C,) of predictions' dtype; predictions may also be
                    (C,) with rank-0 targets; reduction "none" -> targets' shape, "mean" or
                    "sum" -> a scalar, in predictions' dtype
-    Softmax        as nn.softmax: data's type, -ndim <= axis < ndim
 
 Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
 the first four, TOPI for the others)::
 
-    layer_norm     m = mean(x, axis); v = mean((x - m)^2, axis);
-                   (x - m) / sqrt(v + eps) [* gamma] [+ beta], gamma and beta along axis
-    instance_norm  the same with m and v over every axis but 0 and axis
-    group_norm     axis of extent C split into (num_groups, C / num_groups); m and v per
-                   group over the C / num_groups channels and every axis after axis
-                   (axes before axis, the batch, are kept); then gamma and beta per channel
-    l2_normalize   x / sqrt(max(sum(x^2, axis), eps))
-    lrn            x / (bias + alpha * s / size)^beta, s the sum of squares over the window
-                   of size channels centred on each channel along axis (zero beyond the
-                   ends; topi/nn/local_response_norm.h)
     cross_entropy  -sum(log(x) * y) / N, N = x.shape[0] (_nn.py's compute)
     nll_loss       per target t = targets[n, d..]: l = -predictions[n, t, d..] * weights[t],
                    0 where t == ignore_index; "none" gives l, "sum" sum(l), "mean"
                    sum(l) / sum(weights[t] over targets not ignored) (topi nll_loss; NaN
                    when every target is ignored)
-    fast_softmax   softmax with TVM's fast_exp for float32 (topi fast_exp_float32: the
-                   input clamped to +-88.376, 2^n by exponent bits times a degree-7
-                   polynomial in f = x - n ln 2, n = floor(x log2 e + 1/2), the result at
-                   least x); other float dtypes use exp
 
 The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
 Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``.
