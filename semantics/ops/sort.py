@@ -1,7 +1,5 @@
 """Sorting and searching: sort, argsort, topk, searchsorted.
 
-Indexing: operators that read or write elements at computed positions, sort, or make grids.
-
 ::
 
     sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
@@ -12,55 +10,16 @@ Indexing: operators that read or write elements at computed positions, sort, or 
                                                           SearchSortedAttrs    opaque
 
 ``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
-null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
-``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
-always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
-defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
-``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
-``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
-``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Sort            axis in range; data's type
-    Argsort         axis in range; data's shape, dtype attribute
-    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
-                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
-                    "both" gives the tuple (values, indices)
-    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
-                    sequence of rank > 1 has values' rank and agrees on the outer extents
-                    where known; result values' shape, dtype attribute (an integer dtype)
-
-Meaning (what TVM's TOPI computes, on CPU):
-
-- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
-  descending too (ties keep the smaller index first). topk's values and indices are the first
-  k of that order. Index outputs are cast to dtype.
-- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
-  right), along the innermost axis of the matching row of the sequence.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
-  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
-  sorted ascending, or with NaN (its binary search assumes order).
-- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
-  reads past the end of the sorted row).
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes).
-
-Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
-program its compute could not build): gather's ``axis`` None is rejected (the relation
-dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
-require integer indices (TVM cast float indices or did not check); scatter_elements checks
-the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
-meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
-axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
-searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
-rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
-sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
-extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
-relation assigned those types).
+null ``Integer`` or ``DataType``) every relation rejects: ``topk``'s ``k`` and the ``dtype``
+of ``argsort`` and ``topk`` (TVM's Python wrappers always passed ``"int32"`` or a dtype; a
+null dtype would type the result as ``void``). Fields, defaults and type keys follow TVM
+0.18's ``include/tvm/relay/attrs/algorithm.h`` (note the key ``relay.attrs.TopkAttrs``);
+relations follow ``src/relay/op/algorithm/*.cc`` and are named as TVM registered them (the
+name prefixes their error messages). None of these ops registered a pattern, so they are
+opaque. Meanings are what TVM's TOPI computes on CPU; each relation's and reference's
+docstring states its operator's rule and undefined cases. Every reference re-checks its
+relation on the run-time shapes: run-time shapes that contradict what a relation accepted
+because a dimension was ``?`` or symbolic are undefined behaviour.
 """
 
 from __future__ import annotations
@@ -140,6 +99,9 @@ def _sort_axis(data: TensorType, axis: int) -> int:
 
 
 def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Sort``: the axis in range; the result has data's type.
+
+    Departure from TVM: the axis is checked (TVM's relation did not)."""
     a = _attrs(attrs, ArgsortAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     _sort_axis(data, a.axis)
@@ -147,6 +109,7 @@ def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Argsort``: the axis in range; data's shape with the ``dtype`` attribute."""
     a = _attrs(attrs, ArgsortAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     _sort_axis(data, a.axis)
@@ -154,6 +117,9 @@ def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``TopK``: the axis in range; ``ret_type`` both, values or indices; the axis extent
+    becomes ``k`` (the whole axis when ``k < 1``); values of data's dtype, indices of ``dtype``;
+    "both" gives the tuple ``(values, indices)``."""
     a = _attrs(attrs, TopKAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     if a.k is None:
@@ -191,6 +157,11 @@ def _descending_keys(data: Tensor) -> Tensor:
 
 
 def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sort``: a stable sort along the axis; ascending keeps equal keys in index order,
+    descending too (ties keep the smaller index first).
+
+    Undefined: float data containing NaN (the comparator is then not a strict weak order,
+    which ``std::stable_sort`` requires)."""
     (data,) = args
     a = _attrs(attrs, ArgsortAttrs)
     _sort_relation((_type_of(data),), attrs)
@@ -199,6 +170,9 @@ def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``argsort``: the permutation of ``sort``'s stable order, cast to ``dtype``.
+
+    Undefined: float data containing NaN (as for ``sort``)."""
     (data,) = args
     a = _attrs(attrs, ArgsortAttrs)
     t = _argsort_relation((_type_of(data),), attrs)
@@ -207,6 +181,11 @@ def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+    """``topk``: the first ``k`` values and indices of ``sort``'s stable order (indices cast to
+    ``dtype``), as ``ret_type`` asks.
+
+    Undefined: float data containing NaN (as for ``sort``); ``k`` larger than the axis extent
+    (TVM's relation allows it; the sort kernel then reads past the end of the sorted row)."""
     (data,) = args
     a = _attrs(attrs, TopKAttrs)
     t = _topk_relation((_type_of(data),), attrs)
@@ -229,6 +208,11 @@ def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | t
 
 
 def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SearchSorted``: values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
+    sequence of rank > 1 has values' rank and agrees on the outer extents where known; the
+    result has values' shape and the ``dtype`` attribute (an integer dtype).
+
+    Departure from TVM: equal dtypes and a sequence of rank >= 1 are required."""
     a = _attrs(attrs, SearchSortedAttrs)
     seq, values = _tensor_list(arg_types, ("sorted_sequence", "values"))
     if not values.shape:
@@ -253,6 +237,11 @@ def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``searchsorted``: for each value, the number of sequence elements ``< value`` (``<=``
+    with ``right``), along the innermost axis of the matching row of the sequence.
+
+    Undefined: a sequence that is not sorted ascending, or NaN in either operand (TVM's binary
+    search assumes order)."""
     seq, values = args
     a = _attrs(attrs, SearchSortedAttrs)
     t = _run_time(
