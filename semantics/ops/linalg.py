@@ -7,59 +7,16 @@
                     sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
     trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
 
-``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
-in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
-``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
-0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
-``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
-``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
-computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
-                     (letters, one "..." per term); a label has one extent everywhere; "..."
-                     parts broadcast; implicit output: "..." then the labels used once, sorted
-    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
-                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
-                     cols - max(k1, 0)); the result is input's type
-    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
+``name=`` marks a required attribute. Attribute fields follow TVM 0.18's
+``include/tvm/relay/attrs/transform.h``; relations and patterns follow
+``src/relay/op/tensor/transform.cc`` and ``math.cc`` (``einsum``), and are named as TVM
+registered them (the name prefixes their error messages); computes follow
+``include/tvm/topi/transform.h`` and ``einsum.h``. Each relation's and reference's docstring
+states its operator's rule, undefined cases and departures from TVM.
 
 Where a relation compares dimensions it fails only when sympy proves the comparison false
 (``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
 reference re-checks its relation on the run-time shapes (a failure there is undefined).
-
-Meaning:
-
-- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
-- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
-  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
-  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
-  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
-  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
-- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
-  0 elsewhere; k is read as its mathematical value.
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
-  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
-  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
-  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
-- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
-  TVM adds 1-bit integers, which is not a defined boolean operation here.
-
-Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
-the meaning to chance):
-
-- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
-  explicit output has "..." exactly when an input does.
-- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
-  relation calls ``reporter->Assert`` without checking the answer; its length formula is
-  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
-- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
-
-The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
 """
 
 from __future__ import annotations
@@ -181,6 +138,12 @@ def _einsum_terms(equation: str, count: int) -> tuple[list[list[str]], list[str]
 
 
 def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Einsum``: a non-empty tuple of one dtype; the equation's terms fit the operands
+    (letters, one "..." per term); a label has one extent everywhere; "..." parts broadcast;
+    implicit output: "..." then the labels used once, sorted.
+
+    Departures from TVM: a label's extents must all be equal (no broadcasting of 1-extent
+    labels), and an explicit output has "..." exactly when an input does."""
     a = _attrs(attrs, EinsumAttrs)
     fields = _fields(arg_types)
     dtype = fields[0].dtype
@@ -224,6 +187,14 @@ def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _einsum_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
+    """``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
+    The argument arrives as ``args[0]``, a tuple of arrays.
+
+    Undefined: int32, int64, uint32 or uint64 inputs whose sum of products of magnitudes (a 0
+    counted as 1) exceeds the dtype's maximum, which bounds every partial product and sum
+    (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``); bool inputs that sum over
+    a label (a label of the inputs missing from the output): TVM adds 1-bit integers, which is
+    not a defined boolean operation here."""
     fields = _tuple_value(args)
     a = _attrs(attrs, EinsumAttrs)
     t = _run_time(
@@ -262,6 +233,13 @@ def _diagonal_length(rows: int, cols: int, k: int) -> int:
 
 
 def _matrix_set_diag_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``MatrixSetDiag``: ``k1 <= k2``, ``-rows < k1``, ``k2 < cols``; diagonal is
+    ``input.shape[:-2] + (D,)`` for one diagonal, ``+ (k2 - k1 + 1, D)`` for several,
+    ``D = min(rows + min(k2, 0), cols - max(k1, 0))``; the result is input's type.
+
+    Departures from TVM: the diagonal's rank, batch extents, count and length are checked
+    (TVM's relation calls ``reporter->Assert`` without checking the answer; its length formula
+    is also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``)."""
     a = _attrs(attrs, MatrixSetDiagAttrs)
     data, diagonal = _two(arg_types, "input", "diagonal")
     if a.k1 > a.k2:
@@ -294,6 +272,12 @@ def _matrix_set_diag_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
 
 
 def _matrix_set_diag_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
+    ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
+    (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length
+    of diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for
+    ``k >= 0``, ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are
+    input's."""
     data, diagonal = args
     a = _attrs(attrs, MatrixSetDiagAttrs)
     _run_time(
@@ -317,6 +301,9 @@ def _matrix_set_diag_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
 
 
 def _trilu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``trilu``: data of rank >= 2, ``k`` a rank-0 integer tensor; the result is data's type.
+
+    Departure from TVM: TVM's relation checked neither the rank nor ``k``'s dtype."""
     _attrs(attrs, TriluAttrs)
     data, k = _two(arg_types, "data", "k")
     if len(data.shape) < 2:
@@ -329,6 +316,8 @@ def _trilu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two
+    axes, 0 elsewhere; ``k`` is read as its mathematical value."""
     data, k = args
     a = _attrs(attrs, TriluAttrs)
     _trilu_relation((_type_of(data), _type_of(k)), attrs)
