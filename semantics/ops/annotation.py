@@ -1,6 +1,5 @@
-"""Annotations: annotation.stop_fusion, on_device, device_copy.
-
-Annotations: operators that mean the identity and carry a hint for the compiler.
+"""Annotations: annotation.stop_fusion, on_device, device_copy: operators that mean the
+identity and carry a hint for the compiler.
 
 ::
 
@@ -55,6 +54,7 @@ from .registry import (
     AttrKind,
     Attrs,
     OpDef,
+    OpInput,
     OpPattern,
     Reference,
     Relation,
@@ -63,7 +63,6 @@ from .registry import (
     Tensor,
     attr_field,
     register,
-    tensor_reference,
 )
 from .shapes import tensor_arg
 
@@ -202,7 +201,7 @@ def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return t
 
 
-def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+def _identity(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
     """The argument itself: a tensor, or the tensors of a tuple (copied)."""
     (x,) = args
     if isinstance(x, tuple):
@@ -245,7 +244,7 @@ _op(
     "annotation.stop_fusion",
     "The identity; the fusion pass does not fuse across it.",
     relation=_stop_fusion_relation,
-    reference=tensor_reference(_identity),
+    reference=_identity,
     check="independent:identity",
 )
 
@@ -254,7 +253,7 @@ _op(
     "on_device",
     "The identity; constrains the body (or result) to a virtual device.",
     relation=_on_device_relation,
-    reference=tensor_reference(_identity),
+    reference=_identity,
     check="independent:identity",
     inputs=("body",),
     attrs_type=OnDeviceAttrs,
@@ -265,7 +264,7 @@ _op(
     "device_copy",
     "The identity; copies the value from the source to the destination device.",
     relation=_device_copy_relation,
-    reference=tensor_reference(_identity),
+    reference=_identity,
     check="independent:identity",
     attrs_type=DeviceCopyAttrs,
 )
