@@ -3,8 +3,9 @@
 An ``OpDef`` says an operator's text name (``add``, ``nn.conv2d``), its inputs, its typed
 attributes class (fields, kinds and defaults), its fusion pattern and a short doc. The type
 relation and the reference numpy semantics have their slots here too; they are filled by the
-static- and dynamic-semantics chapters. Each op family lives in its own module
-(``elementwise``, ``reduce``, ``transform``, ``nn``) and registers its records on import.
+static- and dynamic-semantics chapters. Each op family lives in its own module (the partition
+is in the package docstring) and registers its records on import through its ``_op`` helper,
+which fills in what the module's operators share.
 
 Attributes classes are frozen dataclasses deriving from ``Attrs``, whose fields are declared
 with ``attr_field(kind, default, doc=...)``. The kind says which attribute values the text
