@@ -5,9 +5,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+import numpy.typing as npt
+
 from relay.semantics.ops import OPS
+from relay.semantics.syntax import dim_symbol
 
 T = TypeVar("T")
+
+Array = npt.NDArray[Any]
+"""An array of any element type."""
+
+FLOATS = ("float16", "float32", "float64")
+SIGNED = ("int8", "int16", "int32", "int64")
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
+INTEGERS = SIGNED + UNSIGNED
+INTS = INTEGERS
+NUMERIC = FLOATS + INTS
+"""Dtype groups: float, signed, unsigned, every integer (``INTS`` is ``INTEGERS``), numeric."""
+
+n = dim_symbol("n")
+m = dim_symbol("m")
+h = dim_symbol("h")
+w = dim_symbol("w")
+"""Symbolic dimensions."""
 
 
 def _op_name(case: object) -> str | None:

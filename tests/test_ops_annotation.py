@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -14,16 +13,11 @@ from relay.semantics.equality import alpha_equal
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import Dim, TensorType, TupleType, Type
 from relay.semantics.values import TensorValue, TupleValue
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import of_family
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
+from ops_helpers import Array, n, of_family
 
 
 def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:

@@ -21,16 +21,10 @@ from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, Type, dim_symbol
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, Type
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import of_family
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
-
+from ops_helpers import FLOATS, INTEGERS, SIGNED, UNSIGNED, Array, m, n, of_family
 
 BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 
@@ -139,21 +133,6 @@ NAMES: tuple[str, ...] = (
     "where",
     "full_like",
 )
-
-
-m = dim_symbol("m")
-
-
-FLOATS = ("float16", "float32", "float64")
-
-
-SIGNED = ("int8", "int16", "int32", "int64")
-
-
-UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
-
-
-INTEGERS = SIGNED + UNSIGNED
 
 
 UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from ops_helpers import of_family
+from ops_helpers import FLOATS, Array, m, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -23,7 +23,7 @@ from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
 from relay.semantics.ops.registry import RelationError, Tensor
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
 
 NAMES: tuple[str, ...] = (
     "negative",
@@ -65,18 +65,6 @@ NAMES: tuple[str, ...] = (
     "where",
     "full_like",
 )
-
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
-
-
-m = dim_symbol("m")
-
-
-FLOATS = ("float16", "float32", "float64")
 
 
 UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")

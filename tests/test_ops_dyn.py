@@ -7,11 +7,10 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import of_family
+from ops_helpers import Array, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
@@ -21,13 +20,7 @@ from relay.semantics.ops.index import OneHotAttrs, StridedSliceAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.ops.shape import ReshapeAttrs, TileAttrs
 from relay.semantics.ops.sort import TopKAttrs
-from relay.semantics.syntax import ANY, TensorType, TupleType, Type, dim_symbol
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
-
+from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
 

@@ -35,19 +35,10 @@ from relay.semantics.ops.nn.shape import (
 )
 from relay.semantics.ops.reduce import ScanopAttrs, VarianceAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import of_family
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
-
-
-FLOATS = ("float16", "float32", "float64")
-
+from ops_helpers import FLOATS, INTEGERS, Array, m, n, of_family
 
 FLOAT_MATH = (
     *("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh"),
@@ -291,18 +282,6 @@ NAMES: tuple[str, ...] = (
     "where",
     "full_like",
 )
-
-
-m = dim_symbol("m")
-
-
-SIGNED = ("int8", "int16", "int32", "int64")
-
-
-UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
-
-
-INTEGERS = SIGNED + UNSIGNED
 
 
 UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")

@@ -6,9 +6,8 @@ import itertools
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
-from ops_helpers import of_family
+from ops_helpers import Array, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -32,8 +31,6 @@ from relay.semantics.ops.nn.shape import (
 )
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import Dim, TensorType, Type
-
-Array = npt.NDArray[Any]
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from ops_helpers import of_family
+from ops_helpers import m, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -29,10 +29,7 @@ from relay.semantics.ops.index import (
     TakeAttrs,
 )
 from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
-
-n = dim_symbol("n")
-
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
 
 RNG = np.random.default_rng(7)
 
@@ -176,9 +173,6 @@ FAMILY = {
     "ones": "InitOp",
     "full": "Full",
 }
-
-
-m = dim_symbol("m")
 
 
 def shape_of(op: str, attrs: Attrs | None, *args: Type) -> tuple[Dim, ...]:

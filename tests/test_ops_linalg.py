@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import of_family
+from ops_helpers import n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
 from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
 
 OPS_HERE = {
     "reverse": ("Reverse", OpPattern.INJECTIVE),
@@ -35,9 +35,6 @@ OPS_HERE = {
     "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
     "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
 }
-
-
-n = dim_symbol("n")
 
 
 FAST = settings(max_examples=15, deadline=None)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx import helper
-from ops_helpers import of_family
+from ops_helpers import FLOATS, NUMERIC, Array, m, n, of_family, w
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -63,7 +63,7 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
 
 NAMES: tuple[str, ...] = (
     "negative",
@@ -105,18 +105,6 @@ NAMES: tuple[str, ...] = (
     "where",
     "full_like",
 )
-
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
-
-
-m = dim_symbol("m")
-
-
-FLOATS = ("float16", "float32", "float64")
 
 
 UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
@@ -323,12 +311,6 @@ def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | 
             data = np.zeros_like(data)
         args = [data]
     return tuple(args), attrs
-
-
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-NUMERIC = FLOATS + INTS
 
 
 ALL = ("bool", *NUMERIC)
@@ -601,9 +583,6 @@ SEEDS = st.integers(0, 2**32 - 1)
 
 
 shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
-
-
-w = dim_symbol("w")
 
 
 GROUP = {

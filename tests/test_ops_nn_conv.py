@@ -6,13 +6,12 @@ import itertools
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
-from ops_helpers import of_family
+from ops_helpers import FLOATS, INTS, NUMERIC, Array, h, n, of_family, w
 
 import relay
 from relay.oracles.onnx_peer import onnx_run
@@ -40,10 +39,7 @@ from relay.semantics.ops.nn.pool import (
 )
 from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
-
-Array = npt.NDArray[Any]
-
+from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
 
 NN_OPS = (
     "nn.softmax",
@@ -61,25 +57,7 @@ NN_OPS = (
 )
 
 
-FLOATS = ("float16", "float32", "float64")
-
-
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-NUMERIC = FLOATS + INTS
-
-
 ALL = ("bool", *NUMERIC)
-
-
-n = dim_symbol("n")
-
-
-h = dim_symbol("h")
-
-
-w = dim_symbol("w")
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
-from ops_helpers import of_family
+from ops_helpers import Array, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -32,12 +30,7 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, Type, dim_symbol
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
+from relay.semantics.syntax import ANY, Dim, TensorType, Type
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:

@@ -6,13 +6,12 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
-from ops_helpers import of_family
+from ops_helpers import FLOATS, NUMERIC, Array, h, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -43,22 +42,7 @@ from relay.semantics.ops.nn.shape import (
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
 
-Array = npt.NDArray[Any]
-
-
-FLOATS = ("float16", "float32", "float64")
-
-
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-NUMERIC = FLOATS + INTS
-
-
 ALL = ("bool", *NUMERIC)
-
-
-n = dim_symbol("n")
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:
@@ -347,9 +331,6 @@ GROUP = {
     "nn.batch_to_space_nd": ("BatchToSpaceND", OpPattern.INJECTIVE),
     "image.resize2d": ("Resize2D", OpPattern.INJECTIVE),
 }
-
-
-h = dim_symbol("h")
 
 
 def ref_nnnorm(name: str, *args: Array, attrs: Attrs | None = None) -> Array:

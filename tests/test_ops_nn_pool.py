@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
-from ops_helpers import of_family
+from ops_helpers import FLOATS, INTS, NUMERIC, Array, h, n, of_family, w
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -38,27 +37,9 @@ from relay.semantics.ops.nn.pool import (
 )
 from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
-
-Array = npt.NDArray[Any]
-
-
-FLOATS = ("float16", "float32", "float64")
-
-
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-NUMERIC = FLOATS + INTS
-
+from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
 
 ALL = ("bool", *NUMERIC)
-
-
-n = dim_symbol("n")
-
-
-h = dim_symbol("h")
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:
@@ -378,9 +359,6 @@ def agrees_unless_zero_count(name: str, args: tuple[Array, ...], attrs: Attrs) -
 
 
 ALL_nnconv = ("bool", *FLOATS, *INTS)
-
-
-w = dim_symbol("w")
 
 
 GROUP = {

@@ -6,13 +6,12 @@ import itertools
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import helper
-from ops_helpers import of_family
+from ops_helpers import INTS, NUMERIC, Array, h, n, of_family, w
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -41,30 +40,9 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type, dim_symbol
-
-Array = npt.NDArray[Any]
-
-
-FLOATS = ("float16", "float32", "float64")
-
-
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-NUMERIC = FLOATS + INTS
-
+from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
 
 ALL = ("bool", *NUMERIC)
-
-
-n = dim_symbol("n")
-
-
-h = dim_symbol("h")
-
-
-w = dim_symbol("w")
 
 
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:

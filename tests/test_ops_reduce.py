@@ -29,12 +29,7 @@ from relay.semantics.ops.registry import RelationError
 from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import of_family
-
-Array = npt.NDArray[Any]
-
-
-n = dim_symbol("n")
+from ops_helpers import Array, n, of_family
 
 
 def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:

@@ -8,17 +8,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from ops_helpers import of_family
+from ops_helpers import n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.registry import Attrs, RelationError, Tensor
 from relay.semantics.ops.sort import ArgsortAttrs, SearchSortedAttrs, TopKAttrs
-from relay.semantics.syntax import Dim, TensorType, TupleType, Type, dim_symbol
-
-n = dim_symbol("n")
-
+from relay.semantics.syntax import Dim, TensorType, TupleType, Type
 
 RNG = np.random.default_rng(7)
 
