@@ -1145,7 +1145,8 @@ def test_softmax_relation(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED, "nn/activation")
+    ("name", "types", "attrs", "message"),
+    of_family([*REJECTED, *REJECTED_nnconv, *REJECTED_nnnorm], "nn/activation"),
 )
 def test_relation_rejects(
     name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
@@ -1213,16 +1214,6 @@ def test_prelu_relation() -> None:
     assert rel("nn.prelu", T(2, ANY), T(5), attrs=PReluAttrs()) == T(2, ANY)
 
 
-@pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED_nnconv, "nn/activation")
-)
-def test_relation_rejects_nnconv(
-    name: str, types: tuple[Type, ...], attrs: Attrs, message: str
-) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(name, *types, attrs=attrs)
-
-
 def test_prelu_matches_onnxruntime() -> None:
     rng = np.random.default_rng(RNG_SEED_nnconv)
     x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
@@ -1246,16 +1237,6 @@ def test_prelu_matches_onnxruntime() -> None:
     assert ref("nn.prelu", xb, np.array([True]), attrs=PReluAttrs(axis=0)).tolist() == [
         [True, False]
     ]
-
-
-@pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED_nnnorm, "nn/activation")
-)
-def test_relation_rejects_nnnorm(
-    name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
-) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(name, *types, attrs=attrs)
 
 
 def test_fast_exp_is_close_to_exp() -> None:

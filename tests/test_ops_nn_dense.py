@@ -578,7 +578,9 @@ def test_bias_add_relation() -> None:
     assert rel(ba, T(n, ANY), T(5), attrs=BiasAddAttrs(axis=1)) == T(n, ANY)
 
 
-@pytest.mark.parametrize(("name", "types", "attrs", "message"), of_family(REJECTED, "nn/dense"))
+@pytest.mark.parametrize(
+    ("name", "types", "attrs", "message"), of_family([*REJECTED, *REJECTED_nnconv], "nn/dense")
+)
 def test_relation_rejects(
     name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
 ) -> None:
@@ -724,16 +726,6 @@ def test_batch_matmul_relation() -> None:
     assert rel(bm, T(1, 5, 2), T(n, 5, 3), attrs=tn) == T(n, 2, 3)
     assert rel(bm, T(ANY, 2, 5), T(4, 5, 3), attrs=BatchMatmulAttrs()) == T(ANY, 2, 3)
     assert rel(bm, T(0, 2, 5), T(1, 5, 3), attrs=BatchMatmulAttrs()) == T(0, 2, 3)
-
-
-@pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED_nnconv, "nn/dense")
-)
-def test_relation_rejects_nnconv(
-    name: str, types: tuple[Type, ...], attrs: Attrs, message: str
-) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(name, *types, attrs=attrs)
 
 
 @pytest.mark.parametrize(

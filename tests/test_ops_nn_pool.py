@@ -630,7 +630,9 @@ def test_global_avg_pool2d_relation() -> None:
     assert rel(gap, i32, attrs=GlobalPool2DAttrs()) == T(2, 3, 1, 1, dtype="int32")
 
 
-@pytest.mark.parametrize(("name", "types", "attrs", "message"), of_family(REJECTED, "nn/pool"))
+@pytest.mark.parametrize(
+    ("name", "types", "attrs", "message"), of_family([*REJECTED, *REJECTED_nnconv], "nn/pool")
+)
 def test_relation_rejects(
     name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
 ) -> None:
@@ -837,16 +839,6 @@ def test_adaptive_and_global_relations() -> None:
     assert rel(g, T(n, 3, 7, 7, dtype="int8"), attrs=GlobalPool2DAttrs()) == T(
         n, 3, 1, 1, dtype="int8"
     )
-
-
-@pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED_nnconv, "nn/pool")
-)
-def test_relation_rejects_nnconv(
-    name: str, types: tuple[Type, ...], attrs: Attrs, message: str
-) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(name, *types, attrs=attrs)
 
 
 @pytest.mark.parametrize(("kernel", "strides", "padding", "dilation", "ceil"), POOL1D_CASES)

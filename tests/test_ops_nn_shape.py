@@ -630,7 +630,9 @@ def test_batch_flatten_relation() -> None:
     assert rel(bf, T(0, 3, 0)) == T(0, 0)
 
 
-@pytest.mark.parametrize(("name", "types", "attrs", "message"), of_family(REJECTED, "nn/shape"))
+@pytest.mark.parametrize(
+    ("name", "types", "attrs", "message"), of_family([*REJECTED, *REJECTED_nnnorm], "nn/shape")
+)
 def test_relation_rejects(
     name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
 ) -> None:
@@ -752,16 +754,6 @@ def test_resample_relations() -> None:
     assert rel("nn.batch_to_space_nd", T(12, 3, 2, 7), attrs=b2s) == T(2, 5, 4, 7)
     resize = Resize2DAttrs(size=(7, 0), roi=(0.0,) * 4, layout="NHWC", out_dtype="uint8")
     assert rel("image.resize2d", T(n, 3, 4, 2), attrs=resize) == T(n, 7, 0, 2, dtype="uint8")
-
-
-@pytest.mark.parametrize(
-    ("name", "types", "attrs", "message"), of_family(REJECTED_nnnorm, "nn/shape")
-)
-def test_relation_rejects_nnnorm(
-    name: str, types: tuple[Type, ...], attrs: Attrs | None, message: str
-) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(name, *types, attrs=attrs)
 
 
 def test_mirror_pad_by_hand_and_too_wide() -> None:
