@@ -1,6 +1,4 @@
-"""Losses: nn.cross_entropy, nn.nll_loss.
-
-Neural-network normalisation and loss operators.
+r"""Losses: nn.cross_entropy, nn.nll_loss.
 
 ::
 
@@ -8,51 +6,14 @@ Neural-network normalisation and loss operators.
     nn.nll_loss(predictions, targets, weights, reduction="mean", ignore_index=)
                                                       NLLLossAttrs       NLLLoss       out-fusable
 
-``name=`` marks a required attribute (TVM declared ``L2NormalizeAttrs.eps``, ``.axis`` and
-``NLLLossAttrs.ignore_index`` without a default). Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/nn.h``; argument names follow ``src/relay/op/nn/nn.cc`` (TVM names
-``nn.cross_entropy``'s arguments ``x`` and ``y``: predictions and targets). The fusion patterns
-are TVM's: ``nn.lrn`` and ``nn.cross_entropy`` registered ``opaque``; ``layer_norm``,
-``group_norm``, ``instance_norm`` and ``l2_normalize`` registered none, which fusion reads as
-``opaque`` (``SimplifyInference`` rewrites them into elementwise ops and reductions before
-fusion).
-
-Types::
-
-    CrossEntropy   x and y of rank 2, equal shapes and dtypes -> a scalar of x's dtype
-    NLLLoss        predictions (N, C, d1..) of a float dtype, targets (N, d1..) of a signed
-                   integer dtype, weights (C,) of predictions' dtype; predictions may also be
-                   (C,) with rank-0 targets; reduction "none" -> targets' shape, "mean" or
-                   "sum" -> a scalar, in predictions' dtype
-
-Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
-the first four, TOPI for the others)::
-
-    cross_entropy  -sum(log(x) * y) / N, N = x.shape[0] (_nn.py's compute)
-    nll_loss       per target t = targets[n, d..]: l = -predictions[n, t, d..] * weights[t],
-                   0 where t == ignore_index; "none" gives l, "sum" sum(l), "mean"
-                   sum(l) / sum(weights[t] over targets not ignored) (topi nll_loss; NaN
-                   when every target is ignored)
-
-The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
-Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    every op       non-float data (log, sqrt, exp and pow are float intrinsics; the relations
-                   accept other dtypes, nothing defines the result)
-    nll_loss       a target outside [0, C) that is not ignore_index: topi reads predictions
-                   and weights at it, out of bounds
-
-Deliberate departures from TVM 0.18: the relations check what TVM's relations left to a later
-crash or to a silent misreading: ``group_norm``'s ``num_groups`` (TVM divided by it in
-``SimplifyInference``), ``l2_normalize``'s axes (checked only by the ``sum`` it became),
-``lrn``'s rank, axis and size (TOPI's ``ICHECK``\\ s), ``cross_entropy``'s dtypes (TOPI's
-multiply needs one dtype), and ``nll_loss``'s target shape (TVM compared ranks only) and
-``reduction`` (TVM's relation read any string but "none" as a reduction; TOPI's compute read any
-string but "mean" and "sum" as "none"). ``nll_loss`` targets equal to ``ignore_index`` are
-defined (they contribute 0) although TOPI's ``Select`` also evaluates the ignored branch,
-reading predictions at ``ignore_index``.
+``name=`` marks a required attribute (TVM declared ``NLLLossAttrs.ignore_index`` without a
+default). Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``; argument names
+follow ``src/relay/op/nn/nn.cc`` (TVM names ``nn.cross_entropy``'s arguments ``x`` and ``y``:
+predictions and targets); the fusion patterns are TVM's (``nn.cross_entropy`` registered
+``opaque``). Each relation's and reference's docstring states its operator's rule, undefined
+cases and departures from TVM. Float16 is computed in float32 and rounded once at the end, as
+in ``ops.nn``; non-float data is undefined for both (``log`` is a float intrinsic; the
+relations accept other dtypes, nothing defines the result).
 """
 
 from __future__ import annotations
@@ -99,6 +60,9 @@ class NLLLossAttrs(Attrs):
 
 
 def _cross_entropy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``CrossEntropy``: x and y of rank 2, equal shapes and dtypes; a scalar of x's dtype.
+
+    Departure from TVM: the dtypes are checked (TOPI's multiply needs one dtype)."""
     x = tensor_arg(arg_types[0], "x")
     y = tensor_arg(arg_types[1], "y")
     if len(x.shape) != 2 or len(y.shape) != 2:
@@ -115,6 +79,10 @@ def _cross_entropy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _cross_entropy_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.cross_entropy``: ``-sum(log(x) * y) / N``, ``N = x.shape[0]`` (TVM's ``_nn.py``
+    compute).
+
+    Undefined: non-float data."""
     x, y = (_float_data(v, "nn.cross_entropy") for v in args)
     with np.errstate(all="ignore"):
         total = -np.sum(np.log(x) * y)
@@ -126,6 +94,14 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _nll_loss_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``NLLLoss``: predictions ``(N, C, d1..)`` of a float dtype, targets ``(N, d1..)`` of a
+    signed integer dtype, weights ``(C,)`` of predictions' dtype; predictions may also be
+    ``(C,)`` with rank-0 targets; reduction "none" gives targets' shape, "mean" or "sum" a
+    scalar, in predictions' dtype.
+
+    Departures from TVM: the target shape is checked (TVM compared ranks only), and so is
+    ``reduction`` (TVM's relation read any string but "none" as a reduction; TOPI's compute read
+    any string but "mean" and "sum" as "none")."""
     a = _attrs(attrs, NLLLossAttrs)
     predictions = tensor_arg(arg_types[0], "predictions")
     targets = tensor_arg(arg_types[1], "targets")
@@ -169,6 +145,15 @@ def _nll_loss_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
 
 
 def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.nll_loss`` (TOPI's ``nll_loss``): per target ``t = targets[n, d..]``,
+    ``l = -predictions[n, t, d..] * weights[t]``, 0 where ``t == ignore_index``; "none" gives
+    ``l``, "sum" ``sum(l)``, "mean" ``sum(l) / sum(weights[t] over targets not ignored)`` (NaN
+    when every target is ignored). Targets equal to ``ignore_index`` are defined (they
+    contribute 0) although TOPI's ``Select`` also evaluates the ignored branch, reading
+    predictions at ``ignore_index``.
+
+    Undefined: non-float data; a target outside ``[0, C)`` that is not ``ignore_index`` (TOPI
+    reads predictions and weights at it, out of bounds)."""
     a = _attrs(attrs, NLLLossAttrs)
     predictions, targets, weights = args
     cd = _compute_dtype(predictions.dtype)
