@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from ..semantics.errors import Exhaustion, RelayError, RelayRuntimeError, Span, Stuck
 from ..semantics.evaluation import Result, op_failure_message
+from ..semantics.ops.registry import OpInput
 from ..semantics.syntax import Constructor, IRModule
 from ..semantics.values import (
     ClosureValue,
@@ -216,14 +217,14 @@ def run(
                 operands = ins.args(regs)
                 if len(operands) == 2:
                     a, b = operands
-                    arrays: tuple[object, ...] = (
+                    arrays: tuple[OpInput, ...] = (
                         a.data if type(a) is TensorValue else _op_input(a, ins.span),
                         b.data if type(b) is TensorValue else _op_input(b, ins.span),
                     )
                 else:
                     arrays = tuple([_op_input(v, ins.span) for v in operands])
                 try:
-                    out = ins.kernel(arrays, ins.attrs)  # type: ignore[arg-type]
+                    out = ins.kernel(arrays, ins.attrs)
                 except RelayError as err:
                     if err.span is None:
                         err.span = ins.span
@@ -466,7 +467,7 @@ def _too_deep(max_depth: int, span: Span | None) -> Exhaustion:
     return Exhaustion(f"out of depth: more than {max_depth} nested calls (max_depth)", span)
 
 
-def _op_input(v: Value, span: Span | None) -> object:
+def _op_input(v: Value, span: Span | None) -> OpInput:
     if isinstance(v, TensorValue):
         return v.data
     if isinstance(v, TupleValue) and all(isinstance(f, TensorValue) for f in v.fields):

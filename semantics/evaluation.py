@@ -54,6 +54,7 @@ import numpy as np
 
 from .errors import Exhaustion, RelayError, RelayRuntimeError, Span, Stuck
 from .ops import OPS
+from .ops.registry import OpInput
 from .sharing import ScopeKey, SharingPlan, body_scope, sharing_plan
 from .syntax import (
     Call,
@@ -554,7 +555,7 @@ def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> Outcome:
                     rule="E-Call-Op")  # fmt: skip
     try:
         with np.errstate(all="ignore"):
-            out = opdef.reference(tuple(arrays), e.attrs)  # type: ignore[arg-type]
+            out = opdef.reference(tuple(arrays), e.attrs)
     except RelayError as err:
         if err.span is None:
             err.span = e.span
@@ -570,7 +571,7 @@ def op_failure_message(op: str, message: str) -> str:
     return f"E-Call-Op: {message}"
 
 
-def _op_input(v: Value, e: Call) -> object:
+def _op_input(v: Value, e: Call) -> OpInput:
     if isinstance(v, TensorValue):
         return v.data
     if isinstance(v, TupleValue) and all(isinstance(f, TensorValue) for f in v.fields):

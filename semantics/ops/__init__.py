@@ -26,7 +26,10 @@ module is a family (``OpDef.family`` is the module's path below this package, se
 
 A prefixed name says its module (``nn.*`` in ``nn/``, ``qnn.*``, ``dyn.*``, ``image.*``);
 ``nn/common`` holds helpers the ``nn`` modules and ``image`` share, ``registry`` and
-``shapes`` the framework.
+``shapes`` the framework. A family's tests are ``tests/test_ops_<family>.py`` with ``/`` written
+``_`` (``nn/conv``: ``tests/test_ops_nn_conv.py``); ``tests/test_op_registry.py`` fails on a
+family without its test file, a test file without its family, or an ``onnxruntime:<Op>``
+check whose ONNX op is not run in the operator's own family's test file.
 """
 
 from . import (

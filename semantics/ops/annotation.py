@@ -1,6 +1,5 @@
-"""Annotations: annotation.stop_fusion, on_device, device_copy.
-
-Annotations: operators that mean the identity and carry a hint for the compiler.
+"""Annotations: annotation.stop_fusion, on_device, device_copy: operators that mean the
+identity and carry a hint for the compiler.
 
 ::
 
@@ -51,7 +50,20 @@ from typing import ClassVar
 import numpy as np
 
 from ..syntax import TupleType, Type
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpInput,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    Tensor,
+    attr_field,
+    register,
+)
 from .shapes import tensor_arg
 
 DEVICE_TYPES: dict[int, str] = {
@@ -189,7 +201,7 @@ def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return t
 
 
-def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+def _identity(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
     """The argument itself: a tensor, or the tensors of a tuple (copied)."""
     (x,) = args
     if isinstance(x, tuple):
@@ -197,46 +209,62 @@ def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[T
     return np.array(x, copy=True)
 
 
-register(
-    OpDef(
-        "annotation.stop_fusion",
-        ("data",),
-        None,
-        OpPattern.OPAQUE,
-        "The identity; the fusion pass does not fuse across it.",
-        relation=_stop_fusion_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "annotation.stop_fusion",
+    "The identity; the fusion pass does not fuse across it.",
+    relation=_stop_fusion_relation,
+    reference=_identity,
+    check="independent:identity",
 )
 
 
-register(
-    OpDef(
-        "on_device",
-        ("body",),
-        OnDeviceAttrs,
-        OpPattern.OPAQUE,
-        "The identity; constrains the body (or result) to a virtual device.",
-        relation=_on_device_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "on_device",
+    "The identity; constrains the body (or result) to a virtual device.",
+    relation=_on_device_relation,
+    reference=_identity,
+    check="independent:identity",
+    inputs=("body",),
+    attrs_type=OnDeviceAttrs,
 )
 
 
-register(
-    OpDef(
-        "device_copy",
-        ("data",),
-        DeviceCopyAttrs,
-        OpPattern.OPAQUE,
-        "The identity; copies the value from the source to the destination device.",
-        relation=_device_copy_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "device_copy",
+    "The identity; copies the value from the source to the destination device.",
+    relation=_device_copy_relation,
+    reference=_identity,
+    check="independent:identity",
+    attrs_type=DeviceCopyAttrs,
 )
