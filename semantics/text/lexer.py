@@ -119,6 +119,22 @@ _TOKEN = re.compile(
     r"|(?P<ident>" + _IDENT_TEXT + r")"
     r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
 )
+_IDENT_FULL = re.compile(_IDENT_TEXT + r"\Z")
+_NOT_IDENTIFIERS = KEYWORDS | {"True", "False", "_"}
+
+
+def is_identifier(name: str) -> bool:
+    """Whether ``name`` lexes as one identifier token (a type, constructor or dimension name).
+
+    After ``%`` or ``@`` the same text is a variable or global name.
+    """
+    return (
+        _IDENT_FULL.match(name) is not None
+        and name not in _NOT_IDENTIFIERS
+        and _SPECIAL_FLOAT.fullmatch(name) is None
+    )
+
+
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_]")
 _NAME_TAIL_RUN = re.compile(r"[A-Za-z0-9_]+")
 

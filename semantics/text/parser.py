@@ -1055,9 +1055,7 @@ class Parser:
                     self.expect(",")
                     b = self.parse_dim_sum()
                     self.expect(")")
-                    if name == "floordiv":
-                        return sympy.floor(a / b)
-                    return sympy.Mod(a, b)
+                    return self.dim_division(name, a, b, self.span_from(tok.span))
                 return dim_symbol(name)
             if tok.kind is T.META:
                 self.next()
@@ -1071,6 +1069,18 @@ class Parser:
                 self.expect(")")
                 return value
             raise self.error(f"expected a dimension, found {self._found()}")
+
+    def dim_division(self, name: str, a: sympy.Expr, b: sympy.Expr, span: Span) -> sympy.Expr:
+        """``floordiv(a, b)`` or ``floormod(a, b)``; a divisor that is zero is an error."""
+        if b.is_zero:
+            raise self.error(f"{name} by zero in a dimension", span)
+        try:
+            value = sympy.floor(a / b) if name == "floordiv" else sympy.Mod(a, b)
+        except ZeroDivisionError:  # sympy found a zero divisor that is_zero could not
+            raise self.error(f"{name} by zero in a dimension", span) from None
+        if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
+            raise self.error(f"{name} by zero in a dimension", span)
+        return value
 
 
 def _meta_ref(tok: Token) -> tuple[str, int]:

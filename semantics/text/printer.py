@@ -71,6 +71,7 @@ from ..syntax import (
     pattern_vars,
     post_order,
 )
+from .lexer import is_identifier
 from .metadata import write_metadata
 
 VERSION_HEADER = '#[version = "0.0.5"]'
@@ -168,7 +169,15 @@ def format_attr(value: AttrValue) -> str:
 
 
 def format_dim(d: Dim) -> str:
-    """A dimension: ``3``, ``?``, or a symbolic expression in the parser's dimension syntax."""
+    """A dimension: ``3``, ``?``, or a symbolic expression in the parser's dimension syntax.
+
+    Every dimension the dimension grammar can produce prints, and reads back as the same sympy
+    expression: sums and differences, products and powers with positive integer exponents
+    (``n**2`` is written ``n*n``), ``floordiv`` (sympy's ``floor`` of a quotient, whose
+    argument may carry rational coefficients) and ``floormod``. Anything else (a rational
+    outside a floor, ``zoo``, a symbol whose name is not an identifier) is not a dimension of
+    the text format, and raises ``ValueError``.
+    """
     if isinstance(d, AnyDim):
         return "?"
     if isinstance(d, int):
@@ -181,6 +190,8 @@ def _format_sym(e: sympy.Expr) -> str:
     if e.is_Integer:
         return str(int(e))
     if e.is_Symbol:
+        if not is_identifier(e.name):
+            raise ValueError(f"cannot print the dimension {e.name!r}: not an identifier")
         return str(e.name)
     if isinstance(e, sympy.floor):
         num, den = sympy.fraction(sympy.together(e.args[0]))
@@ -188,27 +199,39 @@ def _format_sym(e: sympy.Expr) -> str:
     if isinstance(e, sympy.Mod):
         return f"floormod({_format_sym(e.args[0])}, {_format_sym(e.args[1])})"
     if e.is_Add:
-        terms = sympy.Add.make_args(e)
+        # Terms with a positive coefficient first, so that a sum rarely starts with a sign.
+        terms = sorted(
+            sympy.Add.make_args(e),
+            key=lambda t: (
+                bool(t.as_coeff_Mul()[0] < 0),
+                bool(t.is_number),
+                sympy.default_sort_key(t),
+            ),
+        )
         parts: list[str] = []
-        ordered = sorted(terms, key=lambda t: (t.is_number, sympy.default_sort_key(t)))
-        for i, t in enumerate(ordered):
+        for i, t in enumerate(terms):
             coeff, rest = t.as_coeff_Mul()
             if i > 0 and coeff < 0:
                 parts.append(" - " + _format_product(-coeff, rest))
             else:
                 parts.append((" + " if i > 0 else "") + _format_sym(t))
         return "".join(parts)
-    if e.is_Mul:
+    if e.is_Mul or e.is_Pow:
         coeff, rest = e.as_coeff_Mul()
         return _format_product(coeff, rest)
     raise ValueError(f"cannot print the dimension {e}")
 
 
 def _format_product(coeff: sympy.Expr, rest: sympy.Expr) -> str:
-    factors = [f for f in sympy.Mul.make_args(rest) if f != 1]
+    if not coeff.is_Integer:
+        raise ValueError(f"cannot print the dimension {coeff * rest}: {coeff} is not an integer")
     pieces = []
-    for f in factors:
-        if f.is_Pow and f.exp.is_Integer and f.exp > 0:
+    for f in sympy.Mul.make_args(rest):
+        if f == 1:
+            continue
+        if f.is_Pow:
+            if not (f.exp.is_Integer and f.exp > 0):
+                raise ValueError(f"cannot print the dimension {coeff * rest}: {f} is a quotient")
             pieces.extend([_format_factor(f.base)] * int(f.exp))
         else:
             pieces.append(_format_factor(f))
