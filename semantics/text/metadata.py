@@ -41,6 +41,8 @@ import numpy as np
 import numpy.typing as npt
 import sympy
 
+from .lexer import is_identifier
+
 __all__ = [
     "MetadataError",
     "OpaqueMetaNode",
@@ -214,6 +216,7 @@ def decode_ndarray(b64: str) -> npt.NDArray[np.generic]:
 # Reading the JSON graph (reference §5.2)
 
 _DECIMAL = re.compile(r"[0-9]+")
+_MAX_INDEX_DIGITS = 30
 _VAR_TYPE_KEYS = frozenset({"tir.Var", "tir.SizeVar"})
 
 
@@ -317,6 +320,12 @@ class _GraphReader:
             value = self.constant(node, index, where)
         elif node.type_key in _VAR_TYPE_KEYS:
             name = self.string(self.attr_index(node, index, "name_hint", where), where)
+            if not is_identifier(name):
+                # The name is printed as a dimension, so it must read back as one: anything
+                # else could inject text into what the printer writes.
+                raise MetadataError(
+                    f"{where}: the name_hint {name!r} of a {node.type_key} is not an identifier"
+                )
             value = sympy.Symbol(name, integer=True, nonnegative=True)
         else:
             value = OpaqueMetaNode(node.type_key)
@@ -427,6 +436,8 @@ def _optional_str(raw: dict[str, object], key: str, where: str) -> str | None:
 def _parse_index(value: object, what: str) -> int:
     """A non-negative index written as a decimal string (TVM) or as a JSON integer."""
     if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        if len(value) > _MAX_INDEX_DIGITS:  # no table is that long; int() would refuse it
+            raise MetadataError(f"{what} is out of range: an index of {len(value)} digits")
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value

@@ -25,13 +25,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 import numpy as np
 import numpy.typing as npt
 import sympy
 
+from ..ops.registry import lookup
 from ..syntax import (
     ATOMS,
+    DTYPES,
     AnyDim,
     AttrValue,
     Call,
@@ -76,6 +79,7 @@ from .metadata import write_metadata
 
 VERSION_HEADER = '#[version = "0.0.5"]'
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_RESERVED_TYPE_NAMES = frozenset({*DTYPES, "Tensor", "int"})
 _INT_SUFFIX = {"int16": "i16", "int32": "", "int64": "i64"}
 _FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
 
@@ -247,6 +251,38 @@ def _format_factor(e: sympy.Expr) -> str:
     return text
 
 
+def global_name(name: str) -> str:
+    """``@name``; ``ValueError`` if ``name`` would not read back as that one global."""
+    if _NAME.match(name) is None:
+        raise ValueError(f"cannot print the global name {name!r}: not an identifier")
+    return "@" + name
+
+
+def type_name(name: str) -> str:
+    """A type, type variable or constructor name, checked to read back as itself.
+
+    Names of the text format's own types (dtypes, ``Tensor``) would read back as something
+    else, and any other non-identifier could inject text: ``ValueError``.
+    """
+    if not is_identifier(name) or name in _RESERVED_TYPE_NAMES:
+        raise ValueError(f"cannot print the type name {name!r}: not an identifier it can own")
+    return name
+
+
+def constructor_name(name: str) -> str:
+    """A constructor's name: an identifier that no operator has (``ValueError`` if not)."""
+    if not is_identifier(name) or lookup(name) is not None:
+        raise ValueError(f"cannot print the constructor name {name!r}")
+    return name
+
+
+def attr_key(key: str) -> str:
+    """A function attribute's key (dotted identifiers), checked to read back as itself."""
+    if not all(is_identifier(part) for part in key.split(".")):
+        raise ValueError(f"cannot print the attribute key {key!r}: not a dotted identifier")
+    return key
+
+
 def format_type(t: Type) -> str:
     """A type in text-format syntax, built with an explicit stack (types may nest deeply)."""
     # Each task either visits a type or joins the last ``n`` results with a formatter.
@@ -262,6 +298,8 @@ def format_type(t: Type) -> str:
             continue
         match task:
             case TensorType(shape, dtype):
+                if dtype not in DTYPES:
+                    raise ValueError(f"cannot print the dtype {dtype!r}")
                 if not shape:
                     results.append(dtype)
                 else:
@@ -275,7 +313,7 @@ def format_type(t: Type) -> str:
                 tasks.append(ret_type)
                 tasks.extend(reversed(arg_types))
             case TypeVar(name) | GlobalTypeVar(name):
-                results.append(name)
+                results.append(type_name(name))
             case IncompleteType():
                 results.append("_")
             case RefType(value):
@@ -283,12 +321,12 @@ def format_type(t: Type) -> str:
                 tasks.append(value)
             case TypeCall(func, args):
                 if not args:
-                    results.append(func.name)
+                    results.append(type_name(func.name))
                 else:
-                    tasks.append((len(args), _type_call_joiner(func.name)))
+                    tasks.append((len(args), _type_call_joiner(type_name(func.name))))
                     tasks.extend(reversed(args))
             case _:
-                raise TypeError(f"cannot print type {task!r}")
+                assert_never(task)
     return results[0]
 
 
@@ -303,7 +341,7 @@ def _join_tuple(parts: list[str]) -> str:
 
 
 def _func_type_joiner(type_params: tuple[TypeVar, ...]) -> Callable[[list[str]], str]:
-    prefix = "[" + ", ".join(tv.name for tv in type_params) + "]" if type_params else ""
+    prefix = "[" + ", ".join(type_name(tv.name) for tv in type_params) + "]" if type_params else ""
 
     def join(parts: list[str]) -> str:
         return f"fn {prefix}({', '.join(parts[:-1])}) -> {parts[-1]}"
@@ -492,7 +530,7 @@ class Printer:
         for data in mod.type_definitions.values():
             items.append(self.type_definition(data))
         for gv, fn in mod.functions.items():
-            items.append("\n".join(_lines(self.function(fn, f"def @{gv.name}"))))
+            items.append("\n".join(_lines(self.function(fn, f"def {global_name(gv.name)}"))))
         text = VERSION_HEADER + "\n" + "\n\n".join(items)
         if items:
             text += "\n"
@@ -501,11 +539,11 @@ class Printer:
         return text
 
     def type_definition(self, data: TypeData) -> str:
-        head = f"type {data.header.name}"
+        head = f"type {type_name(data.header.name)}"
         if data.extern:
             head = "extern " + head
         if data.type_vars:
-            head += "[" + ", ".join(tv.name for tv in data.type_vars) + "]"
+            head += "[" + ", ".join(type_name(tv.name) for tv in data.type_vars) + "]"
         if not data.constructors:
             return head
         lines = [head + " {"]
@@ -513,7 +551,7 @@ class Printer:
             fields = ""
             if ctor.inputs:
                 fields = "(" + ", ".join(format_type(t) for t in ctor.inputs) + ")"
-            lines.append(f"  {ctor.name}{fields},")
+            lines.append(f"  {constructor_name(ctor.name)}{fields},")
         lines.append("}")
         return "\n".join(lines)
 
@@ -561,13 +599,13 @@ class _FunctionPrinter:
             case Var():
                 return self.names.ref(e)
             case GlobalVar(name):
-                return "@" + name
+                return global_name(name)
             case Constant():
                 return self.printer.constant(e)
             case Op(name):
                 return name
             case Constructor(name):
-                return name
+                return constructor_name(name)
         raise AssertionError("not an atom")
 
     def text(self, e: Expr) -> Doc:
@@ -695,9 +733,9 @@ class _FunctionPrinter:
             case Function(params, body, ret_type, type_params, attrs):
                 head = "fn "
                 if type_params:
-                    head += "[" + ", ".join(tv.name for tv in type_params) + "]"
+                    head += "[" + ", ".join(type_name(tv.name) for tv in type_params) + "]"
                 items = [self.binder(p) for p in params]
-                items.extend(f"{k}={format_attr(v)}" for k, v in attrs)
+                items.extend(f"{attr_key(k)}={format_attr(v)}" for k, v in attrs)
                 head += "(" + ", ".join(items) + ")"
                 if ret_type is not None:
                     head += " -> " + format_type(ret_type)
@@ -742,8 +780,13 @@ class _FunctionPrinter:
                 return self.binder(var)
             case PatternConstructor(ctor, patterns):
                 if not patterns:
-                    return ctor.name
-                return ctor.name + "(" + ", ".join(self.pattern(q) for q in patterns) + ")"
+                    return constructor_name(ctor.name)
+                return (
+                    constructor_name(ctor.name)
+                    + "("
+                    + ", ".join(self.pattern(q) for q in patterns)
+                    + ")"
+                )
             case PatternTuple(patterns):
                 return "(" + ", ".join(self.pattern(q) for q in patterns) + ")"
         raise AssertionError("unknown pattern")
