@@ -314,3 +314,29 @@ def test_spans_point_at_the_source() -> None:
     assert (call.span.source.name, call.span.line, call.span.column) == ("m.relay", 2, 3)
     assert isinstance(call, s.Call)
     assert call.args[1].span is not None and call.args[1].span.column == 11
+
+
+def test_parse_leaves_the_recursion_limit_as_it_found_it() -> None:
+    import sys
+    import threading
+
+    before = sys.getrecursionlimit()
+    relay.parse("def @main() { ((((1)))) }")
+    with pytest.raises(relay.ParseError):
+        relay.parse("def @main() { ((((1 }")
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                relay.parse("def @main() { " + "(" * 200 + "1" + ")" * 200 + " }")
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sys.getrecursionlimit() == before

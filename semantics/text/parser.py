@@ -42,6 +42,7 @@ recursive and limited to ``MAX_NESTING`` levels, past which the parser reports a
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar as TypeVar_
@@ -1094,7 +1095,9 @@ def _meta_ref(tok: Token) -> tuple[str, int]:
 def parse(text: str, source_name: str = "<string>") -> IRModule:
     """Parse a module, or a bare expression (which becomes ``@main`` over its free variables).
 
-    Raises ``ParseError`` (with a span) for anything that is not a Relay program.
+    Raises ``ParseError`` (with a span) for anything that is not a Relay program. While it
+    runs, the recursion limit is raised for deep nesting (``recursion_headroom``); the
+    caller's limit is back when it returns or raises.
     """
     source = SourceFile(source_name, text)
     lexed = lex(source)
@@ -1102,13 +1105,41 @@ def parse(text: str, source_name: str = "<string>") -> IRModule:
     if lexed.metadata is not None:
         meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
     parser = Parser(lexed.tokens, meta)
-    limit = sys.getrecursionlimit()
     # Nesting is bounded by MAX_NESTING; each level takes a handful of Python frames.
-    sys.setrecursionlimit(max(limit, MAX_NESTING * 12 + 1000))
+    with recursion_headroom(MAX_NESTING * 12 + 1000):
+        try:
+            return parser.parse_file()
+        except RecursionError:  # the caller's own stack was already deep
+            raise parser.error(f"nesting too deep: more than {MAX_NESTING} levels") from None
+
+
+_headroom_lock = threading.Lock()
+_headroom_holders = 0
+_headroom_saved = 0
+
+
+@contextmanager
+def recursion_headroom(frames: int) -> Iterator[None]:
+    """Run the body with a recursion limit of at least ``frames``, then restore the caller's.
+
+    Python's recursion limit is process-wide, so the raise is shared: the first of any number
+    of nested or concurrent holders saves the caller's limit and the last one out restores it,
+    whatever the order in which they finish. Nothing outlives the call.
+    """
+    global _headroom_holders, _headroom_saved
+    with _headroom_lock:
+        if _headroom_holders == 0:
+            _headroom_saved = sys.getrecursionlimit()
+        _headroom_holders += 1
+        if sys.getrecursionlimit() < frames:
+            sys.setrecursionlimit(frames)
     try:
-        return parser.parse_file()
+        yield
     finally:
-        sys.setrecursionlimit(limit)
+        with _headroom_lock:
+            _headroom_holders -= 1
+            if _headroom_holders == 0:
+                sys.setrecursionlimit(_headroom_saved)
 
 
 def _read_metadata(text: str, span: Span | None, source: SourceFile) -> dict[str, list[object]]:

@@ -169,7 +169,8 @@ def format_attr(value: AttrValue) -> str:
             return format_string(value)
         case tuple():
             return "[" + ", ".join(format_attr(v) for v in value) + "]"
-    raise TypeError(f"cannot print attribute value {value!r}")
+        case _:
+            assert_never(value)
 
 
 def format_dim(d: Dim) -> str:
@@ -475,7 +476,11 @@ class _ScopeAnalysis:
                 return position > 0
             case Let():
                 return id(node) not in self.continues
-        return False
+            case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+                  | TupleGetItem() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                return False
+            case _:
+                assert_never(node)
 
     def block_of(self, node: Expr, position: int) -> object:
         """The block that child ``position`` of ``node`` is printed in, creating it."""
@@ -512,7 +517,11 @@ def _inline_position(parent: Expr, position: int) -> bool:
             return position > 0
         case Let():
             return True
-    return False
+        case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+              | TupleGetItem() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+            return False
+        case _:
+            assert_never(parent)
 
 
 class Printer:
@@ -606,7 +615,11 @@ class _FunctionPrinter:
                 return name
             case Constructor(name):
                 return constructor_name(name)
-        raise AssertionError("not an atom")
+            case (Call() | Tuple() | TupleGetItem() | Function() | Let() | If() | Match()
+                  | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                raise AssertionError("not an atom")
+            case _:
+                assert_never(e)
 
     def text(self, e: Expr) -> Doc:
         """How ``e`` is written where it is used: inline, or its ``%N``."""
@@ -664,7 +677,11 @@ class _FunctionPrinter:
                     tasks.extend(("bind", v) for v in reversed(bound))
                 tasks.append(("visit", data))
                 return tasks
-        return [("finish", e), *(("visit", c) for c in reversed(children(e)))]
+            case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+                  | TupleGetItem() | If() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                return [("finish", e), *(("visit", c) for c in reversed(children(e)))]
+            case _:
+                assert_never(e)
 
     def let_line(self, e: Let) -> None:
         var = e.var
@@ -763,7 +780,8 @@ class _FunctionPrinter:
                 return [(0, "("), *_indent(inner), (0, ")")]
             case Var() | GlobalVar() | Constant() | Op() | Constructor():
                 return [(0, self.atom(e))]
-        raise AssertionError(f"unknown expression {type(e).__name__}")
+            case _:
+                assert_never(e)
 
     def binder(self, var: Var) -> str:
         text = self.names.ref(var)
@@ -789,7 +807,8 @@ class _FunctionPrinter:
                 )
             case PatternTuple(patterns):
                 return "(" + ", ".join(self.pattern(q) for q in patterns) + ")"
-        raise AssertionError("unknown pattern")
+            case _:
+                assert_never(p)
 
 
 def astext(mod: IRModule, annotate: Callable[[Expr], Type | None] | None = None) -> str:
