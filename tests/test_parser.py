@@ -330,7 +330,7 @@ def test_parse_leaves_the_recursion_limit_as_it_found_it() -> None:
         try:
             for _ in range(20):
                 relay.parse("def @main() { " + "(" * 200 + "1" + ")" * 200 + " }")
-        except BaseException as err:  # noqa: BLE001 - reported below
+        except BaseException as err:
             errors.append(err)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
@@ -340,3 +340,25 @@ def test_parse_leaves_the_recursion_limit_as_it_found_it() -> None:
         t.join()
     assert not errors
     assert sys.getrecursionlimit() == before
+
+
+@pytest.mark.parametrize(
+    ("text", "error_at", "note_at"),
+    [
+        ("def @f() { 1 }\n\ndef @f() { 2 }", (3, 5), (1, 5)),
+        ("type T { A }\ntype T { B }\ndef @main() { 1 }", (2, 6), (1, 6)),
+        ("type T { A, A }\ndef @main() { 1 }", (1, 13), (1, 10)),
+        ("def @main(%x: int32,\n          %x: int32) { %x }", (2, 11), (1, 11)),
+    ],
+)
+def test_a_duplicate_definition_notes_the_previous_one(
+    text: str, error_at: tuple[int, int], note_at: tuple[int, int]
+) -> None:
+    with pytest.raises(relay.ParseError, match="duplicate") as info:
+        relay.parse(text, source_name="dup.relay")
+    lines = info.value.render().split("\n")
+    assert lines[0].startswith(f"dup.relay:{error_at[0]}:{error_at[1]}: error: duplicate")
+    note = lines.index(f"dup.relay:{note_at[0]}:{note_at[1]}: note: previous definition here")
+    assert lines[note + 1] == text.split("\n")[note_at[0] - 1]
+    assert lines[note + 2] == " " * (note_at[1] - 1) + lines[note + 2].strip()
+    assert lines[note + 2].strip().startswith("^")

@@ -161,6 +161,13 @@ class Parser:
     def error(self, message: str, span: Span | None = None) -> ParseError:
         return ParseError(message, span or self.tok.span)
 
+    def duplicate(self, message: str, span: Span, previous: Span | None) -> ParseError:
+        """A duplicate-definition error, with a note pointing at the previous definition."""
+        err = ParseError(message, span)
+        if previous is not None:
+            err.notes.append(("previous definition here", previous))
+        return err
+
     def _found(self) -> str:
         t = self.tok
         if t.kind is T.EOF:
@@ -282,7 +289,9 @@ class Parser:
                     raise self.error(f"expected a global name after 'def', found {self._found()}")
                 name = str(name_tok.value)
                 if name in self.globals:
-                    raise self.error(f"duplicate definition of @{name}", name_tok.span)
+                    raise self.duplicate(
+                        f"duplicate definition of @{name}", name_tok.span, self.globals[name].span
+                    )
                 self.globals[name] = GlobalVar(name, span=name_tok.span)
                 self.skip_definition()
             elif self.tok.is_keyword("type") or self.tok.is_keyword("extern"):
@@ -310,7 +319,11 @@ class Parser:
                 name_tok = self.tokens[i + 1]
                 name = str(name_tok.value)
                 if name in self.type_headers:
-                    raise self.error(f"duplicate definition of type {name}", name_tok.span)
+                    raise self.duplicate(
+                        f"duplicate definition of type {name}",
+                        name_tok.span,
+                        self.type_headers[name].span,
+                    )
                 self.type_headers[name] = GlobalTypeVar(name, span=name_tok.span)
 
     def skip_definition(self) -> None:
@@ -373,7 +386,9 @@ class Parser:
         self.next()
         name = str(tok.value)
         if name in self.constructors:
-            raise self.error(f"duplicate constructor {name}", tok.span)
+            raise self.duplicate(
+                f"duplicate constructor {name}", tok.span, self.constructors[name].span
+            )
         if lookup(name) is not None:
             raise self.error(f"constructor {name} has the name of an operator", tok.span)
         inputs: list[Type] = []
@@ -402,7 +417,11 @@ class Parser:
                     break
                 var = self.parse_binder()
                 if var.name_hint in self.scopes[-1]:
-                    raise self.error(f"duplicate parameter %{var.name_hint}", var.span)
+                    raise self.duplicate(
+                        f"duplicate parameter %{var.name_hint}",
+                        var.span,
+                        self.scopes[-1][var.name_hint].span,
+                    )
                 self.bind(var)
                 params.append(var)
                 if not self.accept(","):
