@@ -362,3 +362,95 @@ def test_a_duplicate_definition_notes_the_previous_one(
     assert lines[note + 1] == text.split("\n")[note_at[0] - 1]
     assert lines[note + 2] == " " * (note_at[1] - 1) + lines[note + 2].strip()
     assert lines[note + 2].strip().startswith("^")
+
+
+def _virtual_device_metadata() -> str:
+    """A #[metadata] section holding VirtualDevice [CPU 0, GPU 0 with scope "global"]."""
+    import json
+
+    return json.dumps(
+        {
+            "root": 1,
+            "nodes": [
+                {"type_key": ""},
+                {"type_key": "Map", "keys": ["VirtualDevice"], "data": [2]},
+                {"type_key": "Array", "data": [3, 5]},
+                {
+                    "type_key": "VirtualDevice",
+                    "attrs": {
+                        "device_type_int": "1",
+                        "virtual_device_id": "0",
+                        "target": "0",
+                        "memory_scope": "4",
+                    },
+                },
+                {"type_key": "runtime.String"},
+                {
+                    "type_key": "VirtualDevice",
+                    "attrs": {
+                        "device_type_int": "2",
+                        "virtual_device_id": "0",
+                        "target": "0",
+                        "memory_scope": "6",
+                    },
+                },
+                {"type_key": "runtime.String", "repr_str": "global"},
+            ],
+            "b64ndarrays": [],
+        }
+    )
+
+
+DEVICE_PROGRAM = """
+def @main(%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+          %b {virtual_device= meta[VirtualDevice][1]}: Tensor[(5, 7), float32],
+          virtual_device=meta[VirtualDevice][1]) {
+  %0 = add(%a, %b);
+  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+  device_copy(%1, src_virtual_device=meta[VirtualDevice][0],
+              dst_virtual_device=meta[VirtualDevice][1])
+}
+"""
+
+
+def test_tvm_placements_read_from_metadata() -> None:
+    mod = relay.parse(DEVICE_PROGRAM + "#[metadata]\n" + _virtual_device_metadata())
+    printed = relay.astext(mod)
+    assert "def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {" in printed
+    assert "on_device(%0, device_type=1, virtual_device_id=0, constrain_result=True)" in printed
+    assert (
+        "device_copy(%1, src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
+        'dst_virtual_device_id=0, dst_memory_scope="global")'
+    ) in printed
+    again = relay.parse(printed)
+    assert relay.astext(again) == printed
+    relay.infer_types(again)
+
+
+def test_a_placement_needs_its_metadata() -> None:
+    with pytest.raises(relay.ParseError, match="there is none"):
+        relay.parse(DEVICE_PROGRAM)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("add(%a, %a, virtual_device=meta[VirtualDevice][0])", "takes no attributes"),
+        ("nn.relu(%a, virtual_device=meta[VirtualDevice][0])", "takes no attributes"),
+        ("sum(%a, axis=meta[VirtualDevice][0])", "'axis' is not a virtual device attribute"),
+        (
+            "on_device(%a, device_type=1, virtual_device=meta[VirtualDevice][0])",
+            "duplicate attribute 'device_type'",
+        ),
+        ("on_device(%a, virtual_device=[meta[VirtualDevice][0]])", "cannot be inside a list"),
+    ],
+)
+def test_misplaced_placements_are_parse_errors(call: str, message: str) -> None:
+    text = f"def @main(%a: Tensor[(5, 7), float32]) {{ {call} }}"
+    with pytest.raises(relay.ParseError, match=message):
+        relay.parse(text + "\n#[metadata]\n" + _virtual_device_metadata())
+
+
+def test_int_is_tvms_name_for_int32() -> None:
+    mod = relay.parse("def @main(%z: int, %t: Tensor[(2), int]) -> int { %z }")
+    assert "def @main(%z: int32, %t: Tensor[(2), int32]) -> int32 {" in relay.astext(mod)

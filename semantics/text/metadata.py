@@ -46,6 +46,7 @@ from .lexer import is_identifier
 __all__ = [
     "MetadataError",
     "OpaqueMetaNode",
+    "VirtualDeviceMeta",
     "decode_ndarray",
     "encode_ndarray",
     "parse_metadata",
@@ -70,6 +71,19 @@ class MetadataError(Exception):
         if self.line is None:
             return self.message
         return f"{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class VirtualDeviceMeta:
+    """A ``VirtualDevice`` entry: DLPack device type, virtual device id, memory scope.
+
+    -1, -1 and "" mean unconstrained. Its target is not kept: this project compiles for no
+    TVM target, and placement does not change what a program computes.
+    """
+
+    device_type: int
+    virtual_device_id: int
+    memory_scope: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +231,7 @@ def decode_ndarray(b64: str) -> npt.NDArray[np.generic]:
 
 _DECIMAL = re.compile(r"[0-9]+")
 _MAX_INDEX_DIGITS = 30
+_SIGNED = re.compile(r"-?[0-9]{1,18}")
 _VAR_TYPE_KEYS = frozenset({"tir.Var", "tir.SizeVar"})
 
 
@@ -327,6 +342,8 @@ class _GraphReader:
                     f"{where}: the name_hint {name!r} of a {node.type_key} is not an identifier"
                 )
             value = sympy.Symbol(name, integer=True, nonnegative=True)
+        elif node.type_key == "VirtualDevice":
+            value = self.virtual_device(node, index, where)
         else:
             value = OpaqueMetaNode(node.type_key)
         self.memo[index] = value
@@ -350,14 +367,31 @@ class _GraphReader:
         except MetadataError as error:
             raise MetadataError(f"{where} (b64ndarrays[{slot}]): {error.message}") from None
 
-    def string(self, index: int, where: str) -> str:
-        """The text of the ``runtime.String`` node at ``index``."""
+    def virtual_device(self, node: _Node, index: int, where: str) -> VirtualDeviceMeta:
+        """A ``VirtualDevice``'s device type, id and memory scope (each optional: unset)."""
+        numbers: list[int] = []
+        for name in ("device_type_int", "virtual_device_id"):
+            raw = node.attrs.get(name, "-1")
+            if not (isinstance(raw, str) and _SIGNED.fullmatch(raw)):
+                raise MetadataError(
+                    f"{where} (VirtualDevice node {index}) field {name!r} must be a small "
+                    f"integer, found {json.dumps(raw)}"
+                )
+            numbers.append(int(raw))
+        scope = ""
+        if node.attrs.get("memory_scope", "0") != "0":
+            slot = self.attr_index(node, index, "memory_scope", where)
+            scope = self.string(slot, where, "memory_scope")
+        return VirtualDeviceMeta(numbers[0], numbers[1], scope)
+
+    def string(self, index: int, where: str, field: str = "name_hint") -> str:
+        """The text of the ``runtime.String`` node at ``index`` (held by field ``field``)."""
         if index == 0:
-            raise MetadataError(f"{where}: name_hint is null")
+            raise MetadataError(f"{where}: {field} is null")
         node = self.node(index)
         if node.type_key != "runtime.String":
             raise MetadataError(
-                f"{where}: name_hint is node {index}, a {node.type_key!r}: expected runtime.String"
+                f"{where}: {field} is node {index}, a {node.type_key!r}: expected runtime.String"
             )
         if node.repr_str is not None:
             return node.repr_str

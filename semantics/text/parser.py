@@ -41,10 +41,12 @@ recursive and limited to ``MAX_NESTING`` levels, past which the parser reports a
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeAlias
 from typing import TypeVar as TypeVar_
 
 import numpy as np
@@ -96,7 +98,7 @@ from ..syntax import (
     normalize_dim,
 )
 from .lexer import Number, T, Token, lex
-from .metadata import MetadataError, OpaqueMetaNode, parse_metadata
+from .metadata import MetadataError, OpaqueMetaNode, VirtualDeviceMeta, parse_metadata
 
 VERSION = '"0.0.5"'
 MAX_NESTING = 1024
@@ -120,6 +122,9 @@ _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "flo
 
 
 _X = TypeVar_("_X")
+
+KwargValue: TypeAlias = "AttrValue | VirtualDeviceMeta"
+"""A keyword argument as written: a literal, or a virtual device read from the metadata."""
 
 
 class Parser:
@@ -328,12 +333,22 @@ class Parser:
 
     def skip_definition(self) -> None:
         """Skip a ``def`` up to and including the brace that closes its body."""
+        # The body is the first brace outside the parameter list's parentheses (a parameter
+        # may carry braces of its own, ``%x {virtual_device=...}``).
         depth = 0
+        parens = 0
         while self.tok.kind is not T.EOF:
             t = self.next()
-            if t.is_punct("{"):
+            if t.kind is not T.PUNCT:
+                continue
+            text = t.text
+            if text == "(" and depth == 0:
+                parens += 1
+            elif text == ")" and depth == 0:
+                parens -= 1
+            elif text == "{" and (depth > 0 or parens <= 0):
                 depth += 1
-            elif t.is_punct("}"):
+            elif text == "}" and depth > 0:
                 depth -= 1
                 if depth == 0:
                     return
@@ -409,17 +424,17 @@ class Parser:
             self.type_scopes.append({tv.name: tv for tv in type_params})
             self.expect("(")
             params: list[Var] = []
-            attrs: list[tuple[str, AttrValue]] = []
+            attrs: list[tuple[str, KwargValue]] = []
             self.push_scope()
             while not self.tok.is_punct(")"):
                 if self.at_keyword_argument():
                     attrs = self.parse_kwargs(")")
                     break
-                var = self.parse_binder()
+                var = self.parse_binder(braces=True)
                 if var.name_hint in self.scopes[-1]:
                     raise self.duplicate(
                         f"duplicate parameter %{var.name_hint}",
-                        var.span,
+                        var.span or self.tok.span,
                         self.scopes[-1][var.name_hint].span,
                     )
                 self.bind(var)
@@ -435,15 +450,37 @@ class Parser:
             self.expect("}")
             self.pop_scope()
             self.type_scopes.pop()
-            return Function(tuple(params), body, ret_type, tuple(type_params), tuple(attrs),
-                            span=self.span_from(start))  # fmt: skip
+            return Function(tuple(params), body, ret_type, tuple(type_params),
+                            self.function_attrs(attrs), span=self.span_from(start))  # fmt: skip
 
-    def parse_binder(self) -> Var:
-        """``%x [: type]``."""
+    def function_attrs(
+        self, attrs: list[tuple[str, KwargValue]]
+    ) -> tuple[tuple[str, AttrValue], ...]:
+        """A function's attributes; ``virtual_device=`` is its placement, which is dropped
+        (as TVM moved it out of the attributes; placement does not change the meaning)."""
+        out: list[tuple[str, AttrValue]] = []
+        for key, value in attrs:
+            if isinstance(value, VirtualDeviceMeta):
+                if key != "virtual_device":
+                    raise self.error(f"a virtual device cannot be the value of attribute '{key}'")
+                continue
+            out.append((key, value))
+        return tuple(out)
+
+    def parse_binder(self, *, braces: bool = False) -> Var:
+        """``%x [: type]``; with ``braces`` (a parameter) also ``%x {virtual_device=...}``.
+
+        The braces are TVM's device placement of a parameter, which does not change what the
+        program computes: they are read (so their metadata must exist) and dropped.
+        """
         tok = self.tok
         if tok.kind is not T.LOCAL:
             raise self.error(f"expected a variable such as %x, found {self._found()}")
         self.next()
+        if braces and self.tok.is_punct("{"):
+            self.next()
+            self.parse_kwargs("}")
+            self.expect("}")
         annotation: Type | None = None
         if self.accept(":"):
             annotation = self.parse_type()
@@ -459,9 +496,9 @@ class Parser:
             k += 2
         return self.peek(k).is_punct("=")
 
-    def parse_kwargs(self, close: str) -> list[tuple[str, AttrValue]]:
+    def parse_kwargs(self, close: str) -> list[tuple[str, KwargValue]]:
         """``key=value {[","] key=value} [","]`` up to (not including) ``close``."""
-        out: list[tuple[str, AttrValue]] = []
+        out: list[tuple[str, KwargValue]] = []
         seen: set[str] = set()
         while not self.tok.is_punct(close):
             key_tok = self.tok
@@ -479,8 +516,15 @@ class Parser:
             self.accept(",")
         return out
 
-    def parse_attr_value(self) -> AttrValue:
+    def parse_attr_value(self) -> KwargValue:
         tok = self.tok
+        if tok.kind is T.META:
+            # TVM printed a placement as a metadata reference: virtual_device=meta[..][i].
+            self.next()
+            entry = self.meta_entry(tok)
+            if not isinstance(entry, VirtualDeviceMeta):
+                raise self.error(f"{tok.text} cannot be an attribute value", tok.span)
+            return entry
         with self.nested():
             if tok.kind is T.INT or tok.kind is T.FLOAT:
                 self.next()
@@ -496,16 +540,24 @@ class Parser:
                 return None
             if tok.is_punct("["):
                 self.next()
-                return tuple(self.comma_list("]", self.parse_attr_value))
+                return tuple(self.comma_list("]", self.parse_plain_attr_value))
             if tok.is_punct("("):
                 self.next()
-                items = self.comma_list(")", self.parse_attr_value)
+                items = self.comma_list(")", self.parse_plain_attr_value)
                 return items[0] if len(items) == 1 else tuple(items)
             if tok.kind is T.IDENT:
                 raise self.error(
                     f'attribute values must be literals: write the string "{tok.value}"'
                 )
             raise self.error(f"expected an attribute value, found {self._found()}")
+
+    def parse_plain_attr_value(self) -> AttrValue:
+        """An attribute value inside a list: a literal, never a virtual device."""
+        tok = self.tok
+        value = self.parse_attr_value()
+        if isinstance(value, VirtualDeviceMeta):
+            raise self.error("a virtual device cannot be inside a list", tok.span)
+        return value
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -638,7 +690,7 @@ class Parser:
         with self.nested():
             self.expect("(")
             args: list[Expr] = []
-            kwargs: list[tuple[str, AttrValue]] = []
+            kwargs: list[tuple[str, KwargValue]] = []
             kwargs_span = self.tok.span
             while not self.tok.is_punct(")"):
                 if self.at_keyword_argument():
@@ -660,7 +712,7 @@ class Parser:
         self,
         op: Op,
         args: list[Expr],
-        kwargs: list[tuple[str, AttrValue]],
+        raw_kwargs: list[tuple[str, KwargValue]],
         span: Span,
         kwargs_span: Span,
     ) -> Call:
@@ -674,15 +726,51 @@ class Parser:
                 span,
             )
         if opdef.attrs_type is None:
-            if kwargs:
+            if raw_kwargs:
                 raise self.error(f"operator {op.name} takes no attributes", kwargs_span)
             return Call(op, tuple(args), None, span=span)
+        kwargs = self.expand_virtual_devices(op.name, opdef.attrs_type, raw_kwargs, kwargs_span)
         try:
             attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
         except AttrError as err:
             where = self.find_kwarg_span(err.key, kwargs_span, span)
             raise self.error(f"{op.name}: {err.message}", where) from None
         return Call(op, tuple(args), attrs, span=span)
+
+    def expand_virtual_devices(
+        self,
+        op_name: str,
+        attrs_type: type,
+        kwargs: list[tuple[str, KwargValue]],
+        kwargs_span: Span,
+    ) -> list[tuple[str, AttrValue]]:
+        """``PREFIXvirtual_device=meta[VirtualDevice][i]`` becomes the attributes that hold a
+        virtual device here: ``PREFIX{device_type|dev_type}``, ``PREFIXvirtual_device_id`` and
+        ``PREFIXmemory_scope`` (``on_device``: no prefix; ``device_copy``: ``src_``, ``dst_``).
+        """
+        names = {f.name for f in dataclasses.fields(attrs_type)}
+        out: list[tuple[str, AttrValue]] = []
+        for key, value in kwargs:
+            if not isinstance(value, VirtualDeviceMeta):
+                out.append((key, value))
+                continue
+            prefix = key.removesuffix("virtual_device")
+            kinds = [f"{prefix}{n}" for n in ("device_type", "dev_type") if f"{prefix}{n}" in names]
+            fields = [*kinds[:1], f"{prefix}virtual_device_id", f"{prefix}memory_scope"]
+            if not key.endswith("virtual_device") or not kinds or not set(fields) <= names:
+                where = self.find_kwarg_span(key, kwargs_span, kwargs_span)
+                raise self.error(f"{op_name}: '{key}' is not a virtual device attribute", where)
+            values = (value.device_type, value.virtual_device_id, value.memory_scope)
+            out.extend(zip(fields, values, strict=True))
+        seen: set[str] = set()
+        for key, _ in out:
+            if key in seen:
+                where = self.find_kwarg_span(key, kwargs_span, kwargs_span)
+                raise self.error(
+                    f"duplicate attribute '{key}' (also set by a virtual device)", where
+                )
+            seen.add(key)
+        return out
 
     def find_kwarg_span(self, key: str, kwargs_span: Span, call_span: Span) -> Span:
         """The span of ``key=`` inside the just-parsed call, for the error caret."""
@@ -990,8 +1078,8 @@ class Parser:
                 name = str(tok.value)
                 if name == "Tensor" and self.tok.is_punct("["):
                     return self.parse_tensor_type(tok.span)
-                if name in DTYPES:
-                    return TensorType((), name, span=tok.span)
+                if name in DTYPES or name == "int":
+                    return TensorType((), _dtype_name(name), span=tok.span)
                 type_var = self.lookup_type_var(name)
                 if type_var is not None:
                     return type_var
@@ -1027,13 +1115,16 @@ class Parser:
             raise self.error(f"expected '(' to start the shape, found {self._found()}")
         self.expect(",")
         dtype_tok = self.tok
-        if dtype_tok.kind is not T.IDENT or dtype_tok.value not in DTYPES:
+        if dtype_tok.kind is not T.IDENT or (
+            dtype_tok.value not in DTYPES and dtype_tok.value != "int"
+        ):
             raise self.error(
                 f"unknown dtype {self._found()} (known: {', '.join(DTYPES)})", dtype_tok.span
             )
         self.next()
         self.expect("]")
-        return TensorType(tuple(shape), str(dtype_tok.value), span=self.span_from(start))
+        dtype = _dtype_name(str(dtype_tok.value))
+        return TensorType(tuple(shape), dtype, span=self.span_from(start))
 
     def parse_dim(self) -> Dim:
         if self.tok.is_punct("?"):
@@ -1101,6 +1192,12 @@ class Parser:
         if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
             raise self.error(f"{name} by zero in a dimension", span)
         return value
+
+
+def _dtype_name(name: str) -> str:
+    """A dtype as written: ``int`` is TVM's name for ``int32`` (its DataType parser's default
+    width), which TVM's own tests use; every other name is itself."""
+    return "int32" if name == "int" else name
 
 
 def _meta_ref(tok: Token) -> tuple[str, int]:
