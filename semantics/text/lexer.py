@@ -12,7 +12,9 @@ defect (see ``reference/relay-text-format.md`` §1 and §3):
   ``%a/%b`` and ``%a/2`` divide;
 - block comments nest and close on ``*/``; an unterminated one is an error;
 - strings understand the escapes TVM's printer wrote (``\\" \\\\ \\n \\r \\t \\xHH``);
-- after ``%`` or ``@`` any identifier is a name, keywords included.
+- after ``%`` or ``@`` any identifier is a name, keywords included;
+- a bare identifier may end in ``'N`` (``n'11``): type inference names fresh dimension
+  variables so, and an inferred type must print and read back.
 
 ``#[metadata]`` ends the token stream: the rest of the file is the metadata JSON.
 """
@@ -101,6 +103,9 @@ class Lexed:
 
 
 _IDENT_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*"
+# A bare identifier may end in primes with numbers (``n'11``): the names type inference gives
+# fresh dimension variables, so that an inferred type prints and reads back.
+_BARE_IDENT_TEXT = _IDENT_TEXT + r"(?:'[0-9]+)*"
 # One alternation for every token; the scanner dispatches on the name of the group that matched.
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n\f\v]+)"
@@ -116,10 +121,10 @@ _TOKEN = re.compile(
     r"|%(?P<local>" + _IDENT_TEXT + r")"
     r"|@(?P<global>" + _IDENT_TEXT + r")"
     r"|(?P<match_partial>match\?)"
-    r"|(?P<ident>" + _IDENT_TEXT + r")"
+    r"|(?P<ident>" + _BARE_IDENT_TEXT + r")"
     r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
 )
-_IDENT_FULL = re.compile(_IDENT_TEXT + r"\Z")
+_IDENT_FULL = re.compile(_BARE_IDENT_TEXT + r"\Z")
 _NOT_IDENTIFIERS = KEYWORDS | {"True", "False", "_"}
 
 

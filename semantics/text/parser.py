@@ -1134,6 +1134,8 @@ class Parser:
         value = self.parse_dim_sum()
         if isinstance(value, sympy.Expr) and value.is_Integer and value < 0:
             raise self.error("a dimension cannot be negative", self.span_from(start))
+        if not value.is_Integer:
+            value = _canonical_dim(value)
         return normalize_dim(value)
 
     def parse_dim_sum(self) -> sympy.Expr:
@@ -1192,6 +1194,30 @@ class Parser:
         if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
             raise self.error(f"{name} by zero in a dimension", span)
         return value
+
+
+def _canonical_dim(value: sympy.Expr) -> sympy.Expr:
+    """``value`` rebuilt bottom-up until rebuilding changes nothing.
+
+    sympy's automatic simplification depends on the order in which an expression is built
+    (``floor(-1 - floor(1/n))`` keeps a ``floor(-floor(1/n))`` that the same term built
+    directly simplifies away), so a dimension read back from its printed text could differ
+    from the one first read. Rebuilding reaches the form that printing preserves.
+    """
+    for _ in range(8):
+        rebuilt = _rebuild(value)
+        if rebuilt == value:
+            break
+        value = rebuilt
+    return value
+
+
+def _rebuild(e: sympy.Expr) -> sympy.Expr:
+    # Dimensions are small expressions (their nesting is bounded by MAX_NESTING).
+    if e.is_Atom:
+        return e
+    result: sympy.Expr = e.func(*(_rebuild(a) for a in e.args))
+    return result
 
 
 def _dtype_name(name: str) -> str:
