@@ -22,8 +22,10 @@ defect (see ``reference/relay-text-format.md`` §1 and §3):
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from ..errors import ParseError, SourceFile, Span
 
@@ -66,14 +68,71 @@ _OPERAND_END = frozenset({T.INT, T.FLOAT, T.BOOL, T.STRING, T.IDENT, T.LOCAL, T.
                           T.GRAPH, T.META})  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A token: its kind, its source text, its value (for literals and names), its span."""
+class LineIndex:
+    """The offsets at which the lines of a source start: turns offsets into spans.
 
-    kind: T
-    text: str
-    value: object
-    span: Span
+    Tokens keep offsets only; a span (line and column) is computed when it is asked for, so
+    lexing costs nothing per token for positions that no diagnostic or node ever uses.
+    """
+
+    __slots__ = ("source", "starts")
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        text = source.text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.starts = starts
+
+    def span(self, start: int, end: int) -> Span:
+        """The span of ``text[start:end]``."""
+        starts = self.starts
+        line = bisect_right(starts, start)
+        end_line = line if end <= start else bisect_right(starts, end - 1)
+        if end_line != line and starts[end_line - 1] == end:
+            end_line -= 1  # ``end`` is just past a newline: still the earlier line
+        return Span(
+            self.source,
+            line,
+            start - starts[line - 1] + 1,
+            end_line,
+            end - starts[end_line - 1] + 1,
+        )
+
+
+class Token:
+    """A token: its kind, its source text, its value (for literals and names), its offsets.
+
+    ``span`` is computed from the offsets on first use.
+    """
+
+    __slots__ = ("_span", "end", "kind", "lines", "start", "text", "value")
+
+    def __init__(
+        self, kind: T, text: str, value: object, start: int, end: int, lines: LineIndex
+    ) -> None:
+        self.kind = kind
+        self.text = text
+        self.value = value
+        self.start = start
+        self.end = end
+        self.lines = lines
+        self._span: Span | None = None
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind.name}, {self.text!r}, {self.start})"
+
+    @property
+    def span(self) -> Span:
+        """Where the token is."""
+        span = self._span
+        if span is None:
+            span = self._span = self.lines.span(self.start, self.end)
+        return span
 
     def is_punct(self, text: str) -> bool:
         """Whether this is the punctuation token ``text``."""
@@ -84,8 +143,7 @@ class Token:
         return self.kind is T.KEYWORD and self.text == text
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(NamedTuple):
     """The value of a numeric literal, before it becomes a constant: digits, suffix, sign."""
 
     text: str
@@ -124,6 +182,9 @@ _TOKEN = re.compile(
     r"|(?P<ident>" + _BARE_IDENT_TEXT + r")"
     r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
 )
+# The same tokens for ``finditer``, which skips whitespace by itself: every other character
+# matches some alternative (``bad`` last), so only whitespace is ever skipped.
+_SCAN = re.compile(_TOKEN.pattern.split("|", 1)[1] + r"|(?P<bad>[^ \t\r\n\f\v])")
 _IDENT_FULL = re.compile(_BARE_IDENT_TEXT + r"\Z")
 _NOT_IDENTIFIERS = KEYWORDS | {"True", "False", "_"}
 
@@ -141,6 +202,7 @@ def is_identifier(name: str) -> bool:
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_]")
+_DECIMAL = re.compile(r"[0-9]{1,18}")  # a meta index; no table is longer
 _NAME_TAIL_RUN = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -150,32 +212,21 @@ class Lexer:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.text = source.text
+        self.lines = LineIndex(source)
         self.pos = 0
-        self.line = 1
-        self.line_start = 0  # offset of the first character of the current line
         self.tokens: list[Token] = []
 
     # -- positions -------------------------------------------------------------------------
 
-    def _move_to(self, end: int) -> None:
-        """Advance to offset ``end``, counting the newlines passed."""
-        newlines = self.text.count("\n", self.pos, end)
-        if newlines:
-            self.line += newlines
-            self.line_start = self.text.rfind("\n", self.pos, end) + 1
-        self.pos = end
-
     def _span(self, start: int, end: int) -> Span:
-        """The span of ``text[start:end]``, which lies on the current line."""
-        col = start - self.line_start + 1
-        return Span(self.source, self.line, col, self.line, col + end - start)
+        return self.lines.span(start, end)
 
     def _error(self, message: str, length: int = 1) -> ParseError:
         return ParseError(message, self._span(self.pos, self.pos + length))
 
     def _emit(self, kind: T, end: int, value: object = None) -> None:
         start = self.pos
-        self.tokens.append(Token(kind, self.text[start:end], value, self._span(start, end)))
+        self.tokens.append(Token(kind, self.text[start:end], value, start, end, self.lines))
         self.pos = end
 
     def _operand_ended(self) -> bool:
@@ -189,50 +240,89 @@ class Lexer:
     def lex(self) -> Lexed:
         """Lex the whole source."""
         text = self.text
+        tokens = self.tokens
+        lines = self.lines
+        append = tokens.append
+        scan = _SCAN.finditer
+        name_tail = _NAME_TAIL.match
         size = len(text)
-        while self.pos < size:
-            m = _TOKEN.match(text, self.pos)
-            if m is None:
-                raise self._error(f"unexpected character {text[self.pos]!r}")
-            group = m.lastgroup
-            end = m.end()
-            if group == "ws" or group == "line_comment":
-                self._move_to(end)
-            elif group == "ident":
-                self._identifier(m.group("ident"), end)
-            elif group == "punct":
-                self._emit(T.PUNCT, end)
-            elif group == "local":
-                self._emit(T.LOCAL, end, m.group("local"))
-            elif group == "graph":
-                self._emit(T.GRAPH, end, int(m.group("graph")))
-            elif group == "global":
-                self._emit(T.GLOBAL, end, m.group("global"))
-            elif group == "number" or group == "suffix":
-                self._number(m, negative=False)
-            elif group == "dashes":
-                if self._operand_ended():
-                    self._emit(T.PUNCT, self.pos + 1)  # binary minus
+        punct, local, ident_kind, int_kind = T.PUNCT, T.LOCAL, T.IDENT, T.INT
+        keywords = KEYWORDS
+        pos = 0
+        # The common tokens are appended here; a rare one is handled by a method that reads
+        # and advances ``self.pos``, after which the scan restarts there.
+        while True:
+            for m in scan(text, pos):
+                group = m.lastgroup
+                if group == "punct":
+                    append(Token(punct, m.group(), None, m.start(), m.end(), lines))
+                elif group == "ident":
+                    word = m.group()
+                    if word in keywords:
+                        append(Token(T.KEYWORD, word, None, m.start(), m.end(), lines))
+                    elif word == "True" or word == "False":
+                        append(Token(T.BOOL, word, word == "True", m.start(), m.end(), lines))
+                    elif word == "_":
+                        append(Token(punct, word, None, m.start(), m.end(), lines))
+                    else:
+                        append(Token(ident_kind, word, word, m.start(), m.end(), lines))
+                elif group == "local":
+                    append(Token(local, m.group(), m.group("local"), m.start(), m.end(), lines))
+                elif group == "line_comment":
+                    pass
+                elif (group == "number" or group == "suffix") and not (
+                    m.end() < size and name_tail(text, m.end())
+                ):
+                    suffix = m.group("suffix") or ""
+                    kind = T.FLOAT if suffix.startswith("f") else int_kind
+                    value = Number(m.group("number"), False, suffix)
+                    append(Token(kind, m.group(), value, m.start(), m.end(), lines))
+                elif group == "graph":
+                    append(Token(T.GRAPH, m.group(), int(m.group("graph")), m.start(), m.end(),
+                                 lines))  # fmt: skip
+                elif group == "global":
+                    append(Token(T.GLOBAL, m.group(), m.group("global"), m.start(), m.end(),
+                                 lines))  # fmt: skip
                 else:
-                    self._negative_literal(len(m.group("dashes")))
-            elif group == "special":
-                self._special_float(m.group("special"), self.pos, negative=False)
-            elif group == "block_comment":
-                self._block_comment()
-            elif group == "string":
-                self._string()
-            elif group == "attribute":
-                metadata = self._attribute()
-                if metadata is not None:
-                    return metadata
-            elif group == "meta":
-                self._meta()
-            elif group == "match_partial":
-                self._emit(T.KEYWORD, end)
+                    self.pos = m.start()
+                    metadata = self._rare(m, group)
+                    if metadata is not None:
+                        return metadata
+                    pos = self.pos
+                    break
             else:
-                raise AssertionError(group)
-        self.tokens.append(Token(T.EOF, "", None, self._span(self.pos, self.pos)))
-        return Lexed(self.tokens, None, None)
+                break
+        self.pos = size
+        tokens.append(Token(T.EOF, "", None, size, size, lines))
+        return Lexed(tokens, None, None)
+
+    def _rare(self, m: re.Match[str], group: str | None) -> Lexed | None:
+        """Lex the token that ``m`` starts, at ``self.pos``; the metadata ends the file."""
+        end = m.end()
+        if group == "bad":
+            raise self._error(f"unexpected character {self.text[self.pos]!r}")
+        if group == "number" or group == "suffix":
+            self._number(m, negative=False)
+        elif group == "dashes":
+            if self._operand_ended():
+                self._emit(T.PUNCT, self.pos + 1)  # binary minus
+            else:
+                self._negative_literal(len(m.group("dashes")))
+        elif group == "special":
+            self._special_float(m.group("special"), self.pos, negative=False)
+        elif group == "block_comment":
+            self._block_comment()
+        elif group == "string":
+            self._string()
+        elif group == "attribute":
+            return self._attribute()
+        elif group == "meta":
+            self._meta()
+        elif group == "match_partial":
+            self._emit(T.KEYWORD, end)
+        else:
+            raise AssertionError(group)
+        return None
 
     def _block_comment(self) -> None:
         start = self.pos
@@ -252,7 +342,7 @@ class Lexer:
                 depth -= 1
                 i = closing + 2
                 if depth == 0:
-                    self._move_to(i)
+                    self.pos = i
                     return
 
     def _string(self) -> None:
@@ -263,10 +353,7 @@ class Lexer:
         while i < len(text):
             ch = text[i]
             if ch == '"':
-                start = self.pos
-                span = self._span(start, i + 1)
-                self.tokens.append(Token(T.STRING, text[start : i + 1], "".join(out), span))
-                self._move_to(i + 1)
+                self._emit(T.STRING, i + 1, "".join(out))
                 return
             if ch == "\\" and i + 1 < len(text):
                 nxt = text[i + 1]
@@ -292,8 +379,8 @@ class Lexer:
         body = text[self.pos + 2 : end].strip()
         if body == "metadata":
             span = self._span(self.pos, end + 1)
+            self.tokens.append(Token(T.EOF, "", None, self.pos, end + 1, self.lines))
             self.pos = end + 1
-            self.tokens.append(Token(T.EOF, "", None, span))
             return Lexed(self.tokens, text[self.pos :], span)
         if body.startswith("version"):
             if not body[len("version") :].lstrip().startswith("="):
@@ -333,19 +420,9 @@ class Lexer:
         if m is None:
             raise self._error("malformed meta reference: expected meta[KEY][INDEX]", 5)
         key, index = m.group(1), m.group(2).strip()
-        if not index.isdigit():
+        if _DECIMAL.fullmatch(index) is None:
             raise self._error(f"malformed meta reference: index {index!r} is not an integer")
         self._emit(T.META, m.end(), (key, int(index)))
-
-    def _identifier(self, word: str, end: int) -> None:
-        if word in KEYWORDS:
-            self._emit(T.KEYWORD, end)
-        elif word == "True" or word == "False":
-            self._emit(T.BOOL, end, word == "True")
-        elif word == "_":
-            self._emit(T.PUNCT, end)
-        else:
-            self._emit(T.IDENT, end, word)
 
 
 def lex(source: SourceFile) -> Lexed:
