@@ -118,6 +118,8 @@ _BINARY_OPS = {
 }
 
 _INT_DTYPES = {"i": "int32", "i16": "int16", "i32": "int32", "i64": "int64"}
+_INT_RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in ("int16", "int32", "int64")}
+_ATOM_KINDS = frozenset({T.LOCAL, T.GLOBAL, T.INT, T.FLOAT, T.BOOL, T.GRAPH})
 _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "float64"}
 
 
@@ -125,6 +127,25 @@ _X = TypeVar_("_X")
 
 KwargValue: TypeAlias = "AttrValue | VirtualDeviceMeta"
 """A keyword argument as written: a literal, or a virtual device read from the metadata."""
+
+
+class _Nesting:
+    """``with parser.nested():`` one level deeper (a class, not a generator: it is hot)."""
+
+    __slots__ = ("parser",)
+
+    def __init__(self, parser: Parser) -> None:
+        self.parser = parser
+
+    def __enter__(self) -> None:
+        parser = self.parser
+        parser.depth += 1
+        if parser.depth > MAX_NESTING:
+            parser.depth -= 1
+            raise parser.error(f"nesting too deep: more than {MAX_NESTING} levels")
+
+    def __exit__(self, *exc: object) -> None:
+        self.parser.depth -= 1
 
 
 class Parser:
@@ -147,6 +168,7 @@ class Parser:
         self.type_headers: dict[str, GlobalTypeVar] = {}
         self.constructors: dict[str, Constructor] = {}
         self.depth = 0
+        self.nesting = _Nesting(self)
 
     # -- token access ----------------------------------------------------------------------
 
@@ -180,39 +202,44 @@ class Parser:
         return f"'{t.text}'"
 
     def expect(self, text: str) -> Token:
-        t = self.tok
-        if t.kind is T.PUNCT and t.text == text:
-            return self.next()
+        t = self.tokens[self.pos]
+        if t.text == text and t.kind is T.PUNCT:  # a PUNCT token is never the last (EOF)
+            self.pos += 1
+            return t
         raise self.error(f"expected '{text}', found {self._found()}")
 
     def expect_keyword(self, word: str) -> Token:
-        if self.tok.is_keyword(word):
+        if self.tokens[self.pos].text == word:
             return self.next()
         raise self.error(f"expected '{word}', found {self._found()}")
 
     def accept(self, text: str) -> Token | None:
-        if self.tok.is_punct(text):
-            return self.next()
+        t = self.tokens[self.pos]
+        if t.text == text and t.kind is T.PUNCT:
+            self.pos += 1
+            return t
         return None
 
     def span_from(self, start: Span) -> Span:
-        prev = self.tokens[self.pos - 1] if self.pos > 0 else self.tok
-        return start.merge(prev.span)
+        """From ``start`` to the end of the last token read."""
+        prev = (self.tokens[self.pos - 1] if self.pos > 0 else self.tokens[self.pos]).span
+        if (prev.end_line, prev.end_column) < (start.end_line, start.end_column):
+            return start.merge(prev)
+        return Span(start.source, start.line, start.column, prev.end_line, prev.end_column)
 
-    @contextmanager
-    def nested(self) -> Iterator[None]:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise self.error(f"nesting too deep: more than {MAX_NESTING} levels")
-        try:
-            yield
-        finally:
-            self.depth -= 1
+    def span_between(self, first: int, last: int) -> Span:
+        """From the start of token ``first`` to the end of token ``last`` (indices)."""
+        tokens = self.tokens
+        return tokens[first].lines.span(tokens[first].start, tokens[max(first, last)].end)
+
+    def nested(self) -> _Nesting:
+        """A context for one more level of nesting (an error past ``MAX_NESTING``)."""
+        return self.nesting
 
     def comma_list(self, close: str, item: Callable[[], _X]) -> list[_X]:
         """``item {"," item} [","] close``, or just ``close``; consumes ``close``."""
         out: list[_X] = []
-        while not self.tok.is_punct(close):
+        while self.tokens[self.pos].text != close:
             out.append(item())
             if not self.accept(","):
                 break
@@ -286,7 +313,7 @@ class Parser:
         def_starts: list[int] = []
         self.scan_type_headers()
         while self.tok.kind is not T.EOF:
-            if self.tok.is_keyword("def"):
+            if self.tokens[self.pos].text == "def":
                 def_starts.append(self.pos)
                 self.next()
                 name_tok = self.tok
@@ -299,7 +326,7 @@ class Parser:
                     )
                 self.globals[name] = GlobalVar(name, span=name_tok.span)
                 self.skip_definition()
-            elif self.tok.is_keyword("type") or self.tok.is_keyword("extern"):
+            elif self.tokens[self.pos].text == "type" or self.tokens[self.pos].text == "extern":
                 type_defs.append(self.parse_type_definition())
             else:
                 raise self.error(f"expected 'def', 'type' or end of file, found {self._found()}")
@@ -320,7 +347,7 @@ class Parser:
     def scan_type_headers(self) -> None:
         """Record every type name first, so that types may refer to later definitions."""
         for i, tok in enumerate(self.tokens):
-            if tok.is_keyword("type") and self.tokens[i + 1].kind is T.IDENT:
+            if tok.text == "type" and tok.kind is T.KEYWORD and self.tokens[i + 1].kind is T.IDENT:
                 name_tok = self.tokens[i + 1]
                 name = str(name_tok.value)
                 if name in self.type_headers:
@@ -337,9 +364,14 @@ class Parser:
         # may carry braces of its own, ``%x {virtual_device=...}``).
         depth = 0
         parens = 0
-        while self.tok.kind is not T.EOF:
-            t = self.next()
-            if t.kind is not T.PUNCT:
+        tokens = self.tokens
+        punct = T.PUNCT
+        last = len(tokens) - 1  # the EOF token
+        i = self.pos
+        while i < last:
+            t = tokens[i]
+            i += 1
+            if t.kind is not punct:
                 continue
             text = t.text
             if text == "(" and depth == 0:
@@ -351,7 +383,9 @@ class Parser:
             elif text == "}" and depth > 0:
                 depth -= 1
                 if depth == 0:
+                    self.pos = i
                     return
+        self.pos = last
         raise self.error("unexpected end of file in a definition: a '}' is missing")
 
     def parse_type_definition(self) -> TypeData:
@@ -368,11 +402,11 @@ class Parser:
             type_vars = self.comma_list("]", self.parse_type_param)
         self.type_scopes.append({tv.name: tv for tv in type_vars})
         constructors: list[Constructor] = []
-        if self.tok.is_punct("{"):
+        if self.tokens[self.pos].text == "{":
             brace = self.next()
             if extern:
                 raise self.error("an extern type cannot have constructors", brace.span)
-            while not self.tok.is_punct("}"):
+            while self.tokens[self.pos].text != "}":
                 constructors.append(self.parse_constructor_def(header, len(constructors)))
                 if not self.accept(","):
                     break
@@ -382,7 +416,7 @@ class Parser:
                         span=self.span_from(start))  # fmt: skip
 
     def accept_keyword(self, word: str) -> bool:
-        if self.tok.is_keyword(word):
+        if self.tokens[self.pos].text == word:
             self.next()
             return True
         return False
@@ -426,7 +460,7 @@ class Parser:
             params: list[Var] = []
             attrs: list[tuple[str, KwargValue]] = []
             self.push_scope()
-            while not self.tok.is_punct(")"):
+            while self.tokens[self.pos].text != ")":
                 if self.at_keyword_argument():
                     attrs = self.parse_kwargs(")")
                     break
@@ -477,7 +511,7 @@ class Parser:
         if tok.kind is not T.LOCAL:
             raise self.error(f"expected a variable such as %x, found {self._found()}")
         self.next()
-        if braces and self.tok.is_punct("{"):
+        if braces and self.tokens[self.pos].text == "{":
             self.next()
             self.parse_kwargs("}")
             self.expect("}")
@@ -500,7 +534,7 @@ class Parser:
         """``key=value {[","] key=value} [","]`` up to (not including) ``close``."""
         out: list[tuple[str, KwargValue]] = []
         seen: set[str] = set()
-        while not self.tok.is_punct(close):
+        while self.tokens[self.pos].text != close:
             key_tok = self.tok
             if not self.at_keyword_argument():
                 raise self.error(f"expected a keyword argument key=value, found {self._found()}")
@@ -577,7 +611,7 @@ class Parser:
                     self.expect("=")
                     # A function may call itself through its let variable (a recursive
                     # closure); any other value sees the enclosing binding of the name.
-                    recursive = self.tok.is_keyword("fn")
+                    recursive = self.tokens[self.pos].text == "fn"
                     if recursive:
                         self.bind(var)
                     value = self.parse_rhs()
@@ -599,12 +633,12 @@ class Parser:
                     self.next()
                     var = self.parse_binder()
                     self.free_vars.setdefault(var.name_hint, var)
-                    if not self.tok.is_punct(";"):
+                    if self.tokens[self.pos].text != ";":
                         raise self.error("a free_var declaration must be followed by ';'")
                     self.next()
                     continue
                 stmt = self.parse_stmt()
-                if self.tok.is_punct(";"):
+                if self.tokens[self.pos].text == ";":
                     self.next()
                     pending.append((None, stmt, stmt.span or tok.span))
                     continue
@@ -618,8 +652,17 @@ class Parser:
             result = Let(var, value, result, span=span.merge(result.span))
         return result
 
+    def parse_arg(self) -> Expr:
+        """An argument or tuple field: ``parse_expr``, shortcut for an atom before , or )."""
+        tok = self.tokens[self.pos]
+        if tok.kind in _ATOM_KINDS:
+            after = self.tokens[self.pos + 1]  # tok is not EOF, so a token follows
+            if after.kind is T.PUNCT and (after.text == "," or after.text == ")"):
+                return self.parse_primary()
+        return self.parse_expr()
+
     def parse_rhs(self) -> Expr:
-        if self.tok.is_keyword("match") or self.tok.is_keyword("match?"):
+        if self.tokens[self.pos].text == "match" or self.tokens[self.pos].text == "match?":
             return self.parse_match()
         return self.parse_binexpr()
 
@@ -643,7 +686,12 @@ class Parser:
         """Operator-precedence parsing, with a stack: all operators are left-associative."""
         # Each operand keeps the span of its own text: a variable's node carries the span of
         # its binder, which is not where this use is written.
-        operands: list[tuple[Expr, Span]] = [self.parse_operand()]
+        first = self.pos
+        e = self.parse_postfix()
+        tok = self.tokens[self.pos]
+        if tok.kind is not T.PUNCT or tok.text not in _BINARY_OPS:
+            return e  # no operator: the operand's span is not needed
+        operands: list[tuple[Expr, Span]] = [(e, self.span_between(first, self.pos - 1))]
         operators: list[tuple[int, str, Span]] = []
 
         def reduce() -> None:
@@ -670,12 +718,16 @@ class Parser:
         return e, self.span_from(start)
 
     def parse_postfix(self) -> Expr:
-        start = self.tok.span
+        first = self.tokens[self.pos]
         e = self.parse_primary()
         while True:
-            if self.tok.is_punct("("):
-                e = self.parse_call(e, start)
-            elif self.tok.is_punct(".") and self.peek().kind is T.INT:
+            text = self.tokens[self.pos].text
+            if text == "(" and self.tokens[self.pos].kind is T.PUNCT:
+                e = self.parse_call(e, first.span)
+            elif (
+                text == "." and self.tokens[self.pos].kind is T.PUNCT and self.peek().kind is T.INT
+            ):
+                start = first.span
                 self.next()
                 index_tok = self.next()
                 assert isinstance(index_tok.value, Number)
@@ -692,12 +744,12 @@ class Parser:
             args: list[Expr] = []
             kwargs: list[tuple[str, KwargValue]] = []
             kwargs_span = self.tok.span
-            while not self.tok.is_punct(")"):
+            while self.tokens[self.pos].text != ")":
                 if self.at_keyword_argument():
                     kwargs_span = self.tok.span
                     kwargs = self.parse_kwargs(")")
                     break
-                args.append(self.parse_expr())
+                args.append(self.parse_arg())
                 if not self.accept(","):
                     break
             self.expect(")")
@@ -853,13 +905,13 @@ class Parser:
             self.next()
             if self.accept(")"):
                 return Tuple((), span=self.span_from(start))
-            first = self.parse_expr()
+            first = self.parse_arg()
             if self.accept(")"):
                 return first
             self.expect(",")
             fields = [first]
-            while not self.tok.is_punct(")"):
-                fields.append(self.parse_expr())
+            while self.tokens[self.pos].text != ")":
+                fields.append(self.parse_arg())
                 if not self.accept(","):
                     break
             self.expect(")")
@@ -874,7 +926,7 @@ class Parser:
                 # A nullary constructor written bare is its (empty) application, as in TVM.
                 return Call(ctor, (), None, span=tok.span)
             return ctor
-        while self.tok.is_punct(".") and self.peek().kind is T.IDENT:
+        while self.tokens[self.pos].text == "." and self.peek().kind is T.IDENT:
             self.next()
             name += "." + str(self.next().value)
         span = self.span_from(tok.span)
@@ -908,12 +960,12 @@ class Parser:
             data = self.parse_postfix()
             self.expect("{")
             clauses: list[Clause] = []
-            while not self.tok.is_punct("}"):
+            while self.tokens[self.pos].text != "}":
                 start = self.tok.span
                 self.push_scope()
                 pattern = self.parse_pattern()
                 self.expect("=>")
-                rhs = self.parse_block() if self.tok.is_punct("{") else self.parse_expr()
+                rhs = self.parse_block() if self.tokens[self.pos].text == "{" else self.parse_expr()
                 self.pop_scope()
                 clauses.append(Clause(pattern, rhs, span=self.span_from(start)))
                 if not self.accept(","):
@@ -973,13 +1025,15 @@ class Parser:
                 raise self.error(
                     f"invalid literal {tok.text}: integer widths are i16, i32 and i64", tok.span
                 )
+            if len(text) > 20:  # beyond every width; int() of huge text is slow
+                raise self.error(f"integer literal {tok.text} does not fit int64", tok.span)
             value = -int(text) if num.negative else int(text)
             dtype = _INT_DTYPES.get(num.suffix, "int32")
-            info = np.iinfo(dtype)
-            if not num.suffix and not info.min <= value <= info.max:
+            low, high = _INT_RANGES[dtype]
+            if not num.suffix and not low <= value <= high:
                 dtype = "int64"
-                info = np.iinfo(dtype)
-            if not info.min <= value <= info.max:
+                low, high = _INT_RANGES[dtype]
+            if not low <= value <= high:
                 raise self.error(f"integer literal {tok.text} does not fit {dtype}", tok.span)
             return np.array(value, dtype=dtype)
         if num.suffix not in _FLOAT_DTYPES:
@@ -1076,7 +1130,7 @@ class Parser:
             if tok.kind is T.IDENT:
                 self.next()
                 name = str(tok.value)
-                if name == "Tensor" and self.tok.is_punct("["):
+                if name == "Tensor" and self.tokens[self.pos].text == "[":
                     return self.parse_tensor_type(tok.span)
                 if name in DTYPES or name == "int":
                     return TensorType((), _dtype_name(name), span=tok.span)
@@ -1127,7 +1181,17 @@ class Parser:
         return TensorType(tuple(shape), dtype, span=self.span_from(start))
 
     def parse_dim(self) -> Dim:
-        if self.tok.is_punct("?"):
+        tok = self.tokens[self.pos]
+        if tok.kind is T.INT:
+            after = self.tokens[self.pos + 1]
+            if after.kind is T.PUNCT and (after.text == "," or after.text == ")"):
+                # A plain size, the common case: no sympy.
+                self.next()
+                size = int(self.number_value(tok))
+                if size < 0:
+                    raise self.error("a dimension cannot be negative", tok.span)
+                return size
+        if tok.text == "?" and tok.kind is T.PUNCT:
             self.next()
             return ANY
         start = self.tok.span
@@ -1140,7 +1204,7 @@ class Parser:
 
     def parse_dim_sum(self) -> sympy.Expr:
         value = self.parse_dim_product()
-        while self.tok.is_punct("+") or self.tok.is_punct("-"):
+        while self.tokens[self.pos].text == "+" or self.tokens[self.pos].text == "-":
             sign = self.next().text
             rhs = self.parse_dim_product()
             value = value + rhs if sign == "+" else value - rhs
@@ -1148,7 +1212,7 @@ class Parser:
 
     def parse_dim_product(self) -> sympy.Expr:
         value = self.parse_dim_atom()
-        while self.tok.is_punct("*"):
+        while self.tokens[self.pos].text == "*":
             self.next()
             value = value * self.parse_dim_atom()
         return value
