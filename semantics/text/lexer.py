@@ -110,29 +110,29 @@ class Token:
     ``span`` is computed from the offsets on first use.
     """
 
-    __slots__ = ("_span", "end", "kind", "lines", "start", "text", "value")
+    # Lean on purpose: a file holds about one token per four bytes, all alive at once. The
+    # text is the source slice, so the end offset is start + len(text).
+    __slots__ = ("kind", "lines", "start", "text", "value")
 
-    def __init__(
-        self, kind: T, text: str, value: object, start: int, end: int, lines: LineIndex
-    ) -> None:
+    def __init__(self, kind: T, text: str, value: object, start: int, lines: LineIndex) -> None:
         self.kind = kind
         self.text = text
         self.value = value
         self.start = start
-        self.end = end
         self.lines = lines
-        self._span: Span | None = None
 
     def __repr__(self) -> str:
         return f"Token({self.kind.name}, {self.text!r}, {self.start})"
 
     @property
+    def end(self) -> int:
+        """The offset just past the token."""
+        return self.start + len(self.text)
+
+    @property
     def span(self) -> Span:
         """Where the token is."""
-        span = self._span
-        if span is None:
-            span = self._span = self.lines.span(self.start, self.end)
-        return span
+        return self.lines.span(self.start, self.start + len(self.text))
 
     def is_punct(self, text: str) -> bool:
         """Whether this is the punctuation token ``text``."""
@@ -226,7 +226,7 @@ class Lexer:
 
     def _emit(self, kind: T, end: int, value: object = None) -> None:
         start = self.pos
-        self.tokens.append(Token(kind, self.text[start:end], value, start, end, self.lines))
+        self.tokens.append(Token(kind, self.text[start:end], value, start, self.lines))
         self.pos = end
 
     def _operand_ended(self) -> bool:
@@ -248,6 +248,8 @@ class Lexer:
         size = len(text)
         punct, local, ident_kind, int_kind = T.PUNCT, T.LOCAL, T.IDENT, T.INT
         keywords = KEYWORDS
+        names: dict[str, str] = {}
+        local_names: dict[str, str] = {}
         pos = 0
         # The common tokens are appended here; a rare one is handled by a method that reads
         # and advances ``self.pos``, after which the scan restarts there.
@@ -255,19 +257,24 @@ class Lexer:
             for m in scan(text, pos):
                 group = m.lastgroup
                 if group == "punct":
-                    append(Token(punct, m.group(), None, m.start(), m.end(), lines))
+                    append(Token(punct, m.group(), None, m.start(), lines))
                 elif group == "ident":
                     word = m.group()
                     if word in keywords:
-                        append(Token(T.KEYWORD, word, None, m.start(), m.end(), lines))
+                        append(Token(T.KEYWORD, word, None, m.start(), lines))
                     elif word == "True" or word == "False":
-                        append(Token(T.BOOL, word, word == "True", m.start(), m.end(), lines))
+                        append(Token(T.BOOL, word, word == "True", m.start(), lines))
                     elif word == "_":
-                        append(Token(punct, word, None, m.start(), m.end(), lines))
+                        append(Token(punct, word, None, m.start(), lines))
                     else:
-                        append(Token(ident_kind, word, word, m.start(), m.end(), lines))
+                        word = names.setdefault(word, word)  # one string per distinct name
+                        append(Token(ident_kind, word, word, m.start(), lines))
                 elif group == "local":
-                    append(Token(local, m.group(), m.group("local"), m.start(), m.end(), lines))
+                    word = names.setdefault(m.group(), m.group())
+                    name = local_names.get(word)
+                    if name is None:
+                        name = local_names[word] = word[1:]
+                    append(Token(local, word, name, m.start(), lines))
                 elif group == "line_comment":
                     pass
                 elif (group == "number" or group == "suffix") and not (
@@ -276,13 +283,11 @@ class Lexer:
                     suffix = m.group("suffix") or ""
                     kind = T.FLOAT if suffix.startswith("f") else int_kind
                     value = Number(m.group("number"), False, suffix)
-                    append(Token(kind, m.group(), value, m.start(), m.end(), lines))
+                    append(Token(kind, m.group(), value, m.start(), lines))
                 elif group == "graph":
-                    append(Token(T.GRAPH, m.group(), int(m.group("graph")), m.start(), m.end(),
-                                 lines))  # fmt: skip
+                    append(Token(T.GRAPH, m.group(), int(m.group("graph")), m.start(), lines))
                 elif group == "global":
-                    append(Token(T.GLOBAL, m.group(), m.group("global"), m.start(), m.end(),
-                                 lines))  # fmt: skip
+                    append(Token(T.GLOBAL, m.group(), m.group("global"), m.start(), lines))
                 else:
                     self.pos = m.start()
                     metadata = self._rare(m, group)
@@ -293,7 +298,7 @@ class Lexer:
             else:
                 break
         self.pos = size
-        tokens.append(Token(T.EOF, "", None, size, size, lines))
+        tokens.append(Token(T.EOF, "", None, size, lines))
         return Lexed(tokens, None, None)
 
     def _rare(self, m: re.Match[str], group: str | None) -> Lexed | None:
@@ -379,7 +384,8 @@ class Lexer:
         body = text[self.pos + 2 : end].strip()
         if body == "metadata":
             span = self._span(self.pos, end + 1)
-            self.tokens.append(Token(T.EOF, "", None, self.pos, end + 1, self.lines))
+            header = text[self.pos : end + 1]  # the EOF token covers #[metadata]
+            self.tokens.append(Token(T.EOF, header, None, self.pos, self.lines))
             self.pos = end + 1
             return Lexed(self.tokens, text[self.pos :], span)
         if body.startswith("version"):
