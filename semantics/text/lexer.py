@@ -92,9 +92,9 @@ class LineIndex:
         """The span of ``text[start:end]``."""
         starts = self.starts
         line = bisect_right(starts, start)
-        end_line = line if end <= start else bisect_right(starts, end - 1)
-        if end_line != line and starts[end_line - 1] == end:
-            end_line -= 1  # ``end`` is just past a newline: still the earlier line
+        end_line = line
+        if line < len(starts) and starts[line] < end:  # the text crosses a line break
+            end_line = bisect_right(starts, end - 1)
         return Span(
             self.source,
             line,

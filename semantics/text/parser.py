@@ -201,12 +201,17 @@ class Parser:
             return t
         return None
 
-    def span_from(self, start: Span) -> Span:
-        """From ``start`` to the end of the last token read."""
-        prev = (self.tokens[self.pos - 1] if self.pos > 0 else self.tokens[self.pos]).span
-        if (prev.end_line, prev.end_column) < (start.end_line, start.end_column):
-            return start.merge(prev)
-        return Span(start.source, start.line, start.column, prev.end_line, prev.end_column)
+    def span_from(self, start: Span | Token) -> Span:
+        """From ``start`` (a span, or a token: cheaper) to the end of the last token read."""
+        prev = self.tokens[self.pos - 1] if self.pos > 0 else self.tokens[self.pos]
+        if isinstance(start, Token):
+            if prev.start >= start.start:
+                return start.lines.span(start.start, prev.start + len(prev.text))
+            start = start.span
+        end = prev.span
+        if (end.end_line, end.end_column) < (start.end_line, start.end_column):
+            return start.merge(end)
+        return Span(start.source, start.line, start.column, end.end_line, end.end_column)
 
     def span_between(self, first: int, last: int) -> Span:
         """From the start of token ``first`` to the end of token ``last`` (indices)."""
@@ -437,7 +442,7 @@ class Parser:
         inputs: list[Type] = []
         if self.accept("("):
             inputs = self.comma_list(")", self.parse_type)
-        ctor = Constructor(name, tuple(inputs), header, tag, span=self.span_from(tok.span))
+        ctor = Constructor(name, tuple(inputs), header, tag, span=self.span_from(tok))
         self.constructors[name] = ctor
         return ctor
 
@@ -512,7 +517,7 @@ class Parser:
         annotation: Type | None = None
         if self.accept(":"):
             annotation = self.parse_type()
-        return Var(str(tok.value), annotation, span=self.span_from(tok.span))
+        return Var(str(tok.value), annotation, span=self.span_from(tok))
 
     # -- keyword arguments -----------------------------------------------------------------
 
@@ -717,7 +722,7 @@ class Parser:
         while True:
             text = self.tokens[self.pos].text
             if text == "(" and self.tokens[self.pos].kind is T.PUNCT:
-                e = self.parse_call(e, first.span)
+                e = self.parse_call(e, first)
             elif (
                 text == "." and self.tokens[self.pos].kind is T.PUNCT and self.peek().kind is T.INT
             ):
@@ -732,7 +737,7 @@ class Parser:
             else:
                 return e
 
-    def parse_call(self, callee: Expr, start: Span) -> Expr:
+    def parse_call(self, callee: Expr, start: Token) -> Expr:
         with self.nested():
             self.expect("(")
             args: list[Expr] = []
@@ -870,7 +875,7 @@ class Parser:
                     self.expect("(")
                     inner = self.parse_expr()
                     self.expect(")")
-                span = self.span_from(tok.span)
+                span = self.span_from(tok)
                 if tok.text == "ref":
                     return RefCreate(inner, span=span)
                 return RefRead(inner, span=span)
@@ -882,7 +887,7 @@ class Parser:
                     self.expect(",")
                     value = self.parse_expr()
                     self.expect(")")
-                return RefWrite(ref, value, span=self.span_from(tok.span))
+                return RefWrite(ref, value, span=self.span_from(tok))
             if tok.text in ("match", "match?"):
                 return self.parse_match()
         if tok.is_punct("("):
@@ -923,7 +928,7 @@ class Parser:
         while self.tokens[self.pos].text == "." and self.peek().kind is T.IDENT:
             self.next()
             name += "." + str(self.next().value)
-        span = self.span_from(tok.span)
+        span = self.span_from(tok)
         if lookup(name) is None:
             raise self.error(f"unknown operator or constructor '{name}'", span)
         return Op(name, span=span)
@@ -965,7 +970,7 @@ class Parser:
                 if not self.accept(","):
                     break
             self.expect("}")
-        return Match(data, tuple(clauses), complete, span=self.span_from(tok.span))
+        return Match(data, tuple(clauses), complete, span=self.span_from(tok))
 
     def parse_pattern(self) -> Pattern:
         tok = self.tok
@@ -993,13 +998,13 @@ class Parser:
                         f"constructor {name} has {len(ctor.inputs)} field"
                         f"{'' if len(ctor.inputs) == 1 else 's'}, but the pattern has "
                         f"{len(patterns)}",
-                        self.span_from(tok.span),
+                        self.span_from(tok),
                     )
-                return PatternConstructor(ctor, tuple(patterns), span=self.span_from(tok.span))
+                return PatternConstructor(ctor, tuple(patterns), span=self.span_from(tok))
             if tok.is_punct("("):
                 self.next()
                 patterns = self.comma_list(")", self.parse_pattern)
-                return PatternTuple(tuple(patterns), span=self.span_from(tok.span))
+                return PatternTuple(tuple(patterns), span=self.span_from(tok))
             raise self.error(f"expected a pattern, found {self._found()}")
 
     # -- literals --------------------------------------------------------------------------
@@ -1109,7 +1114,7 @@ class Parser:
             if tok.is_punct("("):
                 self.next()
                 fields: list[Type] = self.comma_list(")", self.parse_type)
-                return TupleType(tuple(fields), span=self.span_from(tok.span))
+                return TupleType(tuple(fields), span=self.span_from(tok))
             if tok.is_punct("_"):
                 self.next()
                 return IncompleteType(span=tok.span)
@@ -1120,7 +1125,7 @@ class Parser:
                 self.expect("(")
                 inner = self.parse_type()
                 self.expect(")")
-                return RefType(inner, span=self.span_from(tok.span))
+                return RefType(inner, span=self.span_from(tok))
             if tok.kind is T.IDENT:
                 self.next()
                 name = str(tok.value)
@@ -1137,7 +1142,7 @@ class Parser:
                 if self.accept("["):
                     args = self.comma_list("]", self.parse_type)
                 header = self.type_headers[name]
-                return TypeCall(header, tuple(args), span=self.span_from(tok.span))
+                return TypeCall(header, tuple(args), span=self.span_from(tok))
             raise self.error(f"expected a type, found {self._found()}")
 
     def parse_func_type(self) -> FuncType:
@@ -1226,7 +1231,7 @@ class Parser:
                     self.expect(",")
                     b = self.parse_dim_sum()
                     self.expect(")")
-                    return self.dim_division(name, a, b, self.span_from(tok.span))
+                    return self.dim_division(name, a, b, self.span_from(tok))
                 return dim_symbol(name)
             if tok.kind is T.META:
                 self.next()
