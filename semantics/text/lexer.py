@@ -104,22 +104,19 @@ class LineIndex:
         )
 
 
-class Token:
-    """A token: its kind, its source text, its value (for literals and names), its offsets.
+class Token(NamedTuple):
+    """A token: its kind, its source text, its value (for literals and names), its offset.
 
-    ``span`` is computed from the offsets on first use.
+    Lean on purpose, a tuple built without a Python-level constructor: a file holds about one
+    token per four bytes, all alive at once. The text is the source slice, so the token ends
+    at ``start + len(text)``; ``span`` is computed from the offsets when asked for.
     """
 
-    # Lean on purpose: a file holds about one token per four bytes, all alive at once. The
-    # text is the source slice, so the end offset is start + len(text).
-    __slots__ = ("kind", "lines", "start", "text", "value")
-
-    def __init__(self, kind: T, text: str, value: object, start: int, lines: LineIndex) -> None:
-        self.kind = kind
-        self.text = text
-        self.value = value
-        self.start = start
-        self.lines = lines
+    kind: T
+    text: str
+    value: object
+    start: int
+    lines: LineIndex
 
     def __repr__(self) -> str:
         return f"Token({self.kind.name}, {self.text!r}, {self.start})"
@@ -141,6 +138,10 @@ class Token:
     def is_keyword(self, text: str) -> bool:
         """Whether this is the keyword ``text``."""
         return self.kind is T.KEYWORD and self.text == text
+
+
+_new_token = tuple.__new__
+"""``_new_token(Token, (kind, text, value, start, lines))``: a Token at C speed."""
 
 
 class Number(NamedTuple):
@@ -243,6 +244,7 @@ class Lexer:
         tokens = self.tokens
         lines = self.lines
         append = tokens.append
+        new, token = _new_token, Token
         scan = _SCAN.finditer
         name_tail = _NAME_TAIL.match
         size = len(text)
@@ -257,24 +259,24 @@ class Lexer:
             for m in scan(text, pos):
                 group = m.lastgroup
                 if group == "punct":
-                    append(Token(punct, m.group(), None, m.start(), lines))
+                    append(new(token, (punct, m.group(), None, m.start(), lines)))
                 elif group == "ident":
                     word = m.group()
                     if word in keywords:
-                        append(Token(T.KEYWORD, word, None, m.start(), lines))
+                        append(new(token, (T.KEYWORD, word, None, m.start(), lines)))
                     elif word == "True" or word == "False":
-                        append(Token(T.BOOL, word, word == "True", m.start(), lines))
+                        append(new(token, (T.BOOL, word, word == "True", m.start(), lines)))
                     elif word == "_":
-                        append(Token(punct, word, None, m.start(), lines))
+                        append(new(token, (punct, word, None, m.start(), lines)))
                     else:
                         word = names.setdefault(word, word)  # one string per distinct name
-                        append(Token(ident_kind, word, word, m.start(), lines))
+                        append(new(token, (ident_kind, word, word, m.start(), lines)))
                 elif group == "local":
                     word = names.setdefault(m.group(), m.group())
                     name = local_names.get(word)
                     if name is None:
                         name = local_names[word] = word[1:]
-                    append(Token(local, word, name, m.start(), lines))
+                    append(new(token, (local, word, name, m.start(), lines)))
                 elif group == "line_comment":
                     pass
                 elif (group == "number" or group == "suffix") and not (
@@ -283,11 +285,13 @@ class Lexer:
                     suffix = m.group("suffix") or ""
                     kind = T.FLOAT if suffix.startswith("f") else int_kind
                     value = Number(m.group("number"), False, suffix)
-                    append(Token(kind, m.group(), value, m.start(), lines))
+                    append(new(token, (kind, m.group(), value, m.start(), lines)))
                 elif group == "graph":
-                    append(Token(T.GRAPH, m.group(), int(m.group("graph")), m.start(), lines))
+                    append(
+                        new(token, (T.GRAPH, m.group(), int(m.group("graph")), m.start(), lines))
+                    )
                 elif group == "global":
-                    append(Token(T.GLOBAL, m.group(), m.group("global"), m.start(), lines))
+                    append(new(token, (T.GLOBAL, m.group(), m.group("global"), m.start(), lines)))
                 else:
                     self.pos = m.start()
                     metadata = self._rare(m, group)
@@ -298,7 +302,7 @@ class Lexer:
             else:
                 break
         self.pos = size
-        tokens.append(Token(T.EOF, "", None, size, lines))
+        tokens.append(new(token, (T.EOF, "", None, size, lines)))
         return Lexed(tokens, None, None)
 
     def _rare(self, m: re.Match[str], group: str | None) -> Lexed | None:
