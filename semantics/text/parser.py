@@ -5,6 +5,8 @@ Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2):
     file      = [ "#[version = \\"0.0.5\\"]" ] ( module | expr ) [ "#[metadata]" JSON ]
     module    = { "def" GLOBAL fn-rest | ["extern"] "type" IDENT ["[" ids "]"] ["{" ctors "}"] }
     fn-rest   = [ "[" ids "]" ] "(" params [kwargs] ")" [ "->" type ] "{" expr "}"
+    param     = LOCAL [ "{" kwargs "}" ] [ ":" type ]
+    kwarg     = IDENT { "." IDENT } "=" ( literal | "[" values "]" | "(" value ")" | None | META )
     expr      = { binding | "free_var" LOCAL [":" type] ";" | stmt ";" } stmt
     binding   = "let" LOCAL [":" type] "=" rhs ";"  |  GRAPH "=" rhs ";"
     stmt      = "{" expr "}" | match | binexpr
@@ -21,6 +23,7 @@ Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2):
               | "fn" ["[" ids "]"] "(" types ")" "->" type | "ref" "(" type ")" | "_"
               | IDENT [ "[" types "]" ]
     dim       = INT | "?" | META | dimexpr over names with + - * floordiv() floormod()
+    DTYPE     = bool | int8 .. int64 | uint8 .. uint64 | float16 .. float64 | int (= int32)
 
 Departures from TVM, each the repair of a defect its parser had (the text format sheet's §3):
 ``extern type`` does not end the module; a duplicate ``def``, type or constructor is an error;
@@ -29,8 +32,17 @@ scoped to one definition; ``let`` always opens a new scope, and its variable is 
 own value only when that value is a ``fn`` (a recursive closure), so ``let %x = %x + 1``
 refers to the outer ``%x``; a dotted keyword may come first;
 binding right-hand sides may be ``match``; unknown type names are errors; the scalar shorthand
-is an exact dtype name. It also reads what TVM printed but could not read back: ``ref(T)``,
+is an exact dtype name (and ``int``, TVM's ``int32``); a dimension that divides by zero is an
+error. It also reads what TVM printed but could not read back: ``ref(T)``,
 ``fn [A](A) -> A``, symbolic dimensions as bare names, ``nanf``, ``inff64``.
+
+Placements, which TVM printed once devices were planned, read given the ``#[metadata]``
+section that holds their ``VirtualDevice`` entries: ``PREFIXvirtual_device=meta[..][i]`` in a
+call becomes that operator's device attributes (``on_device``'s ``device_type``,
+``virtual_device_id``, ``memory_scope``; ``device_copy``'s ``src_``/``dst_`` ones). On a
+parameter (``%x {virtual_device=...}``) or a function (a final ``virtual_device=`` attribute)
+the placement is read and dropped: it does not change what the program computes, and nothing
+here places code on devices; the printed text then reads back to the same module.
 
 A bare expression (no ``def`` or ``type``) becomes ``@main`` over its free variables: those
 declared with ``free_var`` and, since no module scope exists, any undeclared ``%x``.
