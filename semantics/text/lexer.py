@@ -75,7 +75,7 @@ class LineIndex:
     lexing costs nothing per token for positions that no diagnostic or node ever uses.
     """
 
-    __slots__ = ("source", "starts")
+    __slots__ = ("last", "source", "starts")
 
     def __init__(self, source: SourceFile) -> None:
         self.source = source
@@ -87,11 +87,17 @@ class LineIndex:
             starts.append(i + 1)
             i = find("\n", i + 1)
         self.starts = starts
+        self.last = (0, starts[1] if len(starts) > 1 else len(text) + 1, 1)
 
     def span(self, start: int, end: int) -> Span:
         """The span of ``text[start:end]``."""
         starts = self.starts
-        line = bisect_right(starts, start)
+        # Spans are asked for in nearly increasing order: try the line of the last one first.
+        low, high, line = self.last
+        if not low <= start < high:
+            line = bisect_right(starts, start)
+            high = starts[line] if line < len(starts) else len(self.source.text) + 1
+            self.last = (starts[line - 1], high, line)
         end_line = line
         if line < len(starts) and starts[line] < end:  # the text crosses a line break
             end_line = bisect_right(starts, end - 1)

@@ -279,7 +279,8 @@ class Parser:
         scope[name] = var
 
     def lookup_local(self, tok: Token) -> Var:
-        name = str(tok.value)
+        name = tok.value
+        assert isinstance(name, str)
         stack = self.env.get(name)
         if stack:
             return stack[-1]
@@ -660,7 +661,11 @@ class Parser:
         result = stmt
         for maybe_var, value, span in reversed(pending):
             var = Var("_", None, span=span) if maybe_var is None else maybe_var
-            result = Let(var, value, result, span=span.merge(result.span))
+            end = result.span
+            if end is not None and end.source is span.source:
+                # The body follows the binding: the let runs from one to the end of the other.
+                span = Span(span.source, span.line, span.column, end.end_line, end.end_column)
+            result = Let(var, value, result, span=span)
         return result
 
     def parse_arg(self) -> Expr:
