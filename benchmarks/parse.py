@@ -101,13 +101,14 @@ def main() -> None:
     memory = peak_bytes(lambda: relay.parse(relay_text))
     python_memory = peak_bytes(lambda: ast.parse(python_text))
     print(f"{args.lines} lines, {len(relay_text):,} bytes of Relay, {len(python_text):,} of Python")
-    print(f"relay.parse  {args.lines / relay_s:12,.0f} lines/s  ({relay_s * 1e6 / args.lines:.1f} "
-          "us/line)")  # fmt: skip
-    print(f"ast.parse    {args.lines / python_s:12,.0f} lines/s  ({python_s * 1e6 / args.lines:.1f} "
-          "us/line)")  # fmt: skip
+    for name, seconds in (("relay.parse", relay_s), ("ast.parse", python_s)):
+        rate = args.lines / seconds
+        print(f"{name:12} {rate:12,.0f} lines/s  ({seconds * 1e6 / args.lines:.1f} us/line)")
     print(f"ratio        {relay_s / python_s:12.1f} x slower than ast.parse")
-    print(f"memory       {memory / len(relay_text):12.1f} bytes per source byte (peak, relay.parse)"
-          f"; ast.parse {python_memory / len(python_text):.1f}")  # fmt: skip
+    print(
+        f"memory       {memory / len(relay_text):12.1f} bytes per source byte (peak, "
+        f"relay.parse); ast.parse {python_memory / len(python_text):.1f}"
+    )
 
 
 if __name__ == "__main__":
