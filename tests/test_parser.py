@@ -454,3 +454,18 @@ def test_misplaced_placements_are_parse_errors(call: str, message: str) -> None:
 def test_int_is_tvms_name_for_int32() -> None:
     mod = relay.parse("def @main(%z: int, %t: Tensor[(2), int]) -> int { %z }")
     assert "def @main(%z: int32, %t: Tensor[(2), int32]) -> int32 {" in relay.astext(mod)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('def @main() {\n  nn.relu(1f, x="a\nb", y=) }', "3:7"),
+        ("def @main() {\n  /* one\n two */ add(1, 2,, 3) }", "3:18"),
+        ("def @main() {\r\n  add(1, )) }", "2:3"),
+        ("\n\n\n\ndef @main() { % }", "5:15"),
+    ],
+)
+def test_error_positions_after_multiline_tokens(text: str, where: str) -> None:
+    with pytest.raises(relay.ParseError) as info:
+        relay.parse(text, source_name="f.relay")
+    assert str(info.value).startswith(f"f.relay:{where}: "), str(info.value)
