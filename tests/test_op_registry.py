@@ -117,6 +117,7 @@ PREFIXES = {
     "dyn.": "dyn",
     "image.": "image",
     "annotation.": "annotation",
+    "vm.": "vm",
 }
 """The name prefixes that say an operator's family (or, for ``nn.``, the family's folder)."""
 

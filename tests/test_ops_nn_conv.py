@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import numpy as np
@@ -484,6 +485,11 @@ GROUP = {
     "nn.global_max_pool2d": (
         "GlobalMaxPool2D",
         "onnxruntime:GlobalMaxPool",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.contrib_conv2d_NCHWc": (
+        "Conv2DNCHWc",
+        "independent:direct loops in the packed layout",
         OpPattern.OUT_ELEMWISE_FUSABLE,
     ),
 }
@@ -1358,3 +1364,233 @@ def test_text_round_trip_with_non_default_attributes(call: str, xtype: str, wtyp
     for piece in call.split(", ")[2 if wtype else 1 :]:
         assert piece.rstrip(")").split("=")[0] in text, (piece, text)
     assert name in OPS
+
+
+# nn.contrib_conv2d_NCHWc
+
+
+def nchwc(data: TensorType, weight: TensorType, **attrs: Any) -> Type:
+    kwargs: dict[str, Any] = {
+        "data_layout": "NCHW4c",
+        "kernel_layout": "OIHW4i4o",
+        "channels": 4,
+        "kernel_size": (3, 3),
+        **attrs,
+    }
+    return rel("nn.contrib_conv2d_NCHWc", data, weight, attrs=Conv2DAttrs(**kwargs))
+
+
+def test_conv2d_nchwc_relation() -> None:
+    # TVM 0.18's tests/python/relay/aot/test_crt_aot.py (backend_alloc_workspace_calls).
+    x, k = T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4)
+    assert nchwc(x, k, padding=(1, 1, 1, 1), out_layout="NCHW4c") == T(1, 1, 4, 4, 4)
+    assert nchwc(x, k) == T(1, 1, 2, 2, 4)  # out_layout "" is data_layout
+    assert nchwc(x, k, out_layout="NCHW") == T(1, 4, 2, 2)
+    assert nchwc(x, k, out_layout="NCHW2c") == T(1, 2, 2, 2, 2)
+    assert nchwc(x, k, out_layout="NHWC") == T(1, 2, 2, 4)
+    # 8 input channels in blocks of 4, 8 outputs in blocks of 2 (O/2, I/4, KH, KW, 4i, 2o).
+    x8, k8 = T(2, 2, 9, 7, 4), T(4, 2, 3, 3, 4, 2)
+    assert nchwc(x8, k8, channels=8, kernel_layout="OIHW4i2o", out_layout="NCHW2c") == T(
+        2, 4, 7, 5, 2
+    )
+    strided = nchwc(x8, k8, channels=8, kernel_layout="OIHW4i2o", strides=(2, 2), dilation=(1, 2))
+    assert strided == T(2, 2, 4, 2, 4)
+    # Plain layouts are packed layouts without sub-axes.
+    plain = nchwc(
+        T(1, 3, 5, 5), T(2, 3, 3, 3), data_layout="NCHW", kernel_layout="OIHW", channels=2
+    )
+    assert plain == conv(T(1, 3, 5, 5), T(2, 3, 3, 3))
+    assert nchwc(T(1, 1, 4, 4, 4), T(3, 3, 4, 1, 4), kernel_layout="HWIO4o") == T(1, 1, 2, 2, 4)
+    assert nchwc(T(n, 1, h, 4, 4), k) == T(n, 1, h - 2, 2, 4)
+    assert nchwc(T(ANY, 1, ANY, 4, 4), k) == T(ANY, 1, ANY, 2, 4)
+    assert nchwc(
+        T(1, 1, 4, 4, 4, dtype="int8"), T(1, 1, 3, 3, 4, 4, dtype="int8"), out_dtype="int32"
+    ) == T(1, 1, 2, 2, 4, dtype="int32")
+
+
+@pytest.mark.parametrize(
+    ("data", "weight", "attrs", "message"),
+    [
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"channels": None}, "channels must be set"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"kernel_size": None}, "kernel_size must be"),
+        (T(1, 2, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"groups": 2}, "groups=2 is not supported"),
+        (T(1, 2, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {}, "does not match (4, 8, 3, 3)"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"channels": 8}, "implied by channels=8"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 2, 2, 4, 4), {}, "does not match"),
+        (T(1, 1, 4, 4, 3), T(1, 1, 3, 3, 4, 4), {}, 'data_layout="NCHW4c"'),
+        (T(1, 1, 4, 4), T(1, 1, 3, 3, 4, 4), {}, "has 5 axes but data has rank 4"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"data_layout": "NCH4c"}, "different primal"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"kernel_layout": "OIHW4i4i"}, "repeats"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"out_layout": "NCHW3c"}, "does not divide"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"out_layout": "NCH"}, 'out_layout="NCH"'),
+        (T(1, 1, 1, 1, 4), T(1, 1, 3, 3, 4, 4), {}, "longer than the padded input"),
+        (T(1, 1, 4, 4, 4), T(1, 1, 3, 3, 4, 4), {"strides": (0, 1)}, "strides"),
+    ],
+)
+def test_conv2d_nchwc_relation_rejects(
+    data: TensorType, weight: TensorType, attrs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(RelationError, match=re.escape(message)):
+        nchwc(data, weight, **attrs)
+
+
+def _packed_index(layout: str, index: dict[str, int]) -> tuple[int, ...]:
+    """Where the element of primal index ``index`` sits in an array in ``layout``."""
+    axes = re.findall(r"(\d*)([A-Za-z])", layout)
+    factors = {c.upper(): int(f) for f, c in axes if f}
+    out = []
+    for f, c in axes:
+        if f:
+            out.append(index[c.upper()] % int(f))
+        else:
+            out.append(index[c] // factors.get(c, 1))
+    return tuple(out)
+
+
+def direct_nchwc(data: Array, weight: Array, a: Conv2DAttrs, oshape: tuple[int, ...]) -> Array:
+    """Direct loops over the packed layouts: every output element is the sum over input
+    channels and window offsets of data times weight, read at their packed positions, with
+    zero outside the input (padding); everything in the output dtype (float64 sums)."""
+    dtype = np.dtype(a.out_dtype or data.dtype)
+    out_layout = a.out_layout or a.data_layout
+    p = a.padding
+    pt, pl = (p[0], p[0]) if len(p) == 1 else (p[0], p[1])  # 2 and 4 values: top, left first
+    data_axes = re.findall(r"(\d*)([A-Za-z])", a.data_layout)
+    subs = {c.upper(): int(f) for f, c in data_axes if f}
+    sizes = {
+        c: d * subs.get(c, 1) for (f, c), d in zip(data_axes, data.shape, strict=True) if not f
+    }
+    kh, kw = a.kernel_size or (0, 0)
+    assert a.channels is not None
+    out = np.zeros(oshape, dtype)
+    acc: Any = float if dtype.kind == "f" else int  # float64 sums; exact integer sums
+    for idx in itertools.product(*(range(e) for e in oshape)):
+        pos = {"N": 0, "C": 0, "H": 0, "W": 0}
+        letters = re.findall(r"(\d*)([A-Za-z])", out_layout)
+        for (f, c), i in zip(letters, idx, strict=True):
+            if f:
+                pos[c.upper()] += i
+            else:
+                factor = next((int(g) for g, d in letters if d == c.lower()), 1)
+                pos[c] += i * factor
+        total = acc(0)
+        for ci in range(sizes["C"]):
+            for y in range(kh):
+                for x in range(kw):
+                    iy = pos["H"] * a.strides[0] - pt + y * a.dilation[0]
+                    ix = pos["W"] * a.strides[1] - pl + x * a.dilation[1]
+                    if not (0 <= iy < sizes["H"] and 0 <= ix < sizes["W"]):
+                        continue
+                    d = data[
+                        _packed_index(a.data_layout, {"N": pos["N"], "C": ci, "H": iy, "W": ix})
+                    ]
+                    k = weight[
+                        _packed_index(a.kernel_layout, {"O": pos["C"], "I": ci, "H": y, "W": x})
+                    ]
+                    total += acc(d.astype(dtype)) * acc(k.astype(dtype))
+        out[idx] = total
+    return out
+
+
+NCHWC_CASES = [
+    # (data layout, kernel layout, out layout, ic, oc, ki)
+    ("NCHW4c", "OIHW4i4o", "NCHW4c", 4, 4, 4),
+    ("NCHW2c", "OIHW2i4o", "", 2, 4, 2),
+    ("NCHW2c", "OIHW1i2o", "NCHW", 2, 2, 1),
+    ("NCHW", "OIHW", "NCHW2c", 1, 2, 1),
+    ("NHWC2c", "HWIO2o", "NHWC", 2, 2, 1),
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    SEEDS, st.sampled_from(NCHWC_CASES), st.sampled_from(["float32", "float64", "int16"]), st.data()
+)
+def test_conv2d_nchwc_matches_direct_loops(
+    seed: int, case: tuple[str, str, str, int, int, int], dtype: str, data: st.DataObject
+) -> None:
+    data_layout, kernel_layout, out_layout, ic, oc, ki = case
+    rng = np.random.default_rng(seed)
+    c = ic * ki * data.draw(st.integers(1, 2))
+    o = np.lcm(ic, oc) * data.draw(st.integers(1, 2))
+    kh, kw = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    strides = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    dilation = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    padding = tuple(
+        data.draw(st.integers(0, 1)) for _ in range(data.draw(st.sampled_from([1, 2, 4])))
+    )
+    hh = (kh - 1) * dilation[0] + 1 + data.draw(st.integers(0, 2))
+    ww = (kw - 1) * dilation[1] + 1 + data.draw(st.integers(0, 2))
+    nn_ = data.draw(st.integers(1, 2))
+
+    def packed(sizes: dict[str, int], layout: str) -> tuple[int, ...]:
+        axes = re.findall(r"(\d*)([A-Za-z])", layout)
+        factors = {x.upper(): int(f) for f, x in axes if f}
+        return tuple(int(f) if f else sizes[x] // factors.get(x, 1) for f, x in axes)
+
+    x = random(rng, packed({"N": nn_, "C": c, "H": hh, "W": ww}, data_layout), dtype)
+    w = random(rng, packed({"O": int(o), "I": c, "H": kh, "W": kw}, kernel_layout), dtype)
+    out_dtype = data.draw(st.sampled_from(["", "float64" if dtype != "int16" else "int32"]))
+    attrs = Conv2DAttrs(
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        channels=int(o),
+        kernel_size=(kh, kw),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        out_dtype=out_dtype,
+    )
+    assert_agrees_nnconv("nn.contrib_conv2d_NCHWc", (x, w), attrs)
+    got = ref("nn.contrib_conv2d_NCHWc", x, w, attrs=attrs)
+    expected = direct_nchwc(x, w, attrs, got.shape)
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_conv2d_nchwc_hand_computed_and_undefined() -> None:
+    # One input channel block of 2, a 1x1 kernel: out[c_o] = sum_c x[c] * w[c_o, c].
+    x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 1, 2, 2)  # C = 2 at W = 0, 1
+    w = np.array([1, 10, 100, 1000], dtype=np.float32).reshape(1, 1, 1, 1, 2, 2)  # (i, o)
+    attrs = Conv2DAttrs(
+        channels=2, kernel_size=(1, 1), data_layout="NCHW2c", kernel_layout="OIHW2i2o"
+    )
+    got = ref("nn.contrib_conv2d_NCHWc", x, w, attrs=attrs)
+    # Pixel 0: x = (1, 2); o0 = 1*1 + 2*100 = 201, o1 = 1*10 + 2*1000 = 2010.
+    np.testing.assert_array_equal(got.reshape(2, 2), [[201, 2010], [403, 4030]])
+    big = np.full((1, 1, 1, 1, 2), 2**30, np.int32)
+    wk = np.full((1, 1, 1, 1, 2, 1), 2, np.int32)
+    over = Conv2DAttrs(
+        channels=1, kernel_size=(1, 1), data_layout="NCHW2c", kernel_layout="OIHW2i1o"
+    )
+    with pytest.raises(UndefinedBehavior):
+        ref("nn.contrib_conv2d_NCHWc", big, wk, attrs=over)
+
+
+def test_conv2d_nchwc_text_and_evaluation() -> None:
+    text = (
+        '#[version = "0.0.5"]\n'
+        "def @main(%p01: Tensor[(1, 1, 4, 4, 4), float32], "
+        "%p1: Tensor[(1, 1, 3, 3, 4, 4), float32]) {\n"
+        "  nn.contrib_conv2d_NCHWc(%p01, %p1, padding=[1, 1, 1, 1], channels=4, "
+        'kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", '
+        'out_layout="NCHW4c")\n'
+        "}\n"
+    )
+    mod = relay.parse(text)
+    printed = relay.astext(mod)
+    assert relay.astext(relay.parse(printed)) == printed
+    assert 'kernel_layout="OIHW4i4o"' in printed
+    assert "/* ty=Tensor[(1, 1, 4, 4, 4), float32] */" in relay.astext(mod, types=True)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 1, 4, 4, 4)).astype(np.float32)
+    w = rng.standard_normal((1, 1, 3, 3, 4, 4)).astype(np.float32)
+    value = relay.evaluate(mod, x, w)
+    nchw = x.transpose(0, 1, 4, 2, 3).reshape(1, 4, 4, 4)
+    oihw = w.transpose(0, 5, 1, 4, 2, 3).reshape(4, 4, 3, 3)
+    plain = ref("nn.conv2d", nchw, oihw, attrs=Conv2DAttrs(padding=(1, 1, 1, 1)))
+    expected = plain.reshape(1, 1, 4, 4, 4).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_allclose(np.asarray(value.data), expected, rtol=1e-5, atol=1e-5)

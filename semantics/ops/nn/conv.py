@@ -146,6 +146,7 @@ from ..registry import (
     register,
     tensor_reference,
 )
+from ..shape import LayoutTransformAttrs, _layout_transform_reference, _layout_transform_relation
 from ..shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
 from .common import (
     _LAYOUT_DOC,
@@ -839,3 +840,113 @@ for _name, _transpose_attrs, _relation_name, _doc in (
         relation_name=_relation_name,
         attrs_type=_transpose_attrs,
     )
+
+
+# nn.contrib_conv2d_NCHWc: conv2d over packed layouts (TVM's Conv2DAttrs).
+
+
+def _repack_type(t: TensorType, src: str, dst: str, what: str, layout: str) -> TensorType:
+    """``t``'s shape moved from layout ``src`` to ``dst`` as ``layout_transform`` does; its
+    errors are said of the attribute ``what="layout"`` that named the packed layout."""
+    try:
+        out = _layout_transform_relation((t,), LayoutTransformAttrs(src_layout=src, dst_layout=dst))
+    except RelationError as e:
+        raise RelationError(f'{what}="{layout}": {e}') from None
+    assert isinstance(out, TensorType)
+    return out
+
+
+def _nchwc_attrs(a: Conv2DAttrs) -> Conv2DAttrs:
+    """The ``nn.conv2d`` attributes of the unpacked call: the same window and dtype over
+    NCHW data, an OIHW weight and an NCHW result."""
+    return Conv2DAttrs(
+        strides=a.strides,
+        padding=a.padding,
+        dilation=a.dilation,
+        groups=a.groups,
+        channels=a.channels,
+        kernel_size=a.kernel_size,
+        out_dtype=a.out_dtype,
+    )
+
+
+def _conv2d_nchwc_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """Conv2DNCHWc (TVM 0.18 registers ``Conv2DWinogradRel<Conv2DAttrs>`` under that name).
+
+    data is in ``data_layout`` (``NCHW4c``: (N, C/4, H, W, 4)), weight in ``kernel_layout``
+    (``OIHW4i4o``: (O/4, I/4, KH, KW, 4, 4)), the result in ``out_layout`` ("" = data_layout);
+    each layout holds the primal axes NCHW (OIHW) once each, in any order, and at most one
+    sub-axis ``<factor><letter>`` per primal axis, as ``layout_transform`` reads them. The
+    unpacked shapes (data (N, C, H, W), weight (O, I, KH, KW)) must type ``nn.conv2d`` with the
+    same strides, padding, dilation, channels, kernel_size and out_dtype, whose NCHW result is
+    packed into out_layout; a split axis of the result must be divisible by its factor.
+
+    Like TVM's relation, channels and kernel_size must both be set, and the result dtype is
+    out_dtype or data's. Departures, each a RelationError naming the attribute: groups must be
+    1 (TVM's relation ignored groups, and topi's conv2d_NCHWc computes an ungrouped
+    convolution; the packed depthwise form is ``nn.contrib_depthwise_conv2d_NCHWc``, not
+    registered here); the weight is checked against channels and kernel_size (TVM accepted
+    any weight and left it to the layout-altering pass that made the call)."""
+    a = _attrs(attrs, Conv2DAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    weight = tensor_arg(arg_types[1], "weight")
+    if a.channels is None or a.kernel_size is None:
+        missing = "channels" if a.channels is None else "kernel_size"
+        raise RelationError(
+            f"{missing} must be set: nn.contrib_conv2d_NCHWc needs both channels and "
+            "kernel_size (TVM: set or inferred by a previous pass)"
+        )
+    if a.groups != 1:
+        raise RelationError(
+            f"groups={a.groups} is not supported: nn.contrib_conv2d_NCHWc computes an "
+            "ungrouped convolution (groups=1)"
+        )
+    out_layout = a.out_layout or a.data_layout
+    nchw = _repack_type(data, a.data_layout, "NCHW", "data_layout", a.data_layout)
+    oihw = _repack_type(weight, a.kernel_layout, "OIHW", "kernel_layout", a.kernel_layout)
+    # Check out_layout names NCHW's axes before the conv2d relation's messages.
+    _repack_type(TensorType((ANY,) * 4, data.dtype), "NCHW", out_layout, "out_layout", out_layout)
+    try:
+        result = _conv2d_relation((nchw, oihw), _nchwc_attrs(a))
+    except RelationError as e:
+        raise RelationError(
+            f"unpacked to NCHW data {_shape_str(nchw.shape)} and OIHW weight "
+            f"{_shape_str(oihw.shape)}: {e}"
+        ) from None
+    assert isinstance(result, TensorType)
+    return _repack_type(result, "NCHW", out_layout, "out_layout", out_layout)
+
+
+def _conv2d_nchwc_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """The ``nn.conv2d`` meaning on the unpacked operands: data unpacked from data_layout to
+    NCHW and the weight from kernel_layout to OIHW (``layout_transform``'s meaning), the
+    ``nn.conv2d`` reference with the same window and out_dtype (so its integer, float16 and
+    undefined cases are conv2d's), and the NCHW result packed into out_layout. topi's
+    conv2d_NCHWc computes the same sums directly in the packed layout."""
+    a = _attrs(attrs, Conv2DAttrs)
+    data, weight = args
+    out_layout = a.out_layout or a.data_layout
+
+    def repack(x: _Num, src: str, dst: str) -> _Num:
+        out = _layout_transform_reference(
+            (x,), LayoutTransformAttrs(src_layout=src, dst_layout=dst)
+        )
+        assert isinstance(out, np.ndarray)
+        return out
+
+    x = repack(data, a.data_layout, "NCHW")
+    w = repack(weight, a.kernel_layout, "OIHW")
+    out = _conv2d_reference((x, w), _nchwc_attrs(a))
+    assert isinstance(out, np.ndarray)
+    return np.ascontiguousarray(repack(out, "NCHW", out_layout))
+
+
+_op(
+    "nn.contrib_conv2d_NCHWc",
+    "2-D convolution over packed layouts (NCHW4c data, OIHW4i4o weight).",
+    relation=_conv2d_nchwc_relation,
+    reference=tensor_reference(_conv2d_nchwc_reference),
+    check="independent:direct loops in the packed layout",
+    relation_name="Conv2DNCHWc",
+    attrs_type=Conv2DAttrs,
+)
