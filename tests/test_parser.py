@@ -469,3 +469,28 @@ def test_error_positions_after_multiline_tokens(text: str, where: str) -> None:
     with pytest.raises(relay.ParseError) as info:
         relay.parse(text, source_name="f.relay")
     assert str(info.value).startswith(f"f.relay:{where}: "), str(info.value)
+
+
+def test_call_lowered_reads_as_a_plain_call() -> None:
+    """TVM's LowerTE form ``call_lowered(f, (args))`` is the call ``f(args)``."""
+    e = body(
+        "def @f(%x: int32, %y: int32) -> int32 { add(%x, %y) }\n"
+        "def @main(%a: int32) { %0 = (%a, 1); call_lowered(@f, %0) }"
+    )
+    assert isinstance(e, s.Call) and isinstance(e.op, s.GlobalVar) and len(e.args) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("def @main(%a: int32) { call_lowered(@f, %a) } def @f(%x: int32) { %x }",
+         "call_lowered: the arguments must be a tuple written out"),
+        ("def @main(%a: int32) { call_lowered(@f) } def @f(%x: int32) { %x }",
+         "call_lowered expects 2 arguments"),
+        ("def @main(%a: int32) { call_lowered(@f, (%a,), bogus=1) } def @f(%x: int32) { %x }",
+         "call_lowered: unknown attribute 'bogus'"),
+    ],
+)  # fmt: skip
+def test_call_lowered_errors(text: str, message: str) -> None:
+    with pytest.raises(relay.ParseError, match=message):
+        relay.parse(text)

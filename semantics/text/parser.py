@@ -44,6 +44,12 @@ parameter (``%x {virtual_device=...}``) or a function (a final ``virtual_device=
 the placement is read and dropped: it does not change what the program computes, and nothing
 here places code on devices; the printed text then reads back to the same module.
 
+``call_lowered(f, (a1, .., an))``, which TVM's LowerTE wrote for a call of a lowered
+primitive function, reads as the call ``f(a1, .., an)``: it means exactly that (its
+``metadata`` attribute only names the lowered function for TVM's own backends), and this
+implementation has no lowered functions to tell apart. The arguments must be a tuple written
+out (or a graph variable bound to one), as TVM printed them.
+
 A bare expression (no ``def`` or ``type``) becomes ``@main`` over its free variables: those
 declared with ``free_var`` and, since no module scope exists, any undeclared ``%x``.
 
@@ -770,11 +776,40 @@ class Parser:
                     break
             self.expect(")")
         span = self.span_from(start)
+        if isinstance(callee, Op) and callee.name == CALL_LOWERED and lookup(CALL_LOWERED) is None:
+            return self.make_lowered_call(args, kwargs, span, kwargs_span)
         if isinstance(callee, Op):
             return self.make_op_call(callee, args, kwargs, span, kwargs_span)
         if kwargs:
             raise self.error("keyword attributes are only allowed in operator calls", kwargs_span)
         return Call(callee, tuple(args), None, span=span)
+
+    def make_lowered_call(
+        self,
+        args: list[Expr],
+        kwargs: list[tuple[str, KwargValue]],
+        span: Span,
+        kwargs_span: Span,
+    ) -> Call:
+        """``call_lowered(f, (a1, .., an))`` is the call ``f(a1, .., an)`` (see the module
+        docstring); a ``metadata`` attribute, TVM's name for the lowered function, is dropped."""
+        if len(args) != 2:
+            raise self.error(
+                f"{CALL_LOWERED} expects 2 arguments (a function and a tuple of its arguments), "
+                f"found {len(args)}",
+                span,
+            )
+        for key, _ in kwargs:
+            if key != "metadata":
+                where = self.find_kwarg_span(key, kwargs_span, span)
+                raise self.error(f"{CALL_LOWERED}: unknown attribute '{key}'", where)
+        callee, arguments = args
+        if not isinstance(arguments, Tuple):
+            raise self.error(
+                f"{CALL_LOWERED}: the arguments must be a tuple written out, such as (%x, %y)",
+                span,
+            )
+        return Call(callee, arguments.fields, None, span=span)
 
     def make_op_call(
         self,
@@ -946,6 +981,8 @@ class Parser:
             self.next()
             name += "." + str(self.next().value)
         span = self.span_from(tok)
+        if name == CALL_LOWERED and lookup(name) is None and self.tok.is_punct("("):
+            return Op(name, span=span)  # parse_call reads it as a plain call
         if lookup(name) is None:
             raise self.error(f"unknown operator or constructor '{name}'", span)
         return Op(name, span=span)
@@ -1307,6 +1344,10 @@ def _dtype_name(name: str) -> str:
     """A dtype as written: ``int`` is TVM's name for ``int32`` (its DataType parser's default
     width), which TVM's own tests use; every other name is itself."""
     return "int32" if name == "int" else name
+
+
+CALL_LOWERED = "call_lowered"
+"""TVM's operator for a call of a lowered function, read as a plain call."""
 
 
 def _meta_ref(tok: Token) -> tuple[str, int]:
