@@ -29,6 +29,7 @@ from typing import TypeVar, assert_never
 
 from ..semantics.errors import Span
 from ..semantics.ops import OPS
+from ..semantics.ops.annotation import PLACEMENTS
 from ..semantics.sharing import SharingPlan, sharing_plan
 from ..semantics.syntax import (
     ATOMS,
@@ -657,9 +658,14 @@ class Compiler:
         return ClauseCode(GENERAL, target, program=tuple(program))
 
     def _call(self, e: Call, s: _Stream, tail: bool) -> None:
-        """E-Call-Op, E-Call-Closure, E-Call-Constructor: arguments, then the callee."""
+        """E-Call-Op, E-Call-Placement, E-Call-Closure, E-Call-Constructor: arguments, then the
+        callee."""
         ctx = s.ctx
         callee, n = e.op, len(e.args)
+        if isinstance(callee, Op) and callee.name in PLACEMENTS and n == 1:
+            # E-Call-Placement: the identity on any value; the result is the argument's.
+            self._then(self._operands(e.args, s), lambda: self._done(s, self._pop(1)[0], tail))
+            return
         if isinstance(callee, Op):
             opdef = OPS.get(callee.name)
 

@@ -54,6 +54,7 @@ import numpy as np
 
 from .errors import Exhaustion, RelayError, RelayRuntimeError, Span, Stuck
 from .ops import OPS
+from .ops.annotation import PLACEMENTS
 from .ops.registry import OpInput
 from .sharing import ScopeKey, SharingPlan, body_scope, sharing_plan
 from .syntax import (
@@ -312,6 +313,8 @@ def evaluate_rule(ev: Evaluator, e: Expr, env: Env, state: State) -> Outcome:
                 return e_if_false(ev, e, env, state)
         case Function():
             return e_fn(ev, e, env, state)
+        case Call(Op(name)) if name in PLACEMENTS:
+            return e_call_placement(ev, e, env, state)
         case Call(Op()):
             return e_call_op(ev, e, env, state)
         case Call(callee_expr, args_exprs):
@@ -562,6 +565,20 @@ def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> Outcome:
         err.message = op_failure_message(e.op.name, err.message)
         raise
     return _op_output(out), state
+
+
+@rule("E-Call-Placement")
+def e_call_placement(ev: Evaluator, e: Call, env: Env, state: State) -> Outcome:
+    """E-Call-Placement
+        ρ, σ ⊢ e1 ⇓ v, σ'
+        ──────────────────────────────────────────
+        ρ, σ ⊢ p(e1, attrs) ⇓ v, σ'
+    where p is ``on_device`` or ``device_copy`` (``ops.annotation.PLACEMENTS``): a placement
+    is the identity on any value (a closure, reference or ADT value too), since where a value
+    lives is not observable in it.
+    """
+    (arg,) = e.args
+    return evaluate_expr(ev, arg, env, state)
 
 
 def op_failure_message(op: str, message: str) -> str:

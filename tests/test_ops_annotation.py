@@ -154,3 +154,17 @@ def @main(%x: Tensor[(2), float32], %y: Tensor[(), int8]) {
     fields = [f.data for f in value.fields if isinstance(f, TensorValue)]
     same(fields[0], x)
     same(fields[1], y)
+
+
+def test_placements_take_any_type_and_stop_fusion_only_tensors() -> None:
+    """TVM's IdentityRel: on_device and device_copy place closures, references and ADTs."""
+    import relay
+    from relay.semantics.text.printer import format_type
+
+    ok = relay.parse(
+        "def @main(%x: float32) { on_device(ref(%x), device_type=1, constrain_result=True) }"
+    )
+    assert format_type(relay.infer_types(ok).global_type("main")) == "fn (float32) -> ref(float32)"
+    bad = relay.parse("def @main(%x: float32) { annotation.stop_fusion(ref(%x)) }")
+    with pytest.raises(relay.RelayTypeError, match="Identity"):
+        relay.infer_types(bad)

@@ -29,17 +29,22 @@ type is ``-1`` (unconstrained, TVM's ``kInvalidDeviceType``) or one of DLPack's
 virtual device id is ``-1`` (unconstrained) or at least 0. A virtual device is *fully
 unconstrained* when its device type and id are both ``-1`` and its memory scope is ``""``.
 
-**Typing** (``Identity``): the result has the argument's type, a tensor or a tuple of
-tensors, provided the attributes are valid: device types and ids as above; ``on_device``
+**Typing** (``Identity``): the result has the argument's type — for ``on_device`` and
+``device_copy`` any type, as TVM's ``IdentityRel`` allowed (TVM placed closures, references,
+ADT values and tuples of them); for ``annotation.stop_fusion`` a tensor or a tuple of
+tensors — provided the attributes are valid: device types and ids as above; ``on_device``
 with ``constrain_result`` or ``constrain_body`` set (``constrain_body`` is by default) must
 name a device that is not fully unconstrained, and ``device_copy``'s source and destination
 must both be constrained (TVM's ``OnDevice`` and ``DeviceCopy`` constructors check both).
 
 **Meaning**: the identity on values. Placement is not observable in values, so every
-annotation evaluates to its argument; nothing is undefined.
+annotation evaluates to its argument; nothing is undefined. The placements
+(``PLACEMENTS``: ``on_device``, ``device_copy``) take any value, so the evaluation rules give
+them their own rule, ``E-Call-Placement``; ``_identity`` is their meaning on the tensors an
+operator's reference receives (what constant folding uses).
 
-Deviation from TVM's ``IdentityRel``, which accepted any type: the argument must be a tensor
-or a tuple of tensors, the values an operator can receive.
+Deviation from TVM's ``IdentityRel``, which accepted any type: ``annotation.stop_fusion``'s
+argument must be a tensor or a tuple of tensors, the values an operator can receive.
 """
 
 from __future__ import annotations
@@ -145,6 +150,17 @@ def _argument(arg_types: tuple[Type, ...], name: str) -> Type:
     return tensor_arg(t, name)
 
 
+PLACEMENTS = frozenset({"on_device", "device_copy"})
+"""The annotations that are the identity on any value, not only on tensors."""
+
+
+def _any_argument(arg_types: tuple[Type, ...]) -> Type:
+    """The one argument, of any type."""
+    if len(arg_types) != 1:
+        raise RelationError(f"expected 1 argument, found {len(arg_types)}")
+    return arg_types[0]
+
+
 def _check_device(type_name: str, device_type: int, id_name: str, device_id: int) -> None:
     """A device type in ``DEVICE_TYPES`` and a virtual device id of at least -1."""
     if device_type not in DEVICE_TYPES:
@@ -168,8 +184,9 @@ def _stop_fusion_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def _on_device_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Identity``, with valid ``OnDeviceAttrs``: a constraint needs a constrained device."""
-    t = _argument(arg_types, "body")
+    """``Identity`` on any type, with valid ``OnDeviceAttrs``: a constraint needs a
+    constrained device."""
+    t = _any_argument(arg_types)
     a = attrs if attrs is not None else OnDeviceAttrs()
     if not isinstance(a, OnDeviceAttrs):
         raise RelationError(f"expected OnDeviceAttrs, found {type(a).__name__}")
@@ -184,8 +201,8 @@ def _on_device_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Identity``, with valid ``DeviceCopyAttrs``: both devices constrained."""
-    t = _argument(arg_types, "data")
+    """``Identity`` on any type, with valid ``DeviceCopyAttrs``: both devices constrained."""
+    t = _any_argument(arg_types)
     a = attrs if attrs is not None else DeviceCopyAttrs()
     if not isinstance(a, DeviceCopyAttrs):
         raise RelationError(f"expected DeviceCopyAttrs, found {type(a).__name__}")
