@@ -13,8 +13,8 @@ out-fusable is out_elemwise_fusable. ``nn.relu`` and ``nn.leaky_relu`` are unary
 operators typed by ``elementwise``'s ``Identity`` (the result has the argument's type, any
 dtype) and computed with its conventions: NaN follows TVM's ``select``-based definitions and
 LLVM's ordered comparisons, and an attribute is converted to the data dtype as TVM's
-``make_const`` did. The softmax family is defined on floats only and computes float16 in float32, rounded
-once at the end (``common``).
+``make_const`` did. The softmax family is defined on floats only and computes float16 in
+float32, rounded once at the end (``common``).
 """
 
 from __future__ import annotations
