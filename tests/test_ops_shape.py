@@ -114,7 +114,7 @@ OPS_HERE = {
 FAST = settings(max_examples=15, deadline=None)
 
 
-def ref_shaping(op: str, attrs: Attrs | None, *args: object) -> Tensor:
+def ref_checked(op: str, attrs: Attrs | None, *args: object) -> Tensor:
     reference = OPS[op].reference
     assert reference is not None
     out = reference(tuple(args), attrs)  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ def typ(a: object) -> Type:
     return T(a.shape, a.dtype.name)
 
 
-def same_shaping(actual: Tensor, expected: object) -> None:
+def same_values(actual: Tensor, expected: object) -> None:
     e = np.asarray(expected, dtype=actual.dtype)
     assert actual.shape == e.shape
     np.testing.assert_array_equal(actual, e)
@@ -283,11 +283,11 @@ def run_onnx(
     return result
 
 
-RNG_transform = np.random.default_rng(20240518)
+RNG_NORMAL = np.random.default_rng(20240518)
 
 
-def rand_transform(*shape: int, dtype: str = "float32") -> Tensor:
-    return RNG_transform.standard_normal(shape).astype(dtype)
+def randn(*shape: int, dtype: str = "float32") -> Tensor:
+    return RNG_NORMAL.standard_normal(shape).astype(dtype)
 
 
 def ints(*values: int) -> Tensor:
@@ -308,7 +308,7 @@ def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int =
     return values.astype(dtype)
 
 
-seeds_transform = st.integers(0, 2**32 - 1)
+seeds32 = st.integers(0, 2**32 - 1)
 
 
 def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:
@@ -335,7 +335,7 @@ def reshape_cases(draw: st.DrawFn) -> tuple[ReshapeAttrs, Tensor]:
         if math.prod(shape) == 0 and draw(st.booleans()):
             target.append(draw(st.integers(0, 3)))
         attrs = ReshapeAttrs(newshape=tuple(target), allowzero=True)
-        return attrs, array(shape, dtype, draw(seeds_transform))
+        return attrs, array(shape, dtype, draw(seeds32))
     newshape: list[int] = []
     literal_positions: list[int] = []
     i = 0
@@ -366,16 +366,7 @@ def reshape_cases(draw: st.DrawFn) -> tuple[ReshapeAttrs, Tensor]:
     if clean and use_minus_one:
         position: int = draw(st.sampled_from(clean))
         newshape[position] = -1
-    return ReshapeAttrs(newshape=tuple(newshape)), array(shape, dtype, draw(seeds_transform))
-
-
-@pytest.mark.parametrize("name", of_family(NAMES, "shape"))
-def test_record(name: str) -> None:
-    op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    assert op.family in ("index", "sort", "create", "shape") and op.relation_name
-    kind, _, what = op.check.partition(":")
-    assert kind in ("onnxruntime", "independent") and what
+    return ReshapeAttrs(newshape=tuple(newshape)), array(shape, dtype, draw(seeds32))
 
 
 def test_meshgrid_relation() -> None:
@@ -407,13 +398,18 @@ def test_meshgrid_matches_numpy_meshgrid(indexing: str, sizes: tuple[int, ...]) 
         same(g, w)
 
 
-@pytest.mark.parametrize("name", of_family(sorted(OPS_HERE), "shape"))
-def test_record_shaping(name: str) -> None:
+@pytest.mark.parametrize("name", of_family(sorted({*NAMES, *OPS_HERE, *FAMILY}), "shape"))
+def test_record(name: str) -> None:
+    """Each operator of the family has a relation, a reference, an independent check and TVM's
+    attribute type key, and the relation name and pattern the tables here give it."""
     op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    assert (op.relation_name, op.pattern) == OPS_HERE[name]
-    assert op.family in ("shape", "index", "linalg")
-    assert op.check.startswith(("onnxruntime:", "independent:"))
+    assert op.relation is not None and op.reference is not None and op.relation_name
+    if name in OPS_HERE:
+        assert (op.relation_name, op.pattern) == OPS_HERE[name]
+    if name in FAMILY:
+        assert op.relation_name == FAMILY[name]
+    kind, _, what = op.check.partition(":")
+    assert kind in ("onnxruntime", "independent") and what
     if op.attrs_type is not None:
         assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"
 
@@ -432,8 +428,8 @@ def test_attribute_fields_and_defaults_follow_tvm() -> None:
 
 def test_reverse() -> None:
     assert rel("reverse", ReverseAttrs(axis=-1), T((n, 3))) == T((n, 3))
-    same_shaping(ref_shaping("reverse", ReverseAttrs(axis=1), arange(2, 3)), [[2, 1, 0], [5, 4, 3]])
-    same_shaping(ref_shaping("reverse", ReverseAttrs(axis=0), arange(2, 3)), [[3, 4, 5], [0, 1, 2]])
+    same_values(ref_checked("reverse", ReverseAttrs(axis=1), arange(2, 3)), [[2, 1, 0], [5, 4, 3]])
+    same_values(ref_checked("reverse", ReverseAttrs(axis=0), arange(2, 3)), [[3, 4, 5], [0, 1, 2]])
     with pytest.raises(RelationError, match="axis=2 is out of range for a tensor of rank 2"):
         rel("reverse", ReverseAttrs(axis=2), T((2, 3)))
     with pytest.raises(RelationError, match="found axis=None"):
@@ -445,7 +441,7 @@ def test_reverse() -> None:
 def test_reverse_matches_a_loop(shape: tuple[int, ...], seed: int, data: st.DataObject) -> None:
     axis = data.draw(st.integers(0, len(shape) - 1))
     x = rand(shape, seed)
-    out = ref_shaping("reverse", ReverseAttrs(axis=axis), x)
+    out = ref_checked("reverse", ReverseAttrs(axis=axis), x)
     for idx in itertools.product(*map(range, shape)):
         src = list(idx)
         src[axis] = shape[axis] - 1 - idx[axis]
@@ -463,8 +459,8 @@ def test_tile_relation() -> None:
 
 
 def test_tile_reference() -> None:
-    same_shaping(ref_shaping("tile", TileAttrs(reps=(2,)), arange(2, dtype="int8")), [0, 1, 0, 1])
-    same_shaping(ref_shaping("tile", TileAttrs(reps=(2, 1)), arange(2)), [[0, 1], [0, 1]])
+    same_values(ref_checked("tile", TileAttrs(reps=(2,)), arange(2, dtype="int8")), [0, 1, 0, 1])
+    same_values(ref_checked("tile", TileAttrs(reps=(2, 1)), arange(2)), [[0, 1], [0, 1]])
 
 
 @FAST
@@ -475,14 +471,14 @@ def test_tile_matches_onnxruntime(shape: tuple[int, ...], reps: list[int], seed:
     padded = x.reshape((1,) * (rank - len(shape)) + shape)
     full = [1] * (rank - len(reps)) + reps
     expected = onnx_run("Tile", [padded, np.array(full, dtype=np.int64)])
-    np.testing.assert_array_equal(ref_shaping("tile", TileAttrs(reps=tuple(reps)), x), expected)
+    np.testing.assert_array_equal(ref_checked("tile", TileAttrs(reps=tuple(reps)), x), expected)
 
 
 def test_repeat() -> None:
     assert rel("repeat", RepeatAttrs(repeats=3, axis=0), T((n, 2))) == T((3 * n, 2))
     assert rel("repeat", RepeatAttrs(repeats=2, axis=-1), T((ANY, 2))) == T((ANY, 4))
-    same_shaping(
-        ref_shaping("repeat", RepeatAttrs(repeats=2, axis=1), arange(2, 2)),
+    same_values(
+        ref_checked("repeat", RepeatAttrs(repeats=2, axis=1), arange(2, 2)),
         [[0, 0, 1, 1], [2, 2, 3, 3]],
     )
     with pytest.raises(RelationError, match="repeats >= 1, found repeats=0"):
@@ -500,7 +496,7 @@ def test_repeat_matches_a_loop(
 ) -> None:
     axis = data.draw(st.integers(0, len(shape) - 1))
     x = rand(shape, seed, "int32")
-    out = ref_shaping("repeat", RepeatAttrs(repeats=repeats, axis=axis), x)
+    out = ref_checked("repeat", RepeatAttrs(repeats=repeats, axis=axis), x)
     for idx in itertools.product(*map(range, out.shape)):
         src = list(idx)
         src[axis] = idx[axis] // repeats
@@ -539,15 +535,15 @@ def test_layout_transform_relation_errors(
 def test_layout_transform_reference() -> None:
     x = arange(1, 4, 1, 1)
     # NCHW -> NCHW2c: out[n, C, h, w, c] = x[n, 2C + c, h, w].
-    same_shaping(
-        ref_shaping("layout_transform", lt("NCHW", "NCHW2c"), x), [[[[[0, 1]]], [[[2, 3]]]]]
+    same_values(
+        ref_checked("layout_transform", lt("NCHW", "NCHW2c"), x), [[[[[0, 1]]], [[[2, 3]]]]]
     )
-    back = ref_shaping(
+    back = ref_checked(
         "layout_transform",
         lt("NCHW2c", "NCHW"),
-        ref_shaping("layout_transform", lt("NCHW", "NCHW2c"), x),
+        ref_checked("layout_transform", lt("NCHW", "NCHW2c"), x),
     )
-    same_shaping(back, x)
+    same_values(back, x)
 
 
 @FAST
@@ -569,7 +565,7 @@ def test_layout_transform_reference() -> None:
 def test_layout_transform_matches_a_loop(case: tuple[str, str, tuple[int, ...]], seed: int) -> None:
     src, dst, shape = case
     x = rand(shape, seed)
-    out = ref_shaping("layout_transform", lt(src, dst), x)
+    out = ref_checked("layout_transform", lt(src, dst), x)
     np.testing.assert_array_equal(out, layout_loop(x, src, dst, out.shape))
 
 
@@ -581,8 +577,8 @@ def test_reshape_like() -> None:
     negative = ReshapeLikeAttrs(lhs_begin=-2, lhs_end=-1, rhs_begin=0, rhs_end=-1)
     assert rel("reshape_like", negative, T((5, 6, 7)), T((3, 2, 9))) == T((5, 3, 2, 7))
     assert rel("reshape_like", ReshapeLikeAttrs(), T((n, 2)), T((4,))) == T((4,))
-    same_shaping(
-        ref_shaping("reshape_like", ReshapeLikeAttrs(), arange(2, 2), arange(4)), [0, 1, 2, 3]
+    same_values(
+        ref_checked("reshape_like", ReshapeLikeAttrs(), arange(2, 2), arange(4)), [0, 1, 2, 3]
     )
     with pytest.raises(RelationError, match=r"cannot reshape \(2, 3\) \(6 elements\) to \(4\)"):
         rel("reshape_like", ReshapeLikeAttrs(), T((2, 3)), T((4,)))
@@ -607,7 +603,7 @@ def test_reshape_like_matches_onnxruntime(
 ) -> None:
     shape, like_shape, attrs = case
     x, like = rand(shape, seed), np.zeros(like_shape, dtype="int8")
-    out = ref_shaping("reshape_like", attrs, x, like)
+    out = ref_checked("reshape_like", attrs, x, like)
     # The target shape, worked out from the attributes without the relation.
     lb = attrs.lhs_begin % len(shape)
     le = len(shape) if attrs.lhs_end is None else attrs.lhs_end % len(shape)
@@ -620,8 +616,8 @@ def test_reshape_like_matches_onnxruntime(
 
 def test_broadcast_to_like() -> None:
     assert rel("broadcast_to_like", None, T((3, 1)), T((2, 3, 4))) == T((2, 3, 4))
-    same_shaping(
-        ref_shaping("broadcast_to_like", None, arange(2, 1), np.zeros((2, 2), "float32")),
+    same_values(
+        ref_checked("broadcast_to_like", None, arange(2, 1), np.zeros((2, 2), "float32")),
         [[0, 0], [1, 1]],
     )
     with pytest.raises(RelationError, match=r"cannot broadcast \(3\) to \(2, 4\)"):
@@ -641,31 +637,31 @@ def test_broadcast_to_like_matches_onnxruntime(
     x = rand(source, seed)
     like = np.zeros(shape, dtype="float32")
     expected = onnx_run("Expand", [x, np.array(shape, dtype=np.int64)])
-    np.testing.assert_array_equal(ref_shaping("broadcast_to_like", None, x, like), expected)
+    np.testing.assert_array_equal(ref_checked("broadcast_to_like", None, x, like), expected)
 
 
 def test_collapse_sum_like() -> None:
     assert rel("collapse_sum_like", None, T((2, 3, 4)), T((3, 1))) == T((3, 1))
-    same_shaping(
-        ref_shaping(
+    same_values(
+        ref_checked(
             "collapse_sum_like", None, arange(2, 3, dtype="int32"), np.zeros((1,), "int32")
         ),
         [15],
     )
-    same_shaping(
-        ref_shaping(
+    same_values(
+        ref_checked(
             "collapse_sum_like", None, arange(2, 3, dtype="int32"), np.zeros((2, 1), "int32")
         ),
         [[3], [12]],
     )
-    same_shaping(
-        ref_shaping("collapse_sum_like", None, np.array([True, False]), np.zeros((), bool)), True
+    same_values(
+        ref_checked("collapse_sum_like", None, np.array([True, False]), np.zeros((), bool)), True
     )
     with pytest.raises(RelationError, match=r"cannot collapse \(2, 3\) to \(2\)"):
         rel("collapse_sum_like", None, T((2, 3)), T((2,)))
     big = np.array([2**31 - 1, 1], dtype="int32")
     with pytest.raises(UndefinedBehavior, match="overflows"):
-        ref_shaping("collapse_sum_like", None, big, np.zeros((), "int32"))
+        ref_checked("collapse_sum_like", None, big, np.zeros((), "int32"))
 
 
 @FAST
@@ -688,20 +684,18 @@ def test_collapse_sum_like_matches_onnxruntime(
     )
     expected = np.reshape(summed, target)
     np.testing.assert_allclose(
-        ref_shaping("collapse_sum_like", None, x, np.zeros(target, "float32")), expected
+        ref_checked("collapse_sum_like", None, x, np.zeros(target, "float32")), expected
     )
 
 
 def test_shape_of_and_ndarray_size() -> None:
     assert rel("shape_of", ShapeOfAttrs(dtype="int64"), T((n, ANY, 3))) == T((3,), "int64")
     assert rel("ndarray_size", NdarraySizeAttrs(dtype="int32"), T((n, 3))) == T((), "int32")
-    same_shaping(
-        ref_shaping("shape_of", ShapeOfAttrs(dtype="int32"), np.zeros((2, 0, 5))), [2, 0, 5]
+    same_values(
+        ref_checked("shape_of", ShapeOfAttrs(dtype="int32"), np.zeros((2, 0, 5))), [2, 0, 5]
     )
-    same_shaping(
-        ref_shaping("ndarray_size", NdarraySizeAttrs(dtype="float16"), np.zeros((2, 3))), 6
-    )
-    same_shaping(ref_shaping("shape_of", ShapeOfAttrs(dtype="int32"), np.zeros(())), np.zeros((0,)))
+    same_values(ref_checked("ndarray_size", NdarraySizeAttrs(dtype="float16"), np.zeros((2, 3))), 6)
+    same_values(ref_checked("shape_of", ShapeOfAttrs(dtype="int32"), np.zeros(())), np.zeros((0,)))
     with pytest.raises(RelationError, match='expected a dtype attribute, found ""'):
         rel("shape_of", ShapeOfAttrs(), T((2,)))
     with pytest.raises(RelationError, match='expected a dtype attribute, found ""'):
@@ -714,8 +708,8 @@ def test_shape_of_and_ndarray_size_match_onnxruntime(shape: tuple[int, ...]) -> 
     x = np.zeros(shape, dtype="float32")
     expected_shape = onnx_run("Shape", [x], out_dtype="int64")
     expected_size = onnx_run("Size", [x], out_dtype="int64")
-    same_shaping(ref_shaping("shape_of", ShapeOfAttrs(dtype="int64"), x), expected_shape)
-    same_shaping(ref_shaping("ndarray_size", NdarraySizeAttrs(dtype="int64"), x), expected_size)
+    same_values(ref_checked("shape_of", ShapeOfAttrs(dtype="int64"), x), expected_shape)
+    same_values(ref_checked("ndarray_size", NdarraySizeAttrs(dtype="int64"), x), expected_size)
 
 
 def test_sliding_window_relation() -> None:
@@ -734,10 +728,8 @@ def test_sliding_window_relation() -> None:
 
 
 def test_sliding_window_reference() -> None:
-    same_shaping(ref_shaping("sliding_window", sw(0, (2,), (2,)), arange(5)), [[0, 1], [2, 3]])
-    same_shaping(
-        ref_shaping("sliding_window", sw(0, (3,), (1,)), arange(4)), [[0, 1, 2], [1, 2, 3]]
-    )
+    same_values(ref_checked("sliding_window", sw(0, (2,), (2,)), arange(5)), [[0, 1], [2, 3]])
+    same_values(ref_checked("sliding_window", sw(0, (3,), (1,)), arange(4)), [[0, 1, 2], [1, 2, 3]])
 
 
 @FAST
@@ -749,7 +741,7 @@ def test_sliding_window_matches_a_loop(
     window = [data.draw(st.integers(1, d)) for d in shape[axis:]]
     strides = [data.draw(st.integers(1, 3)) for _ in window]
     x = rand(shape, seed)
-    out = ref_shaping("sliding_window", sw(axis, window, strides), x)
+    out = ref_checked("sliding_window", sw(axis, window, strides), x)
     span = len(window)
     for idx in itertools.product(*map(range, out.shape)):
         pre, starts, offsets = idx[:axis], idx[axis : axis + span], idx[axis + span :]
@@ -772,14 +764,14 @@ def test_reverse_sequence_relation() -> None:
 def test_reverse_sequence_reference() -> None:
     x = arange(4, 4)
     lengths = np.array([1, 2, 3, 4], "int32")
-    same_shaping(
-        ref_shaping("reverse_sequence", rs(), x, lengths),
+    same_values(
+        ref_checked("reverse_sequence", rs(), x, lengths),
         [[0, 1, 2, 3], [5, 4, 6, 7], [10, 9, 8, 11], [15, 14, 13, 12]],
     )
     # topi's rule: a length above the extent reverses the whole axis; 0, 1 and negative
     # lengths leave the slice alone.
-    same_shaping(
-        ref_shaping("reverse_sequence", rs(), arange(3, 2), np.array([9, -4, 0], "int64")),
+    same_values(
+        ref_checked("reverse_sequence", rs(), arange(3, 2), np.array([9, -4, 0], "int64")),
         [[1, 0], [2, 3], [4, 5]],
     )
 
@@ -800,24 +792,16 @@ def test_reverse_sequence_matches_onnxruntime(
     )
     x = rand(shape, seed)
     expected = onnx_run("ReverseSequence", [x, lengths], batch_axis=batch, time_axis=seq)
-    out = ref_shaping("reverse_sequence", rs(seq=seq, batch=batch), x, lengths)
+    out = ref_checked("reverse_sequence", rs(seq=seq, batch=batch), x, lengths)
     np.testing.assert_array_equal(out, expected)
 
 
 def test_run_time_shape_contradictions_are_undefined() -> None:
     assert rel("slice_like", SliceLikeAttrs(axes=None), T((ANY,)), T((3,))) == T((3,))
     with pytest.raises(UndefinedBehavior, match="slice_like: at run time"):
-        ref_shaping("slice_like", SliceLikeAttrs(axes=None), np.zeros(2), np.zeros(3))
+        ref_checked("slice_like", SliceLikeAttrs(axes=None), np.zeros(2), np.zeros(3))
     with pytest.raises(UndefinedBehavior, match="layout_transform: at run time"):
         OPS["layout_transform"].reference((np.zeros((1, 6)),), lt("NC", "NC4c"))  # type: ignore[misc]
-
-
-@pytest.mark.parametrize("name", of_family(sorted(FAMILY), "shape"))
-def test_record_has_relation_reference_and_name(name: str) -> None:
-    op = OPS[name]
-    assert op.relation is not None
-    assert op.reference is not None
-    assert op.relation_name == FAMILY[name]
 
 
 @pytest.mark.parametrize(
@@ -1220,7 +1204,7 @@ def test_broadcast_to_reference() -> None:
 def test_reshape_matches_onnxruntime(
     shape: tuple[int, ...], newshape: tuple[int, ...], allowzero: bool
 ) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     (expected,) = run_onnx("Reshape", [x, ints(*newshape)], allowzero=int(allowzero))
     out = tensor_ref("reshape", ReshapeAttrs(newshape=newshape, allowzero=allowzero), x)
     assert_same(out, expected)
@@ -1232,7 +1216,7 @@ def test_reshape_matches_onnxruntime(
 def test_transpose_matches_onnxruntime(
     shape: tuple[int, ...], axes: tuple[int, ...] | None
 ) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     if axes is None:
         (expected,) = run_onnx("Transpose", [x])
     else:
@@ -1250,7 +1234,7 @@ def test_transpose_matches_onnxruntime(
     ],
 )
 def test_concatenate_matches_onnxruntime(shapes: tuple[tuple[int, ...], ...], axis: int) -> None:
-    fields = [rand_transform(*s) for s in shapes]
+    fields = [randn(*s) for s in shapes]
     (expected,) = run_onnx("Concat", fields, axis=axis)
     assert_same(tensor_ref("concatenate", ConcatenateAttrs(axis=axis), tuple(fields)), expected)
 
@@ -1262,7 +1246,7 @@ def test_concatenate_matches_onnxruntime(shapes: tuple[tuple[int, ...], ...], ax
 def test_split_matches_onnxruntime(
     shape: tuple[int, ...], split: int | tuple[int, ...], axis: int
 ) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     extent = shape[axis]
     if isinstance(split, int):
         sizes = [extent // split] * split
@@ -1283,7 +1267,7 @@ def test_split_matches_onnxruntime(
 def test_expand_dims_matches_onnxruntime(
     shape: tuple[int, ...], axis: int, num_newaxis: int
 ) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     pivot = axis + len(shape) + 1 if axis < 0 else axis
     (expected,) = run_onnx("Unsqueeze", [x, ints(*range(pivot, pivot + num_newaxis))])
     out = tensor_ref("expand_dims", ExpandDimsAttrs(axis=axis, num_newaxis=num_newaxis), x)
@@ -1294,7 +1278,7 @@ def test_expand_dims_matches_onnxruntime(
     ("shape", "axis"), [((1, 3, 1, 2), None), ((1, 3, 1, 2), (0,)), ((1, 3, 1, 2), (-2, 0))]
 )
 def test_squeeze_matches_onnxruntime(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     inputs = [x] if axis is None else [x, ints(*axis)]
     (expected,) = run_onnx("Squeeze", inputs)
     assert_same(tensor_ref("squeeze", SqueezeAttrs(axis=axis), x), expected)
@@ -1306,7 +1290,7 @@ def test_squeeze_matches_onnxruntime(shape: tuple[int, ...], axis: tuple[int, ..
 def test_broadcast_to_matches_onnxruntime_expand(
     shape: tuple[int, ...], target: tuple[int, ...]
 ) -> None:
-    x = rand_transform(*shape)
+    x = randn(*shape)
     (expected,) = run_onnx("Expand", [x, ints(*target)])
     assert_same(tensor_ref("broadcast_to", InitOpAttrs(shape=target), x), expected)
 
@@ -1316,7 +1300,7 @@ def test_broadcast_to_matches_onnxruntime_expand(
     [((2, 3), 3, 0), ((2, 3), 2, 1), ((2, 3), 4, 2), ((2, 3), 2, -1), ((4,), 3, -2), ((), 2, 0)],
 )
 def test_stack_against_an_element_loop(shape: tuple[int, ...], count: int, axis: int) -> None:
-    fields = tuple(RNG_transform.integers(-100, 100, shape).astype(np.int16) for _ in range(count))
+    fields = tuple(RNG_NORMAL.integers(-100, 100, shape).astype(np.int16) for _ in range(count))
     pivot = axis + len(shape) + 1 if axis < 0 else axis
     out_shape = (*shape[:pivot], count, *shape[pivot:])
     expected = np.empty(out_shape, np.int16)
@@ -1334,7 +1318,7 @@ def test_reshape_agrees_with_relation(case: tuple[ReshapeAttrs, Tensor]) -> None
     np.testing.assert_array_equal(out.reshape(-1), x.reshape(-1))
 
 
-@given(shapes(), dtypes, seeds_transform, st.data())
+@given(shapes(), dtypes, seeds32, st.data())
 def test_transpose_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1346,7 +1330,7 @@ def test_transpose_agrees_with_relation(
     check_agreement("transpose", TransposeAttrs(axes=axes), array(shape, dtype, seed))
 
 
-@given(shapes(min_rank=1), dtypes, seeds_transform, st.data())
+@given(shapes(min_rank=1), dtypes, seeds32, st.data())
 def test_concatenate_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1362,7 +1346,7 @@ def test_concatenate_agrees_with_relation(
     check_agreement("concatenate", ConcatenateAttrs(axis=axis), tuple(fields))
 
 
-@given(shapes(), dtypes, seeds_transform, st.data())
+@given(shapes(), dtypes, seeds32, st.data())
 def test_stack_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1373,7 +1357,7 @@ def test_stack_agrees_with_relation(
     check_agreement("stack", StackAttrs(axis=axis), fields)
 
 
-@given(shapes(min_rank=1), dtypes, seeds_transform, st.data())
+@given(shapes(min_rank=1), dtypes, seeds32, st.data())
 def test_split_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1391,7 +1375,7 @@ def test_split_agrees_with_relation(
     )
 
 
-@given(shapes(), dtypes, seeds_transform, st.data())
+@given(shapes(), dtypes, seeds32, st.data())
 def test_expand_dims_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1402,7 +1386,7 @@ def test_expand_dims_agrees_with_relation(
     check_agreement("expand_dims", attrs, array(shape, dtype, seed))
 
 
-@given(shapes(), dtypes, seeds_transform, st.data())
+@given(shapes(), dtypes, seeds32, st.data())
 def test_squeeze_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:
@@ -1416,7 +1400,7 @@ def test_squeeze_agrees_with_relation(
     check_agreement("squeeze", SqueezeAttrs(axis=axis), array(shape, dtype, seed))
 
 
-@given(shapes(), dtypes, seeds_transform, st.data())
+@given(shapes(), dtypes, seeds32, st.data())
 def test_broadcast_to_agrees_with_relation(
     shape: tuple[int, ...], dtype: str, seed: int, data: st.DataObject
 ) -> None:

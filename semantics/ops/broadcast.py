@@ -1,127 +1,30 @@
 """Elementwise binary operators with broadcasting: arithmetic, comparisons, bitwise, where.
 
-Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
-
 ::
 
-    binary     add subtract multiply divide floor_divide mod floor_mod maximum minimum
-                   any dtype, lhs and rhs alike   (lhs, rhs)  Broadcast       broadcast
-               power                                          float  Broadcast
-               logical_and logical_or                         bool   Broadcast
-               equal not_equal less less_equal greater greater_equal
-                   any dtype, result bool                     BroadcastComp   broadcast
-    where(condition, x, y)                                    Where           broadcast
-
-Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
-(``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
-``lhs, rhs``).
-
-Typing. ``Identity``: the result has the argument's type. ``Broadcast``: ``lhs`` and ``rhs`` have
-one dtype, the result has that dtype and the broadcast shape; ``BroadcastComp`` is the same with
-a bool result. Broadcasting is TVM's ``ConcreteBroadcast``: shapes are aligned from the right
-(the shorter one padded with 1s) and, dimension by dimension, a 1 takes the other size, a ``?``
-takes the other size, two equal sizes (provably equal, for symbolic sizes) stay; anything else,
-including two different symbols or a symbol against a constant other than 1, is an error.
-``Where`` broadcasts ``x`` with ``y`` (same dtype), then ``condition`` (any dtype) with that.
-``Cast`` gives ``dtype`` with the data's shape. ``FullLike`` gives the data's type and needs a
-rank-0 ``fill_value`` of any dtype.
-
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator (default target, no
-``-fast-math`` flags) computed.
-
-- Integers: ``divide`` and ``mod`` truncate (``sdiv``/``srem``; the remainder has the sign of
-  the dividend); ``floor_divide`` and ``floor_mod`` floor (the remainder has the sign of the
-  divisor). ``int8``, ``int16``, ``uint8``, ``uint16`` and ``bool`` (LLVM's ``i1``) arithmetic
-  wraps: ``add`` of two ``True`` is ``False``. ``abs`` of an unsigned or bool value, and
-  ``floor``/``ceil``/``round`` of any integer, is the value itself (``tir::abs``,
-  ``tir::floor``... return integers unchanged).
-- Floats are computed in their own dtype, one rounding per TIR operation; for ``float16`` numpy
-  computes each operation in float32 and rounds, as LLVM's promotion of ``half`` does.
-  ``floor_divide`` is ``floor(a / b)`` and ``floor_mod`` is ``a - floor(a / b) * b`` (TOPI's
-  formulas, not numpy's); ``mod`` is C's ``fmod`` (``frem``); ``round`` rounds halves away from
-  zero (``llvm.round``); ``rsqrt`` is ``1 / sqrt(x)``; ``sigmoid`` is ``1 / (1 + exp(-x))``.
-  ``tanh`` is the mathematical function (TVM's LLVM legalisation ``(1 - e^-2x) / (1 + e^-2x)``
-  loses relative accuracy near 0: the comparison tolerance, not this reference, absorbs that).
-- NaN follows TVM's ``select``-based definitions and LLVM's *ordered* float comparisons:
-  ``maximum(a, b)`` is ``a > b ? a : b`` and ``minimum(a, b)`` is ``a < b ? a : b`` (so
-  ``maximum(NaN, 1) = 1`` but ``maximum(1, NaN) = NaN``); ``nn.relu`` is ``maximum(x, 0)``
-  (``relu(NaN) = 0``); ``clip`` is ``maximum(minimum(x, a_max), a_min)``, where TVM drops the
-  ``minimum`` when ``a_max`` is +inf and the ``maximum`` when ``a_min`` is -inf;
-  ``nn.leaky_relu`` is ``x > 0 ? x : x * alpha``; ``not_equal`` is ``fcmp one``, false when
-  either side is NaN, like every other comparison; a float is true (a ``where`` condition, a
-  ``cast`` to bool) when it is ordered and non-zero, so NaN is false.
-
-Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
-
-- integer ``divide``, ``floor_divide``, ``mod``, ``floor_mod`` by zero (a ``False`` divisor for
-  bool): LLVM ``sdiv``/``udiv``/``srem``/``urem`` by zero is UB (``codegen_llvm.cc``
-  ``DivNode``/``ModNode``; ``floordiv``/``floormod`` lower to them);
-- the smallest signed integer divided by -1, in the same four ops, at every signed width: the
-  quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
-- ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
-  ``nn.leaky_relu``'s ``x * alpha``, and ``uint32``/``uint64`` wrap-around in ``add``,
-  ``subtract``, ``multiply`` and ``negative`` (``-x`` is ``0 - x``): TVM's LLVM code generator
-  emits ``nsw``/``nuw`` arithmetic for integers of 32 bits and more
-  (``DEFINE_CODEGEN_BINARY_OP`` in ``src/target/llvm/codegen_llvm.cc``), whose overflow is
-  poison;
-
-Deliberate deviations from TVM's relations, both rejecting programs TVM typed but could not
-compile: ``exp log sqrt rsqrt tanh sigmoid power`` require a float dtype (TVM's relations
-accepted integers, then lowering failed: ``tir::pow`` checks "power only applies to float", the
-other intrinsics have no integer lowering), and ``logical_and logical_or logical_not`` require
-bool (TIR's ``&&``, ``||``, ``!`` check for boolean operands).
-
-More elementwise operators: trigonometry, bit manipulation, predicates and fast approximations.
-
-::
-
-    unary (data)                                    dtypes          relation          pattern
-      sin cos tan asin acos atan sinh cosh
-      asinh acosh atanh erf log2 log10              float           Identity          elemwise
-      fast_exp fast_tanh fast_erf                   float           Identity          elemwise
-      trunc copy                                    any             Identity          elemwise
-      sign                                          signed, float   Identity          elemwise
-      bitwise_not                                   integer         Identity          elemwise
-      isnan isinf isfinite                          any, -> bool    IdentityCompRel   elemwise
-    binary (lhs, rhs)
+    binary (lhs, rhs)                                      dtypes         relation       pattern
+      add subtract multiply divide floor_divide mod
+      floor_mod maximum minimum trunc_divide trunc_mod     any            Broadcast      broadcast
+      power                                                float          Broadcast      broadcast
+      logical_and logical_or logical_xor                   bool           Broadcast      broadcast
       bitwise_and bitwise_or bitwise_xor
-      left_shift right_shift                        integer         Broadcast         broadcast
-      logical_xor                                   bool            Broadcast         broadcast
-      trunc_divide trunc_mod                        any             Broadcast         broadcast
+      left_shift right_shift                               integer        Broadcast      broadcast
+      equal not_equal less less_equal greater
+      greater_equal                                        any, -> bool   BroadcastComp  broadcast
+    where(condition, x, y)                                 any            Where          broadcast
 
-Typing. ``Identity``: the result has the argument's type. ``IdentityCompRel``: the argument's
-shape, dtype bool. ``Broadcast``: ``lhs`` and ``rhs`` have one dtype; the result has that dtype
-and their broadcast shape (as for ``add``, see ``ops.elementwise``). ``Reinterpret``: the
-data's shape with the ``dtype`` attribute, which must be given and have the data's bit width
-(bool is one bit: it reinterprets only as bool).
+TVM's ``RELAY_REGISTER_BINARY_OP`` names the arguments ``lhs, rhs``. "integer" is the signed and
+unsigned integer dtypes, without bool. Each operator's meaning is its kernel's docstring (or,
+for a numpy function in the tables, the comment by its entry); the operators follow
+``elementwise``'s conventions for floats (float16 computed through float32 and rounded after
+each operation) and for NaN (``maximum`` and ``minimum`` are ordered selects; every comparison
+is false when either side is NaN). Bool operands are the integers 0 and 1 (LLVM's ``i1``), and
+bool arithmetic wraps like the other narrow integers: ``add`` of two ``True`` is ``False``.
 
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator computed, with the
-conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
-operation, narrow integer arithmetic wrapping).
-
-- Bitwise ops act on the two's-complement bits. ``left_shift`` is LLVM's ``shl`` without
-  ``nsw``/``nuw``: bits shifted out are lost (``int8`` ``64 << 1`` is -128) at every width.
-  ``right_shift`` is arithmetic (``ashr``, sign-filling) for signed and logical (``lshr``) for
-  unsigned dtypes.
-- ``logical_xor`` is boolean exclusive or.
-- ``trunc_divide`` is ``divide``'s truncating integer division, and ``trunc(a / b)`` for
-  floats; ``trunc_mod`` is the truncated remainder (the sign of the dividend; C's ``fmod`` for
-  floats), exactly ``mod``. Bool operands are the integers 0 and 1 (LLVM's ``i1``).
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- ``left_shift`` and ``right_shift`` by an amount that is negative or at least the bit width
-  of the dtype: LLVM's ``shl``/``ashr``/``lshr`` give poison (``codegen_llvm.cc`` emits them
-  without masking the amount);
-- ``trunc_divide`` and ``trunc_mod`` of integers (or bool) by zero, and of the smallest signed
-  integer by -1: LLVM ``sdiv``/``udiv``/``srem``/``urem`` as for ``divide`` and ``mod``;
-
-Deliberate deviations from TVM's relations, each rejecting programs TVM typed but could not
-compile: the float functions require a float dtype (no integer lowering); the bitwise ops and
-shifts require an integer dtype (``type_check_integer_args``; bool left out as for
-``ops.elementwise``'s logical ops); ``sign`` rejects unsigned and bool data (its ``-1``
-constant fails ``make_const``: "cannot make uint from negative value"); ``logical_xor``
-requires bool; ``reinterpret`` requires equal bit widths (TIR's ``reinterpret`` checks them).
+Departures from TVM's relations, each rejecting programs TVM typed but could not compile:
+``power`` requires a float dtype (``tir::pow`` checks "power only applies to float"), the
+logical ops require bool (TIR's ``&&``, ``||`` check for boolean operands), the bitwise ops and
+shifts an integer dtype (``type_check_integer_args``).
 """
 
 from __future__ import annotations
@@ -177,7 +80,13 @@ def _broadcast(a: TensorType, b: TensorType) -> tuple[Dim, ...]:
 
 
 def _broadcast_relation(accepts: Accepts, *, comparison: bool) -> Relation:
-    """``Broadcast`` (result of the operands' dtype) or ``BroadcastComp`` (result bool)."""
+    """``Broadcast`` (result of the operands' dtype) or ``BroadcastComp`` (result bool): ``lhs``
+    and ``rhs`` have one dtype among those ``accepts`` names, and the result has their broadcast
+    shape. Broadcasting is TVM's ``ConcreteBroadcast`` (``shapes.broadcast_shapes``): shapes are
+    aligned from the right (the shorter one padded with 1s) and, dimension by dimension, a 1
+    takes the other size, a ``?`` takes the other size, two equal sizes (provably equal, for
+    symbolic sizes) stay; anything else, including two different symbols or a symbol against a
+    constant other than 1, is an error."""
 
     def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
         lhs, rhs = _tensors(arg_types, ("lhs", "rhs"))
@@ -189,7 +98,8 @@ def _broadcast_relation(accepts: Accepts, *, comparison: bool) -> Relation:
 
 
 def _where_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Where``: ``x`` broadcast with ``y`` (one dtype), then ``condition`` with the result."""
+    """``Where``: ``x`` broadcast with ``y`` (one dtype), then ``condition`` (any dtype) with the
+    result; the result has x's dtype."""
     condition, x, y = _tensors(arg_types, ("condition", "x", "y"))
     _same_dtype(x, y, ("x", "y"))
     values = TensorType(_broadcast(x, y), x.dtype)
@@ -207,7 +117,13 @@ def _check_divisor(op: str, a: Array, b: Array) -> None:
 
 
 def _int_divide(op: str) -> Callable[[Array, Array], Array]:
-    """Integer ``divide``, ``floor_divide``, ``mod`` or ``floor_mod``; UB cases checked first."""
+    """Integer ``divide`` and ``mod`` truncate (``sdiv``/``srem``: the remainder has the sign of
+    the dividend); ``floor_divide`` and ``floor_mod`` floor (the remainder has the sign of the
+    divisor).
+
+    Undefined, checked first: division by zero (a ``False`` divisor for bool: LLVM's
+    ``sdiv``/``udiv``/``srem``/``urem`` by zero, which ``floordiv``/``floormod`` lower to); the
+    smallest signed integer divided by -1, at every signed width (the quotient overflows)."""
 
     def kernel(a: Array, b: Array) -> Array:
         _check_divisor(op, a, b)
@@ -232,7 +148,9 @@ def _int_divide(op: str) -> Callable[[Array, Array], Array]:
 
 
 def _float_divide(op: str) -> Callable[[Array, Array], Array]:
-    """Float ``divide``, ``floor_divide``, ``mod`` or ``floor_mod``, with TOPI's formulas."""
+    """Float ``divide``, ``floor_divide``, ``mod`` or ``floor_mod``, with TOPI's formulas (not
+    numpy's): ``floor_divide`` is ``floor(a / b)``, ``floor_mod`` is ``a - floor(a / b) * b``,
+    ``mod`` is C's ``fmod`` (``frem``)."""
 
     def kernel(a: Array, b: Array) -> Array:
         match op:
@@ -265,7 +183,10 @@ def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> TensorReferenc
 
 
 def _integer_arithmetic(op: str, exact: Callable[[Array, Array], Array]) -> BinaryKernel:
-    """``add``/``subtract``/``multiply``: IEEE for floats, exact then ``_fit`` for integers."""
+    """``add``/``subtract``/``multiply``: IEEE for floats; for integers the exact result, which
+    wraps for 8/16-bit integers and bool.
+
+    Undefined: int32/int64 overflow and uint32/uint64 wrap-around (``nsw``/``nuw``)."""
 
     def kernel(a: Array, b: Array) -> Array:
         if _is_float(a.dtype.name):
@@ -281,12 +202,16 @@ def _divide_family(op: str) -> BinaryKernel:
 
 
 def _not_equal(a: Array, b: Array) -> Array:
+    """``not_equal``: ``fcmp one`` for floats, false when either side is NaN, like every other
+    comparison."""
     if _is_float(a.dtype.name):
         return np.asarray((a < b) | (a > b))  # fcmp one: false if either side is NaN
     return np.asarray(a != b)
 
 
 def _where(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``where``: x where the condition is true, else y, all broadcast; a float condition is true
+    when it is ordered and non-zero (NaN is false)."""
     condition, x, y = args
     return np.asarray(np.where(_truthy(condition), x, y)).astype(x.dtype, copy=False)
 
@@ -308,12 +233,14 @@ _BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str, str], ...] = (
      "Elementwise remainder with the sign of the dividend, broadcasting.", "onnxruntime:Mod"),
     ("floor_mod", "any", False, _divide_family("floor_mod"),
      "Elementwise remainder with the sign of the divisor, broadcasting.", "onnxruntime:Mod"),
+    # power is the float function; maximum and minimum are elementwise's ordered selects.
     ("power", "float", False, np.power,
      "Elementwise lhs raised to the power rhs, broadcasting.", "onnxruntime:Pow"),
     ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting.",
      "onnxruntime:Max"),
     ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting.",
      "onnxruntime:Min"),
+    # The comparisons are LLVM's ordered ones on floats: false when either side is NaN.
     ("equal", "any", True, np.equal,
      "Elementwise lhs == rhs with broadcasting; the result is bool.", "onnxruntime:Equal"),
     ("not_equal", "any", True, _not_equal,
@@ -390,8 +317,13 @@ _op(
 
 
 def _shift(op: str) -> BinaryKernel:
-    """``left_shift`` (``shl``, wrapping) or ``right_shift`` (``ashr``/``lshr``); an amount
-    outside ``[0, bits)`` is undefined."""
+    """``left_shift`` is LLVM's ``shl`` without ``nsw``/``nuw``: bits shifted out are lost
+    (``int8`` ``64 << 1`` is -128) at every width. ``right_shift`` is arithmetic (``ashr``,
+    sign-filling) for signed and logical (``lshr``) for unsigned dtypes. Both act on the
+    two's-complement bits.
+
+    Undefined: an amount that is negative or at least the dtype's bit width (``codegen_llvm.cc``
+    emits the shifts without masking it, and LLVM gives poison)."""
 
     def kernel(a: Array, b: Array) -> Array:
         bits = _bits(a.dtype.name)
@@ -409,6 +341,9 @@ def _shift(op: str) -> BinaryKernel:
 
 
 def _trunc_divide(a: Array, b: Array) -> Array:
+    """``trunc_divide``: ``divide``'s truncating integer division, ``trunc(a / b)`` for floats.
+
+    Undefined: as for integer ``divide``."""
     if _is_float(a.dtype.name):
         return np.asarray(np.trunc(a / b))  # topi::trunc_divide: trunc(a / b)
     _check_divisor("trunc_divide", a, b)
@@ -416,6 +351,10 @@ def _trunc_divide(a: Array, b: Array) -> Array:
 
 
 def _trunc_mod(a: Array, b: Array) -> Array:
+    """``trunc_mod``: the truncated remainder (the sign of the dividend; C's ``fmod`` for
+    floats), exactly ``mod``.
+
+    Undefined: as for integer ``mod``."""
     if _is_float(a.dtype.name):
         return np.asarray(np.fmod(a, b))  # frem
     _check_divisor("trunc_mod", a, b)
@@ -423,6 +362,7 @@ def _trunc_mod(a: Array, b: Array) -> Array:
 
 
 _MATH_BINARY: tuple[tuple[str, Accepts, BinaryKernel, str, str], ...] = (
+    # The bitwise ops act on the two's-complement bits; logical_xor is boolean exclusive or.
     ("bitwise_and", "integer", np.bitwise_and, "Elementwise bitwise and with broadcasting.",
      "onnxruntime:BitwiseAnd"),
     ("bitwise_or", "integer", np.bitwise_or, "Elementwise bitwise or with broadcasting.",

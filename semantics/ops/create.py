@@ -1,126 +1,19 @@
 """Operators that create tensors from a shape and a value: zeros, ones, full, arange, *_like.
 
-Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
-
 ::
 
-    unary      negative abs floor ceil round nn.relu zeros_like ones_like   (data)
-                   any dtype                                  Identity        elemwise
-               exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
-               logical_not                                    bool   Identity elemwise
-    full_like(data, fill_value)                               FullLike        elemwise
+    zeros | ones(shape=, dtype="")          no inputs           InitOpAttrs    InitOp    elemwise
+    full(fill_value, shape=, dtype="")                          InitOpAttrs    Full      elemwise
+    zeros_like | ones_like(data)            any dtype                          Identity  elemwise
+    full_like(data, fill_value)                                                FullLike  elemwise
+    arange(start, stop, step, dtype=)                           ArangeAttrs    Arange    opaque
 
-Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
-(``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
-``lhs, rhs``).
-
-Typing. ``Identity``: the result has the argument's type. ``Broadcast``: ``lhs`` and ``rhs`` have
-one dtype, the result has that dtype and the broadcast shape; ``BroadcastComp`` is the same with
-a bool result. Broadcasting is TVM's ``ConcreteBroadcast``: shapes are aligned from the right
-(the shorter one padded with 1s) and, dimension by dimension, a 1 takes the other size, a ``?``
-takes the other size, two equal sizes (provably equal, for symbolic sizes) stay; anything else,
-including two different symbols or a symbol against a constant other than 1, is an error.
-``Where`` broadcasts ``x`` with ``y`` (same dtype), then ``condition`` (any dtype) with that.
-``Cast`` gives ``dtype`` with the data's shape. ``FullLike`` gives the data's type and needs a
-rank-0 ``fill_value`` of any dtype.
-
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator (default target, no
-``-fast-math`` flags) computed.
-
-- ``cast`` is LLVM's conversion: integer to integer truncates or sign/zero-extends (by the
-  source's signedness); integer to float rounds to nearest; float to integer truncates toward
-  zero; anything to bool is ``!= 0`` (ordered for floats). ``full_like`` casts its fill value
-  that way.
-
-Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
-
-- the smallest signed integer divided by -1, in the same four ops, at every signed width: the
-  quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
-- ``cast`` (and ``full_like``'s fill value) from a float to an integer type of NaN, of an
-  infinity, or of a value whose truncation does not fit the target: ``fptosi``/``fptoui``
-  return poison;
-
-Transforms: operators that move, copy, select or create elements without arithmetic.
-
-::
-
-    zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
-    full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
-
-``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
-default and so are required all the same, written ``None`` when absent: ``transpose``'s
-``axes``, ``strided_slice``'s ``begin``, ``end``, ``strides`` and ``axes``, and
-``InitOpAttrs.shape``. Attribute fields follow TVM 0.18's
+``InitOpAttrs.shape`` is nullable without a default in TVM, so it is required all the same,
+written ``None`` when absent. Attribute fields follow TVM 0.18's
 ``include/tvm/relay/attrs/transform.h``; patterns follow ``src/relay/op/tensor/transform.cc``
-and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    InitOp        zeros and ones: the shape and dtype attributes
-    Full          a rank-0 fill_value; dtype "" means fill_value's dtype
-
-Where TVM's relation asserts something about dimensions it fails only when the assertion folds
-to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
-provably false on symbols (``n`` against ``n + 1``) is rejected too, and one that cannot be
-decided is accepted, as in TVM. A dimension that is ``?`` or symbolic in a type is an integer
-at run time; every reference first re-checks its relation on the run-time shapes.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
-  output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
-  ``fptoui``, whose result is poison then.
-
-Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
-rely on):
-
-- take: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to ``axis``
-  instead of to ``batch_dims`` and then indexes the shape at a negative position); an ``axis``
-  equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is rejected;
-  batch extents that provably differ are rejected here rather than by ``topi::take``; a mode
-  other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
-  wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
-  build, get the evident meaning (clip's batch indexing with their own index rule).
-
-Indexing: operators that read or write elements at computed positions, sort, or make grids.
-
-::
-
-    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Identity        invert_permutation: an integer vector; its type
-    Arange          rank-0 start, stop and step of dtype; result (?), dtype
-
-Meaning (what TVM's TOPI computes, on CPU):
-
-- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
-  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
-  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
-  when the three arguments were constants, which it read from copies kept in the attributes;
-  those copies are Relay expressions, not attribute values, and are omitted here). The shape
-  function gives ``(n,)``.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
-  negative extent), or an element that the integer dtype cannot hold.
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes).
-
-Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
-program its compute could not build): gather's ``axis`` None is rejected (the relation
-dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
-require integer indices (TVM cast float indices or did not check); scatter_elements checks
-the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
-meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
-axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
-searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
-rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
-sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
-extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
-relation assigned those types).
+and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``. A fill value is converted
+to the output dtype by TVM's cast (the package docstring), so a float fill value that is NaN,
+infinite or out of range for an integer output dtype is undefined.
 """
 
 from __future__ import annotations
@@ -167,6 +60,10 @@ def _full_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _full_like(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``full_like``: data's shape filled with ``fill_value`` cast to data's dtype.
+
+    Undefined: a float fill value that is NaN, infinite, or whose truncation does not fit an
+    integer data dtype (``fptosi``/``fptoui`` poison)."""
     data, fill_value = args
     with np.errstate(all="ignore"):
         value = _cast(fill_value, data.dtype.name, "full_like")
@@ -174,10 +71,12 @@ def _full_like(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
 
 
 def _zeros_like(x: Array) -> Array:
+    """``zeros_like``: zeros of x's shape and dtype."""
     return np.zeros_like(x)
 
 
 def _ones_like(x: Array) -> Array:
+    """``ones_like``: ones of x's shape and dtype."""
     return np.ones_like(x)
 
 
@@ -319,6 +218,8 @@ def _out_shape(t: Type) -> tuple[int, ...]:
 
 
 def _init_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``InitOp`` (zeros, ones): no arguments; the ``shape`` attribute (present, non-negative)
+    and the ``dtype`` attribute."""
     a = _attrs(attrs, InitOpAttrs)
     _arity(arg_types, 0)
     shape = _target_shape(a.shape)
@@ -328,6 +229,8 @@ def _init_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _init_reference(value: int) -> Callable[[tuple[Tensor, ...], Attrs | None], Tensor]:
+    """The reference of ``zeros`` (``value`` 0) or ``ones`` (1): the shape filled with it."""
+
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
         assert not args, "zeros and ones take no arguments"
         t = _init_relation((), attrs)
@@ -338,6 +241,8 @@ def _init_reference(value: int) -> Callable[[tuple[Tensor, ...], Attrs | None], 
 
 
 def _full_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Full``: a rank-0 ``fill_value``; the ``shape`` attribute, and the ``dtype`` attribute
+    (``""`` means fill_value's dtype)."""
     a = _attrs(attrs, InitOpAttrs)
     _arity(arg_types, 1)
     fill = tensor_arg(arg_types[0], "fill_value")
@@ -369,6 +274,11 @@ def _cast_scalar(value: Tensor, dtype: str) -> Tensor:
 
 
 def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``full`` (``topi::full``): the shape filled with ``fill_value`` cast to the dtype with
+    ``tvm::cast``.
+
+    Undefined: a float fill value that is NaN, infinite or out of range for an integer output
+    dtype (LLVM lowers the cast to ``fptosi``/``fptoui``, whose result is poison then)."""
     (fill,) = args
     t = _full_relation((_type_of(fill),), attrs)
     assert isinstance(t, TensorType)
@@ -431,6 +341,14 @@ def _fmt_shape(shape: Sequence[Dim]) -> str:
 
 
 def _arange_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Arange``: rank-0 ``start``, ``stop`` and ``step`` of the ``dtype`` attribute; the result
+    is ``(?)`` of that dtype: the relation only sees types (TVM's ArangeRel gave a known extent
+    when the three arguments were constants, which it read from copies kept in the attributes;
+    those copies are Relay expressions, not attribute values, and are omitted here). The shape
+    function gives ``(n,)``.
+
+    Departure from TVM: the inputs must be rank-0 tensors of the dtype (TVM's relation assigned
+    those types)."""
     a = _attrs(attrs, ArangeAttrs)
     dtype = _dtype(a.dtype)
     for t in _tensor_list(arg_types, ("start", "stop", "step")):
@@ -462,6 +380,11 @@ def _arange_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, .
 
 
 def _arange_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``arange``: ``n = ceil((stop - start) / step)`` evaluated in double precision;
+    ``out[i] = start + step * i`` computed in the dtype.
+
+    Undefined: a step of 0, a non-finite ``n``, a negative ``n`` (the shape function allocates a
+    negative extent), an element that the integer dtype cannot hold."""
     start, stop, step = args
     t = _arange_relation((_type_of(start), _type_of(stop), _type_of(step)), attrs)
     assert isinstance(t, TensorType)

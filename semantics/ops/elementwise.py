@@ -1,155 +1,46 @@
 """Elementwise unary operators: arithmetic, rounding, float math, predicates, casts.
 
-Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
-
-::
-
-    unary      negative abs floor ceil round nn.relu zeros_like ones_like   (data)
-                   any dtype                                  Identity        elemwise
-               exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
-               logical_not                                    bool   Identity elemwise
-    clip(data, a_min=, a_max=)                 ClipAttrs      Identity        elemwise
-    cast(data, dtype=)                         CastAttrs      Cast            elemwise
-
-Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
-(``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
-``lhs, rhs``).
-
-Typing. ``Identity``: the result has the argument's type. ``Broadcast``: ``lhs`` and ``rhs`` have
-one dtype, the result has that dtype and the broadcast shape; ``BroadcastComp`` is the same with
-a bool result. Broadcasting is TVM's ``ConcreteBroadcast``: shapes are aligned from the right
-(the shorter one padded with 1s) and, dimension by dimension, a 1 takes the other size, a ``?``
-takes the other size, two equal sizes (provably equal, for symbolic sizes) stay; anything else,
-including two different symbols or a symbol against a constant other than 1, is an error.
-``Where`` broadcasts ``x`` with ``y`` (same dtype), then ``condition`` (any dtype) with that.
-``Cast`` gives ``dtype`` with the data's shape. ``FullLike`` gives the data's type and needs a
-rank-0 ``fill_value`` of any dtype.
-
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator (default target, no
-``-fast-math`` flags) computed.
-
-- Integers: ``divide`` and ``mod`` truncate (``sdiv``/``srem``; the remainder has the sign of
-  the dividend); ``floor_divide`` and ``floor_mod`` floor (the remainder has the sign of the
-  divisor). ``int8``, ``int16``, ``uint8``, ``uint16`` and ``bool`` (LLVM's ``i1``) arithmetic
-  wraps: ``add`` of two ``True`` is ``False``. ``abs`` of an unsigned or bool value, and
-  ``floor``/``ceil``/``round`` of any integer, is the value itself (``tir::abs``,
-  ``tir::floor``... return integers unchanged).
-- Floats are computed in their own dtype, one rounding per TIR operation; for ``float16`` numpy
-  computes each operation in float32 and rounds, as LLVM's promotion of ``half`` does.
-  ``floor_divide`` is ``floor(a / b)`` and ``floor_mod`` is ``a - floor(a / b) * b`` (TOPI's
-  formulas, not numpy's); ``mod`` is C's ``fmod`` (``frem``); ``round`` rounds halves away from
-  zero (``llvm.round``); ``rsqrt`` is ``1 / sqrt(x)``; ``sigmoid`` is ``1 / (1 + exp(-x))``.
-  ``tanh`` is the mathematical function (TVM's LLVM legalisation ``(1 - e^-2x) / (1 + e^-2x)``
-  loses relative accuracy near 0: the comparison tolerance, not this reference, absorbs that).
-- NaN follows TVM's ``select``-based definitions and LLVM's *ordered* float comparisons:
-  ``maximum(a, b)`` is ``a > b ? a : b`` and ``minimum(a, b)`` is ``a < b ? a : b`` (so
-  ``maximum(NaN, 1) = 1`` but ``maximum(1, NaN) = NaN``); ``nn.relu`` is ``maximum(x, 0)``
-  (``relu(NaN) = 0``); ``clip`` is ``maximum(minimum(x, a_max), a_min)``, where TVM drops the
-  ``minimum`` when ``a_max`` is +inf and the ``maximum`` when ``a_min`` is -inf;
-  ``nn.leaky_relu`` is ``x > 0 ? x : x * alpha``; ``not_equal`` is ``fcmp one``, false when
-  either side is NaN, like every other comparison; a float is true (a ``where`` condition, a
-  ``cast`` to bool) when it is ordered and non-zero, so NaN is false.
-- ``clip``'s bounds and ``nn.leaky_relu``'s ``alpha`` are converted to the data dtype as TVM's
-  ``make_const`` did: truncated toward zero for integers, rounded for floats.
-- ``cast`` is LLVM's conversion: integer to integer truncates or sign/zero-extends (by the
-  source's signedness); integer to float rounds to nearest; float to integer truncates toward
-  zero; anything to bool is ``!= 0`` (ordered for floats). ``full_like`` casts its fill value
-  that way.
-
-Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
-
-- the smallest signed integer divided by -1, in the same four ops, at every signed width: the
-  quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
-- ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
-  ``nn.leaky_relu``'s ``x * alpha``, and ``uint32``/``uint64`` wrap-around in ``add``,
-  ``subtract``, ``multiply`` and ``negative`` (``-x`` is ``0 - x``): TVM's LLVM code generator
-  emits ``nsw``/``nuw`` arithmetic for integers of 32 bits and more
-  (``DEFINE_CODEGEN_BINARY_OP`` in ``src/target/llvm/codegen_llvm.cc``), whose overflow is
-  poison;
-- ``cast`` (and ``full_like``'s fill value) from a float to an integer type of NaN, of an
-  infinity, or of a value whose truncation does not fit the target: ``fptosi``/``fptoui``
-  return poison;
-- a ``clip`` bound or ``nn.leaky_relu`` ``alpha`` that the data dtype cannot represent (NaN or
-  out of range for an integer dtype, a negative value for an unsigned one, a finite value beyond
-  a float dtype's range): TVM's ``make_const`` refused it (``IntImm``/``FloatImm`` range checks)
-  or converted it with C++ undefined behaviour, so TVM gave such a program no meaning.
-
-Where TVM's own constant folder disagreed with its generated code (``round`` of a constant used
-``std::nearbyint``; folded float comparisons used C++'s unordered ``!=``), this follows the
-generated code.
-
-Deliberate deviations from TVM's relations, both rejecting programs TVM typed but could not
-compile: ``exp log sqrt rsqrt tanh sigmoid power`` require a float dtype (TVM's relations
-accepted integers, then lowering failed: ``tir::pow`` checks "power only applies to float", the
-other intrinsics have no integer lowering), and ``logical_and logical_or logical_not`` require
-bool (TIR's ``&&``, ``||``, ``!`` check for boolean operands).
-
-More elementwise operators: trigonometry, bit manipulation, predicates and fast approximations.
-
 ::
 
     unary (data)                                    dtypes          relation          pattern
-      sin cos tan asin acos atan sinh cosh
-      asinh acosh atanh erf log2 log10              float           Identity          elemwise
-      fast_exp fast_tanh fast_erf                   float           Identity          elemwise
-      trunc copy                                    any             Identity          elemwise
+      negative abs floor ceil round trunc copy      any             Identity          elemwise
+      exp log sqrt rsqrt tanh sigmoid sin cos tan
+      asin acos atan sinh cosh asinh acosh atanh
+      erf log2 log10 fast_exp fast_tanh fast_erf    float           Identity          elemwise
       sign                                          signed, float   Identity          elemwise
       bitwise_not                                   integer         Identity          elemwise
+      logical_not                                   bool            Identity          elemwise
       isnan isinf isfinite                          any, -> bool    IdentityCompRel   elemwise
+    clip(data, a_min=, a_max=)         ClipAttrs    any             Identity          elemwise
+    cast(data, dtype=)                 CastAttrs    any             Cast              elemwise
     reinterpret(data, dtype=)          CastAttrs    any, same bits  Reinterpret       elemwise
 
-"integer" is the signed and unsigned integer dtypes, without bool; "signed" the signed ones.
-Names, argument names, relation names and fusion patterns follow TVM 0.18
-(``src/relay/op/tensor/unary.cc``, ``binary.cc``, ``transform.cc``). ``reinterpret`` takes
-TVM's ``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate
-attributes class for it.
+TVM's ``RELAY_REGISTER_UNARY_OP`` names the argument ``data``. "integer" is the signed and
+unsigned integer dtypes, without bool; "signed" the signed ones. ``reinterpret`` takes TVM's
+``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate attributes
+class for it. This module also holds the helpers the other elementwise-like modules share
+(exact integer arithmetic, TVM's cast, ``make_const``, ordered ``maximum``/``minimum``).
 
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator computed, with the
-conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
-operation, narrow integer arithmetic wrapping).
+Conventions of every elementwise operator (``broadcast``'s and ``nn/activation``'s too):
 
-- The float functions are the mathematical functions, rounded to the dtype: ``log2``,
-  ``log10``, the trigonometric and hyperbolic functions and their inverses, ``erf``. TVM's
-  lowering computed some of them by formulas (``tan`` as ``sin / cos``, ``sinh`` and ``cosh``
-  through ``exp``, ``erf`` on some targets by ``fast_erf``'s approximation) that differ from the
-  correctly rounded value by a few ulps; the comparison policy (``oracles/compare.py``)
-  absorbs that, not this reference. Outside a function's domain the result is NaN
-  (``asin(2)``, ``acosh(0.5)``, ``log2(-1)``); at a pole it is an infinity (``atanh(1)``,
-  ``log10(0)``).
-- ``fast_exp``, ``fast_tanh``, ``fast_erf`` are defined as ``exp``, ``tanh`` and ``erf``.
-  TVM computed them by approximation formulas (``topi/elemwise.h``): ``fast_exp`` of float32
-  by range reduction to ``2^n * p(f)`` with a degree-7 polynomial, ``fast_tanh`` of float32 by
-  Eigen's rational function of ``x`` clamped to [-9, 9], ``fast_erf`` of float16 and float32
-  by Eigen's rational function; other dtypes fall back to the exact function. The documented
-  tolerance, measured by the tests on TVM's formulas over float32 (error relative to
-  ``max(|f(x)|, 1)``, as the comparison policy measures): ``fast_tanh`` within 3 ulps;
-  ``fast_exp`` within 6 ulps for ``|x| <= 10`` but up to 36 ulps (4.3e-6 relative) towards
-  ``|x| = 88``, because its range reduction ``x - n * ln2`` uses a single-precision ``ln2``.
-  That exceeds ``oracles/compare.py``'s float32 budget of 8 ulps for large arguments, so a
-  target that computes TVM's ``fast_exp`` formula needs that tolerance there. ``fast_erf``'s
-  error is not measured here (the tests compare with onnxruntime's ``Erf``). The cases
-  where the approximations are not the function at all are undefined, below.
-- ``trunc`` rounds toward zero and, like ``floor``, returns integers unchanged. ``sign`` is
-  ``x > 0 ? 1 : (x < 0 ? -1 : 0)`` with LLVM's ordered compares, so ``sign(NaN) = 0`` and
-  ``sign(-0.0) = +0.0``. ``isnan``/``isinf`` are false and ``isfinite`` true on integers and
-  bool. ``copy`` is the identity.
-- ``reinterpret`` keeps the bits and changes their dtype (NaN payloads kept).
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- ``fast_exp`` of a float32 value above 88.3762626647950 (and below +inf): TVM clamps the
-  argument there and returns ``max(approximation, x)``, a finite number that is neither
-  ``exp(x)`` nor its overflow to +inf;
-- ``fast_tanh`` of a float32 NaN, ``fast_erf`` of a float16 or float32 NaN: TVM clamps with
-  ``select``-based minimum and maximum, and whether the NaN survives depends on the operand
-  order of those selects, which changed between TVM versions (one order gives about ±1).
-
-Deliberate deviations from TVM's relations, each rejecting programs TVM typed but could not
-compile: the float functions require a float dtype (no integer lowering); the bitwise ops and
-shifts require an integer dtype (``type_check_integer_args``; bool left out as for
-``ops.elementwise``'s logical ops); ``sign`` rejects unsigned and bool data (its ``-1``
-constant fails ``make_const``: "cannot make uint from negative value"); ``logical_xor``
-requires bool; ``reinterpret`` requires equal bit widths (TIR's ``reinterpret`` checks them).
+- Floats are computed in their own dtype, one rounding per TIR operation; for ``float16`` numpy
+  computes each operation in float32 and rounds, as LLVM's promotion of ``half`` does.
+- Integers of 8 and 16 bits and bool (LLVM's ``i1``) wrap; the 32/64-bit cases are the
+  package's (overflow undefined). Integer-valued rounding (``floor``, ``ceil``, ``round``,
+  ``trunc``) and ``abs`` of an unsigned or bool value return the value itself (``tir::floor``,
+  ``tir::abs``... return integers unchanged).
+- NaN follows TVM's ``select``-based definitions and LLVM's ordered float comparisons (see
+  ``_maximum``); a float is true (a ``where`` condition, a ``cast`` to bool) when it is ordered
+  and non-zero, so NaN is false.
+- Where TVM's own constant folder disagreed with its generated code (``round`` of a constant
+  used ``std::nearbyint``; folded float comparisons used C++'s unordered ``!=``), this follows
+  the generated code.
+- Departures from TVM's relations, each rejecting programs TVM typed but could not compile: the
+  float functions require a float dtype (TVM's relations accepted integers, then lowering
+  failed: the intrinsics have no integer lowering), ``logical_not`` requires bool (TIR's ``!``
+  checks for a boolean operand), ``bitwise_not`` an integer dtype
+  (``type_check_integer_args``), ``sign`` a signed or float dtype (its ``-1`` constant fails
+  ``make_const`` for unsigned: "cannot make uint from negative value").
 """
 
 from __future__ import annotations
@@ -280,7 +171,7 @@ def _identity_relation(accepts: Accepts) -> Relation:
 
 
 def _cast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Cast``: the shape of ``data``, the dtype of the attribute."""
+    """``Cast``: the shape of ``data``, the dtype of the attribute (which must be given)."""
     (data,) = _tensors(arg_types, ("data",))
     assert isinstance(attrs, CastAttrs)
     if not attrs.dtype:
@@ -337,7 +228,13 @@ def _cast(x: Array, dtype: str, op: str) -> Array:
 
 
 def _attr_constant(value: float, dtype: str, what: str) -> Array:
-    """An attribute made a constant of ``dtype``, as TVM's ``make_const``; UB where TVM refused."""
+    """An attribute made a constant of ``dtype``, as TVM's ``make_const``: truncated toward zero
+    for integers, rounded for floats.
+
+    Undefined: a value the dtype cannot represent (NaN or out of range for an integer dtype, a
+    negative value for an unsigned one, a finite value beyond a float dtype's range): TVM's
+    ``make_const`` refused it (``IntImm``/``FloatImm`` range checks) or converted it with C++
+    undefined behaviour, so TVM gave such a program no meaning."""
     if _is_float(dtype):
         limit = float(np.finfo(np.dtype(dtype)).max)
         if math.isfinite(value) and abs(value) > limit:
@@ -369,30 +266,46 @@ def _by_kind(float_kernel: UnaryKernel, int_kernel: UnaryKernel = lambda x: x) -
 
 
 def _round_half_away(x: Array) -> Array:
-    """``llvm.round``: to the nearest integer, halves away from zero (``x - trunc(x)`` is exact)."""
+    """``round`` (``llvm.round``): to the nearest integer, halves away from zero (``x - trunc(x)``
+    is exact)."""
     whole = np.trunc(x)
     return np.asarray(np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole))
 
 
 def _negative(x: Array) -> Array:
+    """Integer ``negative``: ``0 - x``, wrapping for narrow integers.
+
+    Undefined: int32/int64 overflow (``-INT_MIN``) and uint32/uint64 wrap-around (``-x`` of a
+    non-zero value): ``nsw``/``nuw``."""
     return _fit(-_exact(x), x.dtype.name, "negative")
 
 
 def _abs(x: Array) -> Array:
+    """Integer ``abs``; unsigned and bool values unchanged.
+
+    Undefined: int32/int64 overflow (``abs(INT_MIN)``, ``nsw``)."""
     if not _is_signed(x.dtype.name):
         return x  # tir::abs returns unsigned and bool values unchanged
     return _fit(np.abs(_exact(x)), x.dtype.name, "abs")
 
 
 def _maximum(a: Array, b: Array) -> Array:
+    """``maximum(a, b)`` is ``a > b ? a : b`` (``codegen_llvm.cc``'s MaxNode, an ordered
+    compare), so ``maximum(NaN, 1) = 1`` but ``maximum(1, NaN) = NaN``."""
     return np.asarray(np.where(a > b, a, b))  # codegen_llvm.cc MaxNode: select(a > b, a, b)
 
 
 def _minimum(a: Array, b: Array) -> Array:
+    """``minimum(a, b)`` is ``a < b ? a : b`` (MinNode), NaN as for ``maximum``."""
     return np.asarray(np.where(a < b, a, b))  # codegen_llvm.cc MinNode: select(a < b, a, b)
 
 
 def _clip(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``clip``: ``maximum(minimum(x, a_max), a_min)``, where TVM drops the ``minimum`` when
+    ``a_max`` is +inf and the ``maximum`` when ``a_min`` is -inf (which matters for NaN); the
+    bounds are made constants of the data dtype as ``make_const`` does.
+
+    Undefined: a bound the data dtype cannot represent (``_attr_constant``)."""
     (x,) = args
     assert isinstance(attrs, ClipAttrs)
     dtype = x.dtype.name
@@ -408,6 +321,12 @@ def _clip(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
 
 
 def _cast_reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``cast``: LLVM's conversion (``_cast``): integer to integer truncates or sign/zero-extends
+    (by the source's signedness); integer to float rounds to nearest; float to integer truncates
+    toward zero; anything to bool is ``!= 0`` (ordered for floats).
+
+    Undefined: from a float to an integer type, NaN, an infinity, or a value whose truncation
+    does not fit the target (``fptosi``/``fptoui`` return poison)."""
     (x,) = args
     assert isinstance(attrs, CastAttrs)
     with np.errstate(all="ignore"):
@@ -423,6 +342,10 @@ _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
         "onnxruntime:Neg",
     ),
     ("abs", "any", _by_kind(np.abs, _abs), "Elementwise absolute value.", "onnxruntime:Abs"),
+    # The float functions are the mathematical functions rounded to the dtype. tanh: TVM's LLVM
+    # legalisation (1 - e^-2x) / (1 + e^-2x) loses relative accuracy near 0; the comparison
+    # tolerance, not this reference, absorbs that. rsqrt is 1 / sqrt(x), sigmoid
+    # 1 / (1 + exp(-x)).
     ("exp", "float", np.exp, "Elementwise exponential, e**x.", "onnxruntime:Exp"),
     ("log", "float", np.log, "Elementwise natural logarithm.", "onnxruntime:Log"),
     ("sqrt", "float", np.sqrt, "Elementwise square root.", "onnxruntime:Sqrt"),
@@ -524,7 +447,9 @@ def _identity_comp_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _reinterpret_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Reinterpret``: the data's shape, the attribute's dtype, which has the data's width."""
+    """``Reinterpret``: the data's shape with the ``dtype`` attribute, which must be given and
+    have the data's bit width (bool is one bit: it reinterprets only as bool; TIR's
+    ``reinterpret`` checks the widths)."""
     (data,) = _tensors(arg_types, ("data",))
     if not isinstance(attrs, CastAttrs):
         raise RelationError(f"expected CastAttrs, found {type(attrs).__name__}")
@@ -539,22 +464,27 @@ def _reinterpret_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def _erf(x: Array) -> Array:
-    """``erf`` through ``math.erf`` in float64 (numpy has no erf), rounded to the dtype."""
+    """``erf`` through ``math.erf`` in float64 (numpy has no erf), rounded to the dtype. TVM
+    computed it on some targets by ``fast_erf``'s approximation; the comparison policy absorbs
+    the difference."""
     wide = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64))
     return np.asarray(wide, dtype=np.float64)
 
 
 def _trunc(x: Array) -> Array:
+    """``trunc``: rounds toward zero; integers unchanged (``tir::trunc``)."""
     return np.trunc(x) if _is_float(x.dtype.name) else x  # tir::trunc keeps integers
 
 
 def _sign(x: Array) -> Array:
-    """``select(x > 0, 1, select(x < 0, -1, 0))``: NaN and -0.0 give +0."""
+    """``sign``: ``select(x > 0, 1, select(x < 0, -1, 0))`` with LLVM's ordered compares, so
+    ``sign(NaN) = 0`` and ``sign(-0.0) = +0.0``."""
     one = np.ones_like(x)
     return np.asarray(np.where(x > 0, one, np.where(x < 0, -one, np.zeros_like(x))))
 
 
 def _copy(x: Array) -> Array:
+    """``copy``: the identity (a fresh array)."""
     return np.array(x, copy=True)
 
 
@@ -563,7 +493,17 @@ _FAST_EXP_HIGH = np.float32(88.3762626647950)
 
 
 def _fast_exp(x: Array) -> Array:
-    """``exp``; UB for float32 above TVM's clamp (the approximation is not exp there)."""
+    """``fast_exp``, defined as ``exp``. TVM computed float32 by range reduction to
+    ``2^n * p(f)`` with a degree-7 polynomial (``topi/elemwise.h``; other dtypes use ``exp``).
+    Measured on TVM's formula over float32 (error relative to ``max(|f(x)|, 1)``, as the
+    comparison policy measures): within 6 ulps for ``|x| <= 10`` but up to 36 ulps (4.3e-6
+    relative) towards ``|x| = 88``, because its range reduction ``x - n * ln2`` uses a
+    single-precision ``ln2``. That exceeds ``oracles/compare.py``'s float32 budget of 8 ulps for
+    large arguments, so a target that computes TVM's formula needs that tolerance there.
+
+    Undefined: float32 above 88.3762626647950 (and below +inf): TVM clamps the argument there
+    and returns ``max(approximation, x)``, a finite number that is neither ``exp(x)`` nor its
+    overflow to +inf."""
     if x.dtype == np.float32:
         clamped = np.isfinite(x) & (x > _FAST_EXP_HIGH)
         if np.any(clamped):
@@ -575,7 +515,16 @@ def _fast_exp(x: Array) -> Array:
 
 
 def _nan_is_undefined(op: str, dtypes: tuple[str, ...], exact: UnaryKernel) -> UnaryKernel:
-    """``exact``, with a NaN input in ``dtypes`` undefined (TVM's clamping selects)."""
+    """``exact``, with a NaN input in ``dtypes`` undefined: ``fast_tanh`` and ``fast_erf``,
+    defined as ``tanh`` and ``erf``. TVM computed ``fast_tanh`` of float32 by Eigen's rational
+    function of ``x`` clamped to [-9, 9] (measured within 3 ulps of tanh) and ``fast_erf`` of
+    float16 and float32 by Eigen's rational function (its error is not measured here: the tests
+    compare with onnxruntime's ``Erf``); other dtypes fall back to the exact function.
+
+    Undefined: ``fast_tanh`` of a float32 NaN, ``fast_erf`` of a float16 or float32 NaN: TVM
+    clamps with ``select``-based minimum and maximum, and whether the NaN survives depends on
+    the operand order of those selects, which changed between TVM versions (one order gives
+    about +-1)."""
 
     def kernel(x: Array) -> Array:
         if x.dtype.name in dtypes and np.any(np.isnan(x)):
@@ -588,7 +537,8 @@ def _nan_is_undefined(op: str, dtypes: tuple[str, ...], exact: UnaryKernel) -> U
 
 
 def _predicate(kernel: UnaryKernel, on_integers: bool) -> TensorReference:
-    """A bool-valued reference: ``kernel`` on floats, the constant ``on_integers`` otherwise."""
+    """A bool-valued reference: ``kernel`` on floats, the constant ``on_integers`` otherwise
+    (``isnan``/``isinf`` are false and ``isfinite`` true on integers and bool)."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
         (x,) = args
@@ -600,12 +550,17 @@ def _predicate(kernel: UnaryKernel, on_integers: bool) -> TensorReference:
 
 
 def _reinterpret(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``reinterpret``: the bits kept, read as ``dtype`` (NaN payloads kept)."""
     (x,) = args
     assert isinstance(attrs, CastAttrs)
     return np.array(x, copy=True, order="C").view(np.dtype(attrs.dtype))
 
 
 _FLOAT_MATH: tuple[tuple[str, UnaryKernel, str, str], ...] = (
+    # The mathematical functions rounded to the dtype. TVM computed some by formulas (tan as
+    # sin / cos, sinh and cosh through exp) a few ulps from the correctly rounded value, which
+    # the comparison policy absorbs. Outside a function's domain the result is NaN (asin(2),
+    # acosh(0.5), log2(-1)); at a pole it is an infinity (atanh(1), log10(0)).
     ("sin", np.sin, "Elementwise sine.", "onnxruntime:Sin"),
     ("cos", np.cos, "Elementwise cosine.", "onnxruntime:Cos"),
     ("tan", np.tan, "Elementwise tangent.", "onnxruntime:Tan"),
@@ -634,6 +589,7 @@ _OTHER_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
     ("trunc", "any", _trunc, "Elementwise rounding toward zero.",
      "independent:math.trunc per element"),
     ("sign", "signed_or_float", _sign, "Elementwise sign: -1, 0 or 1.", "onnxruntime:Sign"),
+    # bitwise_not complements the two's-complement bits.
     ("bitwise_not", "integer", np.invert, "Elementwise bitwise complement.",
      "onnxruntime:BitwiseNot"),
     ("copy", "any", _copy, "A copy of the tensor.", "onnxruntime:Identity"),

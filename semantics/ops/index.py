@@ -1,220 +1,32 @@
 """Indexing operators: take, slices, gather, scatter, one_hot and index arithmetic.
 
-Transforms: operators that move, copy, select or create elements without arithmetic.
-
 ::
 
-    take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
+    take(data, indices, batch_dims=0, axis=None, mode="clip")   TakeAttrs            injective
     strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
-                                                                    StridedSliceAttrs injective
-
-``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
-default and so are required all the same, written ``None`` when absent: ``transpose``'s
-``axes``, ``strided_slice``'s ``begin``, ``end``, ``strides`` and ``axes``, and
-``InitOpAttrs.shape``. Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/transform.h``; patterns follow ``src/relay/op/tensor/transform.cc``
-and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
-                  data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
-    StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
-                  the extent of an axis that is not a known integer becomes ?
-
-Where TVM's relation asserts something about dimensions it fails only when the assertion folds
-to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
-provably false on symbols (``n`` against ``n + 1``) is rejected too, and one that cannot be
-decided is accepted, as in TVM. A dimension that is ``?`` or symbolic in a type is an integer
-at run time; every reference first re-checks its relation on the run-time shapes.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic: a reshape whose element counts differ, squeezing an extent other than 1, unequal
-  non-axis extents in concatenate or stack, split sections that do not divide the extent or
-  indices beyond it, take's batch extents differing, a strided slice whose clamped bounds run
-  backwards or whose stride is 0, broadcast_to from an incompatible shape. TVM's computes
-  (``topi::reshape``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``take``,
-  ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
-  ``broadcast.h``) index the input without checking, so they read out of bounds or pick
-  arbitrary elements.
-- ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
-  ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
-  when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
-  ``truncmod`` by 0).
-
-Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
-rely on):
-
-- take: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to ``axis``
-  instead of to ``batch_dims`` and then indexes the shape at a negative position); an ``axis``
-  equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is rejected;
-  batch extents that provably differ are rejected here rather than by ``topi::take``; a mode
-  other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
-  wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
-  build, get the evident meaning (clip's batch indexing with their own index rule).
-- strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
-  ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
-
-TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
-output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
-must be strictly increasing, start above 0 and end below the extent; strided_slice pads a
-missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone stops before
-index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
-fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
-
-::
-
-    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
-
-``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
-in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
-``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
-0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
-``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
-``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
-computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
-                     which may not exceed data's; axes non-empty, each below shape_like's rank
-    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
-                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
-                     cols - max(k1, 0)); the result is input's type
-
-Where a relation compares dimensions it fails only when sympy proves the comparison false
-(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
-reference re-checks its relation on the run-time shapes (a failure there is undefined).
-
-Meaning:
-
-- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
-  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
-  leading axes and over the axes where collapse_type has 1 and data does not, to
-  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
-  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
-
-Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
-the meaning to chance):
-
-- slice_like: a negative axis is counted from data's rank and must land in range (TVM
-  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
-
-Indexing: operators that read or write elements at computed positions, sort, or make grids.
-
-::
-
-    gather(data, indices, axis=)                          GatherAttrs          injective
-    gather_nd(data, indices, batch_dims=0, index_rank=None)
-                                                          GatherNDAttrs        injective
+                                                                StridedSliceAttrs    injective
+    slice_like(data, shape_like, axes=)                         SliceLikeAttrs       injective
+    gather(data, indices, axis=)                                GatherAttrs          injective
+    gather_nd(data, indices, batch_dims=0, index_rank=None)     GatherNDAttrs        injective
     scatter_elements(data, indices, updates, axis=0, reduction="update")
-                                                          ScatterElementsAttrs opaque
-    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
+                                                                ScatterElementsAttrs opaque
+    scatter_nd(data, indices, updates, mode="update")           ScatterNDAttrs       opaque
     one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
-                                                          OneHotAttrs          out-elemwise-fusable
-    unravel_index(data, shape)                            (none)               injective
+                                                                OneHotAttrs          out-fusable
+    unravel_index(data, shape)                                  (none)               injective
     sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
-                                                          SparseToDenseAttrs   opaque
-    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
-                                                          SequenceMaskAttrs    injective
-    invert_permutation(data)                              (none)               injective
+                                                                SparseToDenseAttrs   opaque
+    sequence_mask(data, valid_length, mask_value=0.0, axis=0)   SequenceMaskAttrs    injective
+    invert_permutation(data)                                    (none)               injective
 
-``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
-null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
-``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
-always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
-defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
-``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
-``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
-``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
-                    extent on axis >= 1 where known, the other extents equal data's; result
-                    indices' shape, data's dtype
-    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
-                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
-                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
-    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
-                    dtype and indices' shape; axis in range; reduction update, add, mul, min
-                    or max; indices' other extents at most data's where known; data's type
-    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
-                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
-                    mul, min or max; data's type
-    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
-                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
-    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
-                    sequence of rank > 1 has values' rank and agrees on the outer extents
-                    where known; result values' shape, dtype attribute (an integer dtype)
-    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
-                    or (S, n), data's dtype
-    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
-                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
-                    a rank-0 default_value of the values' dtype; output_shape non-negative;
-                    result output_shape, values' dtype
-    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
-                    data's extent at 1 - axis; data's type
-    Identity        invert_permutation: an integer vector; its type
-
-Meaning (what TVM's TOPI computes, on CPU):
-
-- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
-  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
-  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
-- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
-  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
-  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
-  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
-  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
-  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
-  32 bits, undefined overflow at 32 and 64).
-- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
-  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
-- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
-- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
-  each index tuple ``sparse_indices[n]``.
-- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
-  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
-  (truncated for integers, as ``make_const`` did); the rest are kept.
-- invert_permutation: ``out[data[i]] = i``.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
-  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
-  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
-  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
-  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
-  the output unwritten).
-- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
-  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
-- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
-  entry <= 0 (TOPI divides by the entries and trusts the bound).
-- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
-  (float to integer out of range or NaN, as ``cast``).
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes).
-
-Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
-program its compute could not build): gather's ``axis`` None is rejected (the relation
-dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
-require integer indices (TVM cast float indices or did not check); scatter_elements checks
-the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
-meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
-axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
-searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
-rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
-sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
-extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
-relation assigned those types).
+out-fusable is out_elemwise_fusable. ``name=`` also marks a TVM field whose default (a null
+``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis`` and ``one_hot``'s
+``dtype`` (TVM's Python wrappers always passed one). Relations follow
+``src/relay/op/tensor/transform.cc``; computes follow ``include/tvm/topi/transform.h`` and
+``python/tvm/topi/scatter*.py``, which index buffers without checks: an index outside the
+range a reference names is undefined, and so are run-time shapes that contradict what a
+relation accepted because a dimension was ``?`` or symbolic (every reference re-checks its
+relation). The helpers ``_run_time`` and ``_is_integer`` serve ``sort`` too.
 """
 
 from __future__ import annotations
@@ -307,6 +119,15 @@ _TAKE_MODES = ("clip", "wrap", "fast")
 
 
 def _take_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Take``: indices of an integer (or bool) dtype; ``axis`` None gives indices' shape (data
+    flattened), else ``data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]``;
+    ``mode`` clip, wrap or fast.
+
+    Departures from TVM: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to
+    ``axis`` instead of to ``batch_dims`` and then indexes the shape at a negative position); an
+    ``axis`` equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is
+    rejected; batch extents that provably differ are rejected here rather than by ``topi::take``;
+    a mode other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap)."""
     a = _attrs(attrs, TakeAttrs)
     _arity(arg_types, 2)
     data = tensor_arg(arg_types[0], "data")
@@ -370,6 +191,17 @@ def _take_positions(indices: Tensor, extent: int, mode: str) -> npt.NDArray[np.i
 
 
 def _take_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``take``: the elements of data at the indices along the axis (of the flattened data without
+    one), the first ``batch_dims`` axes of data and indices matched one-to-one. Mode clip clamps
+    an index to ``[0, extent - 1]``, wrap takes it modulo the extent (``truncmod(truncmod(i, n) +
+    n, n)``), fast uses it as it is. Modes wrap and fast with ``batch_dims > 0``, whose topi
+    computes ignore ``batch_dims`` and fail to build, get the evident meaning (clip's batch
+    indexing with their own index rule).
+
+    Undefined: mode fast with an index outside ``[0, extent)`` (``topi::take`` reads ``a[idx]``
+    unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode when the
+    indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes ``truncmod``
+    by 0); batch extents that differ at run time."""
     data, indices = args
     a = _attrs(attrs, TakeAttrs)
     out = _out_shape(
@@ -486,6 +318,17 @@ def _strided_slice_plan(
 
 
 def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``StridedSlice``: topi's ``StridedSliceOutputShape``: ``begin`` and ``end`` wrapped once,
+    then clamped; the extent of an axis that is not a known integer becomes ``?``. TVM's nullable
+    ``begin``, ``end``, ``strides`` and ``axes`` have no default and so are required, written
+    ``None`` when absent.
+
+    TVM quirks kept: a missing ``end`` is padded with 0 when the stride is negative (so
+    ``strides=[-1]`` alone stops before index 0); a slice whose canonical bounds run backwards is
+    rejected instead of made empty; a slice of no axes (a rank-0 tensor, or ``axes=[]``) fails;
+    ``size`` mode ignores strides. Departures from TVM: a ``slice_mode`` other than "end" or "size"
+    is rejected; ``size`` mode computes ``begin + size`` without the int64 overflow of TVM's
+    ``ConvertToVec``."""
     a = _attrs(attrs, StridedSliceAttrs)
     data = _data(arg_types)
     oshape, _ = _strided_slice_plan(data.shape, a)
@@ -493,6 +336,10 @@ def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``strided_slice``: on each sliced axis the elements ``begin, begin + stride, ..`` of the
+    relation's canonical bounds (``strided_slice_with_axes``).
+
+    Undefined: at run time, clamped bounds that run backwards or a stride of 0."""
     (data,) = args
     a = _attrs(attrs, StridedSliceAttrs)
     _, plan = _run_time("strided_slice", lambda: _strided_slice_plan(data.shape, a))
@@ -587,6 +434,12 @@ def _slice_like_axes(ndim: int, like_ndim: int, axes: tuple[int, ...] | None) ->
 
 
 def _slice_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SliceLike``: per axis (``axes`` None: the leading ``min(rank)`` axes) the extent of
+    ``shape_like``, which may not exceed data's; ``axes`` non-empty, each below ``shape_like``'s
+    rank. ``axes`` has no default in TVM and is written ``None`` for "every axis".
+
+    Departures from TVM: a negative axis is counted from data's rank and must land in range (TVM
+    indexed out of bounds); an extent larger than data's is an error whenever it is provable."""
     a = _attrs(attrs, SliceLikeAttrs)
     data, like = _two(arg_types, "data", "shape_like")
     oshape = list(data.shape)
@@ -601,6 +454,9 @@ def _slice_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _slice_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
+
+    Undefined: a slice longer than data at run time."""
     data, like = args
     t = _run_time(
         "slice_like", lambda: _slice_like_relation((_type_of(data), _type_of(like)), attrs)
@@ -782,6 +638,11 @@ def _convert(name: str, value: float | Tensor, dtype: str) -> Tensor:
 
 
 def _gather_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Gather``: signed-integer indices of data's rank; ``axis`` in ``[-ndim, ndim)``; indices'
+    extent on the axis >= 1 where known, the other extents equal data's; the result has indices'
+    shape and data's dtype.
+
+    Departure from TVM: ``axis`` None is rejected (the relation dereferences it)."""
     a = _attrs(attrs, GatherAttrs)
     data, indices = _tensor_list(arg_types, ("data", "indices"))
     _integer(indices, "indices", signed_only=True)
@@ -803,6 +664,10 @@ def _gather_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _gather_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``gather``: ``out[i] = data[i with i[axis] replaced by indices[i]]``; negative indices are
+    not wrapped (the frontends normalise them first).
+
+    Undefined: an index outside ``[0, extent)`` (``topi::gather`` indexes without checks)."""
     data, indices = args
     a = _attrs(attrs, GatherAttrs)
     _run_time("gather", lambda: _gather_relation((_type_of(data), _type_of(indices)), attrs))
@@ -814,6 +679,11 @@ def _gather_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _gather_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``GatherND``: indices ``(M, Y_0..Y_{K-1})`` of an integer dtype with M a known integer;
+    ``0 <= batch_dims <= K``, ``M + batch_dims <= ndim(data)``, ``Y_i = X_i`` for
+    ``i < batch_dims``; the result is ``(Y_0..Y_{K-1}, X_{M+batch_dims}..)`` of data's dtype.
+
+    Departure from TVM: integer indices are required (TVM cast float indices)."""
     a = _attrs(attrs, GatherNDAttrs)
     data, indices = _tensor_list(arg_types, ("data", "indices"))
     _integer(indices, "indices")
@@ -841,6 +711,10 @@ def _gather_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _gather_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``gather_nd``: each index tuple ``indices[:, y]`` selects a slice of data (after the batch
+    dimensions, which are matched one-to-one); no negative wrap.
+
+    Undefined: an index outside ``[0, extent)`` (``topi::gather_nd`` indexes without checks)."""
     data, indices = args
     a = _attrs(attrs, GatherNDAttrs)
     out = _shape(
@@ -860,6 +734,12 @@ def _gather_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tenso
 
 
 def _scatter_elements_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ScatterElements``: integer indices; data, indices and updates of one rank; updates of
+    data's dtype and indices' shape; ``axis`` in range; ``reduction`` update, add, mul, min or max;
+    indices' other extents at most data's where known; data's type.
+
+    Departure from TVM: the ranks and the updates' shape and dtype are checked, and the "mean"
+    reduction, whose TOPI meaning this spec does not define, is rejected."""
     a = _attrs(attrs, ScatterElementsAttrs)
     data, indices, updates = _tensor_list(arg_types, ("data", "indices", "updates"))
     _integer(indices, "indices")
@@ -887,6 +767,15 @@ def _scatter_elements_relation(arg_types: tuple[Type, ...], attrs: Attrs | None)
 
 
 def _scatter_elements_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``scatter_elements``: data copied, then for each position ``i`` of indices, in row-major
+    order, ``updates[i]`` combined into ``out[i with i[axis] replaced by indices[i]]`` (a negative
+    index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
+    ``min``/``max`` keep the extreme. Integer ``add``/``mul`` follow ``elementwise``'s arithmetic
+    (wrapping below 32 bits, undefined overflow at 32 and 64).
+
+    Undefined: an index outside ``[-extent, extent)`` (``topi.scatter_elements`` indexes without
+    checks); two writes to one position with reduction "update" (the GPU schedules write in
+    parallel, so which one wins is unspecified)."""
     data, indices, updates = args
     a = _attrs(attrs, ScatterElementsAttrs)
     types = (_type_of(data), _type_of(indices), _type_of(updates))
@@ -910,6 +799,11 @@ def _scatter_elements_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -
 
 
 def _scatter_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ScatterND``: integer indices ``(M, Y_0..Y_{K-1})`` with M a known integer ``<=
+    ndim(data)``; updates ``(Y_0..Y_{K-1}, X_M..X_{N-1})`` of data's dtype; ``mode`` update, add,
+    mul, min or max; data's type.
+
+    Departure from TVM: the updates' dtype is checked."""
     a = _attrs(attrs, ScatterNDAttrs)
     data, indices, updates = _tensor_list(arg_types, ("data", "indices", "updates"))
     _integer(indices, "indices")
@@ -939,6 +833,10 @@ def _scatter_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _scatter_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``scatter_nd``: as ``scatter_elements``, for each index tuple ``indices[:, y]``, which
+    selects the slice of out that ``updates[y]`` covers (no negative wrap).
+
+    Undefined: an index outside ``[0, extent)``; two writes to one position with mode "update"."""
     data, indices, updates = args
     a = _attrs(attrs, ScatterNDAttrs)
     types = (_type_of(data), _type_of(indices), _type_of(updates))
@@ -957,6 +855,12 @@ def _scatter_nd_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
 
 
 def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``OneHot``: integer indices; rank-0 ``on_value`` and ``off_value``; ``depth >= 1``; ``axis``
+    in ``[-1, ndim(indices)]`` (-1 is last); an axis of extent ``depth`` inserted at ``axis``; the
+    ``dtype`` attribute (a null dtype in TVM, which every relation rejects, so it must be given).
+
+    Departure from TVM: integer indices are required, and an axis below -1 or above the rank and
+    non-scalar on/off values are rejected."""
     a = _attrs(attrs, OneHotAttrs)
     indices, on, off = _tensor_list(arg_types, ("indices", "on_value", "off_value"))
     _integer(indices, "indices")
@@ -976,6 +880,11 @@ def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``one_hot``: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast
+    to the dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
+
+    Undefined: an on/off value whose conversion is undefined (float to integer out of range or NaN,
+    as ``cast``)."""
     indices, on, off = args
     a = _attrs(attrs, OneHotAttrs)
     t = _one_hot_relation((_type_of(indices), _type_of(on), _type_of(off)), attrs)
@@ -988,6 +897,11 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _unravel_index_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``UnRavelIndexRel``: integer data of rank 0 or 1, an integer shape vector ``(S,)``; the
+    result is ``(S,)`` or ``(S, n)`` of data's dtype.
+
+    Departure from TVM: integer indices, a rank-1 shape and indices of rank <= 1 are required (TVM's
+    relation ignores the rest of the indices' shape)."""
     data, shape = _tensor_list(arg_types, ("data", "shape"))
     _integer(data, "data")
     _integer(shape, "shape")
@@ -999,6 +913,11 @@ def _unravel_index_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _unravel_index_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``unravel_index``: the coordinates of each flat index in a row-major tensor of the given
+    shape.
+
+    Undefined: a negative flat index, one beyond the shape's size, or a shape with an entry <= 0
+    (TOPI divides by the entries and trusts the bound)."""
     data, shape = args
     t = _unravel_index_relation((_type_of(data), _type_of(shape)), attrs)
     dims = _ints(shape)
@@ -1015,6 +934,13 @@ def _unravel_index_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
 
 
 def _sparse_to_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SparseToDense``: integer ``sparse_indices`` of rank 0, 1 or 2 (``(N, ndim(output))`` when
+    rank 2; rank 0 and 1 need a rank-1 output), ``sparse_values`` of rank 0 or ``(N,)``, a rank-0
+    ``default_value`` of the values' dtype; ``output_shape`` non-negative; the result is
+    ``output_shape`` of the values' dtype.
+
+    Departure from TVM: indices of rank <= 2 (TVM allowed 3), values of rank <= 1, and matching
+    extents and dtypes are required."""
     a = _attrs(attrs, SparseToDenseAttrs)
     indices, values, default = _tensor_list(
         arg_types, ("sparse_indices", "sparse_values", "default_value")
@@ -1045,6 +971,11 @@ def _sparse_to_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
 
 
 def _sparse_to_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sparse_to_dense``: ``default_value`` everywhere, then ``sparse_values[n]`` (or the scalar)
+    at each index tuple ``sparse_indices[n]``.
+
+    Undefined: an index outside ``[0, extent)`` (``topi::sparse_to_dense`` indexes without
+    checks); two writes to one position."""
     indices, values, default = args
     a = _attrs(attrs, SparseToDenseAttrs)
     types = (_type_of(indices), _type_of(values), _type_of(default))
@@ -1062,6 +993,10 @@ def _sparse_to_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
 
 
 def _sequence_mask_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SequenceMask``: data of rank >= 2; ``axis`` 0 or 1; ``valid_length`` an integer vector of
+    data's extent at ``1 - axis``; data's type.
+
+    Departure from TVM: integer lengths are required."""
     a = _attrs(attrs, SequenceMaskAttrs)
     data, valid = _tensor_list(arg_types, ("data", "valid_length"))
     if a.axis not in (0, 1):
@@ -1078,6 +1013,11 @@ def _sequence_mask_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _sequence_mask_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sequence_mask``: elements whose position along the axis is at least ``valid_length[b]`` (b
+    the position along the other of axes 0 and 1) become ``mask_value``, converted to data's dtype
+    (truncated for integers, as ``make_const`` did); the rest are kept.
+
+    Undefined: a ``mask_value`` whose conversion is undefined (as ``cast``)."""
     data, valid = args
     a = _attrs(attrs, SequenceMaskAttrs)
     _run_time(
@@ -1096,6 +1036,9 @@ def _sequence_mask_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
 
 
 def _invert_permutation_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Identity`` for ``invert_permutation``: an integer vector; its type.
+
+    Departure from TVM: an integer dtype is required."""
     (data,) = _tensor_list(arg_types, ("data",))
     _integer(data, "data")
     if len(data.shape) != 1:
@@ -1104,6 +1047,11 @@ def _invert_permutation_relation(arg_types: tuple[Type, ...], attrs: Attrs | Non
 
 
 def _invert_permutation_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``invert_permutation``: ``out[data[i]] = i``.
+
+    Undefined: an index outside ``[0, extent)`` (``topi.invert_permutation`` indexes without
+    checks); a vector that is not a permutation (a repeated value leaves part of the output
+    unwritten)."""
     (data,) = args
     _invert_permutation_relation((_type_of(data),), attrs)
     values = _ints(data)

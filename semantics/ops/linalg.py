@@ -13,10 +13,6 @@
 registered them (the name prefixes their error messages); computes follow
 ``include/tvm/topi/transform.h`` and ``einsum.h``. Each relation's and reference's docstring
 states its operator's rule, undefined cases and departures from TVM.
-
-Where a relation compares dimensions it fails only when sympy proves the comparison false
-(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
-reference re-checks its relation on the run-time shapes (a failure there is undefined).
 """
 
 from __future__ import annotations

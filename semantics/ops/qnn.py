@@ -1,7 +1,7 @@
 """Quantized operators (qnn.*) and fixed_point_multiply.
 
-Quantized operators: conversions between real and quantized tensors, requantization, and
-the integer arithmetic of quantized networks.
+Conversions between real and quantized tensors, requantization, and the integer arithmetic of
+quantized networks.
 
 ::
 
@@ -26,114 +26,19 @@ the integer arithmetic of quantized networks.
     fixed_point_multiply(data, multiplier=, shift=)   FixedPointMultiplyAttrs
                                                                           Identity    elemwise
 
-``name=`` marks a required attribute (``out_dtype`` of qnn.requantize, qnn.dense and
-qnn.conv2d defaults to no dtype, which the relations reject, as TVM's did). Fields follow
-TVM 0.18's ``include/tvm/relay/qnn/attrs.h`` (``BroadcastAttrs``: ``relay.attrs.BroadcastAttrs``)
-and the nn/transform attrs they reuse; relations and canonicalisations are in
-``src/relay/qnn/op/*.cc``. Except ``qnn.mul`` (broadcast), the QNN ops register no pattern
-(TVM's default, opaque): QNN canonicalisation rewrites them before fusion.
+``out_dtype`` of qnn.requantize, qnn.dense and qnn.conv2d defaults to no dtype, which the
+relations reject, as TVM's did. Fields follow TVM 0.18's ``include/tvm/relay/qnn/attrs.h``
+(``BroadcastAttrs``: ``relay.attrs.BroadcastAttrs``) and the nn/transform attrs they reuse;
+relations and canonicalisations are in ``src/relay/qnn/op/*.cc``. Except ``qnn.mul``
+(broadcast), the QNN ops register no pattern (TVM's default, opaque): QNN canonicalisation
+rewrites them before fusion, and it (``QuantizeLower``, ``DequantizeLower``,
+``RequantizeLower``, ``QnnAddCanonicalize``, ...) with TOPI gives their meaning.
 
-Typing. A *scale* is float32 and a *zero point* int32; "scalar" means rank 0.
-
-- ``Quantize``: data float32; out_dtype int8, uint8, int16, uint16 or int32. ``Dequantize``:
-  data int8, uint8, int16, uint16 or int32; out_dtype float16 or float32. The parameters are
-  scalars (dequantize: also a one-element vector) or vectors of ``data.shape[axis]`` values
-  (per-channel quantisation along ``axis``); the result has data's shape.
-- ``Requantize``: data int8, uint8, int16, int32 or int64; ``axis`` (negative counts from the
-  end; a scalar has one channel on axis 0) in range; input scale and zero point scalars or
-  one value per channel of ``axis``; output scale and zero point scalars; rounding "UPWARD",
-  "TONEAREST" or "None"; compute_dtype "int64", "float32", "float64" or "None"; out_dtype
-  int8, uint8, int16 or int32; data's shape.
-- ``QnnBroadcast``: lhs and rhs of one dtype among int8, uint8, int16, int32; a side whose
-  scale and zero point are both scalars is per tensor, otherwise its channel axis (0 for
-  rank <= 1, else ``*_axis``, negative from the end) must be in range and each of the two
-  parameters is a scalar or one value per channel; output parameters scalars; the shapes
-  broadcast; lhs's dtype.
-- ``QnnConcatenate``: a tuple of int8/uint8/int16/int32 tensors, a tuple of as many scalar
-  scales and one of as many scalar zero points, scalar output parameters; then
-  ``concatenate``'s rule.
-- ``QDense``: data int8, uint8, int16 or uint16, weight int8 or uint8, out_dtype int32 or
-  int64; ``nn.dense``'s rule for the shapes. ``QnnConv2D``: data and weight int8, uint8 or
-  int16, out_dtype int16, int32 or int64, data layout NCHW or NHWC, kernel layout OIHW,
-  HWIO, HWOI or OHWI; ``nn.conv2d``'s rule for the shapes. Both: input zero point and scale
-  scalars; kernel zero point and scale scalars or one value per output channel.
-- ``Identity`` (fixed_point_multiply): data is int32, the result has its type.
-
-Meaning: what QNN canonicalisation (``QuantizeLower``, ``DequantizeLower``,
-``RequantizeLower``, ``QnnAddCanonicalize``, ...) and TOPI compute:
-
-- ``qnn.quantize``: ``clip(round(data / scale) + float32(zero_point), qmin, qmax)`` in float32,
-  then cast to out_dtype; ``round`` rounds halves away from zero (``llvm.round``); ``clip``
-  is ``max(min(x, qmax), qmin)`` with ordered comparisons, so NaN becomes qmax and infinities
-  saturate. Defined for every input (a zero scale gives infinities or NaN, then saturates).
-- ``qnn.dequantize``: ``float32(int32(data) - zero_point) * scale``; for float16 output the
-  float32 value is clipped to float16's finite range (NaN to its maximum) and rounded.
-- ``fixed_point_multiply``: ``x * multiplier * 2**(shift - 31)`` rounded half up, in integer
-  arithmetic. With ``multiplier == 2**30`` (a power of two) TVM computes in int32:
-  ``x << (shift - 1)`` (wrapping) when ``shift > 1``, else ``(x + 2**(e - 1)) >> e`` with
-  ``e = 1 - shift``. Otherwise in int64: ``((x << max(shift, 0)) * multiplier +
-  2**(r + 30)) >> (r + 31)`` with ``r = max(-shift, 0)``, the shift wrapping, the result
-  truncated to int32.
-- ``qnn.requantize`` (rounding "None" and compute_dtype "None" are ``RequantizeConfig``'s
-  defaults, UPWARD and int64). Integer path: ``v = int32(data) - zero_point`` (int64 data is
-  truncated to int32 first, as TVM's cast); per tensor, when the two scales are equal ``v``
-  is kept, otherwise the ratio ``float64(input_scale) / float64(output_scale)`` becomes a Q31
-  multiplier ``m`` and shift ``s`` (``frexp``; the significand times 2**31 rounded half away
-  from zero, 2**31 becoming 2**30 with ``s + 1``) and ``v`` becomes
-  ``fixed_point_multiply(v, m, s)`` for UPWARD, or for TONEAREST the int64 computation
-  ``((v << max(s, 0)) * m + 2**(r + 30) - (1 if negative)) >> (r + 31)``, truncated to int32
-  (halves away from zero); per channel the multiplier of each channel's ratio is applied by
-  that int64 computation (halves up for UPWARD, always, even for equal scales). Then
-  ``output_zero_point + v`` in int32, clipped to out_dtype unless that is int32. Float path
-  (float32 or float64): ``(data - zero_point) * float(ratio) + output_zero_point`` in that
-  float type, rounded (UPWARD: ``floor(x + 0.5)``; TONEAREST: halves away from zero), cast to
-  int32, clipped unless int32.
-- ``qnn.add``: each operand requantized (default rounding, int32 output, per channel along
-  its axis) to the output's scale and zero point, then ``lhs' + rhs' - output_zero_point`` in
-  int32, clipped to the operands' dtype. ``qnn.mul`` with scalar scales:
-  ``(int32(lhs) - lhs_zp) * (int32(rhs) - rhs_zp)`` in int32, requantized from the scale
-  ``float32(lhs_scale * rhs_scale)`` and zero point 0 to the output's parameters and dtype;
-  with per-channel scales (``lhs_axis == rhs_axis``) the same with one float32 product of
-  scales per channel.
-- ``qnn.concatenate``: each input whose scale and zero point equal the output's is kept, the
-  others requantized (default rounding) to the output's parameters and the first input's
-  dtype; then concatenated.
-- ``qnn.dense`` and ``qnn.conv2d``: ``nn.dense`` / ``nn.conv2d`` of ``data - input_zero_point``
-  and ``weight - kernel_zero_point`` (per output channel: the weight's O axis, or for a
-  depthwise weight ``(C, m, ..)`` the output channel ``c * m + q``), accumulated exactly;
-  padding contributes nothing (TVM pads with the input zero point). Scales do not enter.
-
-Failures. ``RelayRuntimeError``: qnn.requantize (and the ops built on it) with an output
-scale of 0 (TVM's ``ICHECK``); qnn.mul with per-channel scales and ``lhs_axis != rhs_axis``
-("not supported"). Undefined behaviour (``UndefinedBehavior``):
-
-- ``qnn.dequantize`` of int32 data whose ``data - zero_point`` overflows int32 (``nsw``);
-- ``fixed_point_multiply`` whose int64 product or rounding addition overflows, whose int32
-  rounding addition overflows (power-of-two case), or whose shift amounts are negative or at
-  least the bit width (``shift == 1`` with multiplier ``2**30``, ``|shift|`` too large): LLVM's
-  ``nsw`` arithmetic and out-of-range shifts give poison;
-- ``qnn.requantize``: the same for its multiplications, a non-finite scale ratio
-  (``frexp`` of it is unspecified), an int32 step that overflows (``data - zero_point``, the
-  sum with the output zero point), and on the float path a rounded value that int32 cannot
-  hold (NaN, infinities, out of range);
-- ``qnn.add``, ``qnn.mul``: an int32 sum, difference or product that overflows; per-channel
-  parameters with operands of different ranks (TVM aligns both sides on the lhs's rank);
-  ``qnn.mul`` with per-channel scales of different lengths (TVM reads the rhs's out of
-  bounds);
-- ``qnn.dense``, ``qnn.conv2d``: an accumulation that out_dtype cannot hold, either the
-  shifted sum or ``sum(data * weight)`` (TVM's first term, computed in out_dtype).
-
-Deliberate departures from TVM: ``fixed_point_multiply`` requires int32 data (TVM's Identity
-relation accepted any dtype and lowering then failed); a quantize axis must be in range for
-data of rank >= 1 even with scalar parameters (TVM read ``shape[axis]`` unchecked); rounding,
-compute_dtype and unsupported conv layouts are checked by the relations (TVM checked them
-during canonicalisation); the kernel zero point of qnn.dense and qnn.conv2d is checked like
-the kernel scale (TVM's relations did not look at it); the QNN binary ops and
-qnn.concatenate require quantized dtypes (TVM's relations did not, canonicalisation then
-failed); qnn.concatenate requires one scale and zero point per input; a per-channel axis is
-normalised for every negative value (TVM's requantize lowering special-cased only -1);
-``qnn.mul``'s per-tensor branch subtracts a zero-point vector along the channel axis (TVM
-broadcast it against the last axis).
+Typing conventions: a *scale* is float32 and a *zero point* int32; "scalar" means rank 0; a
+per-channel parameter holds one value per channel of its axis. Departures from TVM shared by
+the relations: rounding, compute_dtype and unsupported layouts are checked by the relations
+(TVM checked them during canonicalisation), and a per-channel axis is normalised for every
+negative value (TVM's requantize lowering special-cased only -1).
 """
 
 from __future__ import annotations
@@ -286,6 +191,12 @@ def _per_channel(value: Tensor, data: Tensor, axis: int) -> Array:
 
 
 def _quantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Quantize``: data float32; ``out_dtype`` int8, uint8, int16, uint16 or int32; the scale
+    and zero point are scalars or vectors of ``data.shape[axis]`` values (per-channel
+    quantisation along ``axis``); the result has data's shape.
+
+    Departure from TVM: the axis must be in range for data of rank >= 1 even with scalar
+    parameters (TVM read ``shape[axis]`` unchecked)."""
     a = _attrs(attrs, QuantizeAttrs)
     data, scale, zero_point = _arity(arg_types, ("data", "output_scale", "output_zero_point"))
     if data.dtype != "float32":
@@ -314,6 +225,11 @@ def _clip(x: Array, low: float, high: float) -> Array:
 
 
 def _quantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.quantize``: ``clip(round(data / scale) + float32(zero_point), qmin, qmax)`` in
+    float32, then cast to ``out_dtype``; ``round`` rounds halves away from zero (``llvm.round``);
+    ``clip`` is ``max(min(x, qmax), qmin)`` with ordered comparisons, so NaN becomes qmax and
+    infinities saturate. Defined for every input (a zero scale gives infinities or NaN, then
+    saturates)."""
     a = _attrs(attrs, QuantizeAttrs)
     data, scale, zero_point = args
     with np.errstate(all="ignore"):
@@ -327,6 +243,9 @@ def _quantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor
 
 
 def _dequantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Dequantize``: data int8, uint8, int16, uint16 or int32; ``out_dtype`` float16 or
+    float32; the scale and zero point are scalars, one-element vectors or vectors of
+    ``data.shape[axis]`` values; the result has data's shape."""
     a = _attrs(attrs, DequantizeAttrs)
     data, scale, zero_point = _arity(arg_types, ("data", "input_scale", "input_zero_point"))
     if data.dtype not in _QUANTIZED:
@@ -339,6 +258,10 @@ def _dequantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _dequantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.dequantize``: ``float32(int32(data) - zero_point) * scale``; for float16 output the
+    float32 value is clipped to float16's finite range (NaN to its maximum) and rounded.
+
+    Undefined: int32 data whose ``data - zero_point`` overflows int32 (``nsw``)."""
     a = _attrs(attrs, DequantizeAttrs)
     data, scale, zero_point = args
     shift = data.astype(np.int64) - _per_channel(zero_point, data, a.axis).astype(np.int64)
@@ -354,6 +277,10 @@ def _dequantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
 
 
 def _fixed_point_multiply_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Identity``: data is int32, the result has its type.
+
+    Departure from TVM: int32 data is required (TVM's Identity relation accepted any dtype and
+    lowering then failed)."""
     _attrs(attrs, FixedPointMultiplyAttrs)
     (data,) = _arity(arg_types, ("data",))
     if data.dtype != "int32":
@@ -404,6 +331,17 @@ def _q_multiply_shift(x: int, multiplier: int, shift: int) -> int:
 
 
 def _fixed_point_multiply_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``fixed_point_multiply``: ``x * multiplier * 2**(shift - 31)`` rounded half up, in integer
+    arithmetic. With ``multiplier == 2**30`` (a power of two) TVM computes in int32:
+    ``x << (shift - 1)`` (wrapping) when ``shift > 1``, else ``(x + 2**(e - 1)) >> e`` with
+    ``e = 1 - shift``. Otherwise in int64: ``((x << max(shift, 0)) * multiplier +
+    2**(r + 30)) >> (r + 31)`` with ``r = max(-shift, 0)``, the shift wrapping, the result
+    truncated to int32.
+
+    Undefined: an int64 product or rounding addition that overflows, an int32 rounding addition
+    that overflows (power-of-two case), shift amounts negative or at least the bit width
+    (``shift == 1`` with multiplier ``2**30``, ``|shift|`` too large): LLVM's ``nsw``
+    arithmetic and out-of-range shifts give poison."""
     a = _attrs(attrs, FixedPointMultiplyAttrs)
     (data,) = args
     out = [_q_multiply_shift(int(x), a.multiplier, a.shift) for x in data.reshape(-1)]
@@ -439,6 +377,11 @@ def _scalar_param(t: TensorType, what: str, dtype: str) -> None:
 
 
 def _requantize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Requantize``: data int8, uint8, int16, int32 or int64; ``axis`` (negative counts from
+    the end; a scalar has one channel on axis 0) in range; input scale and zero point scalars or
+    one value per channel of ``axis``; output scale and zero point scalars; ``rounding``
+    "UPWARD", "TONEAREST" or "None"; ``compute_dtype`` "int64", "float32", "float64" or "None";
+    ``out_dtype`` int8, uint8, int16 or int32; data's shape."""
     a = _attrs(attrs, RequantizeAttrs)
     names = ("data", "input_scale", "input_zero_point", "output_scale", "output_zero_point")
     data, in_scale, in_zero, out_scale, out_zero = _arity(arg_types, names)
@@ -580,6 +523,27 @@ def _saturate(values: Array, dtype: str) -> Tensor:
 
 
 def _requantize_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.requantize``; rounding "None" and compute_dtype "None" are ``RequantizeConfig``'s
+    defaults, UPWARD and int64.
+
+    Integer path: ``v = int32(data) - zero_point`` (int64 data is truncated to int32 first, as
+    TVM's cast); per tensor, when the two scales are equal ``v`` is kept, otherwise the ratio
+    ``float64(input_scale) / float64(output_scale)`` becomes a Q31 multiplier ``m`` and shift
+    ``s`` (``frexp``; the significand times 2**31 rounded half away from zero, 2**31 becoming
+    2**30 with ``s + 1``) and ``v`` becomes ``fixed_point_multiply(v, m, s)`` for UPWARD, or for
+    TONEAREST the int64 computation ``((v << max(s, 0)) * m + 2**(r + 30) - (1 if negative)) >>
+    (r + 31)``, truncated to int32 (halves away from zero); per channel the multiplier of each
+    channel's ratio is applied by that int64 computation (halves up for UPWARD, always, even
+    for equal scales). Then ``output_zero_point + v`` in int32, clipped to ``out_dtype`` unless
+    that is int32. Float path (float32 or float64): ``(data - zero_point) * float(ratio) +
+    output_zero_point`` in that float type, rounded (UPWARD: ``floor(x + 0.5)``; TONEAREST:
+    halves away from zero), cast to int32, clipped unless int32.
+
+    Fails with ``RelayRuntimeError`` for an output scale of 0 (TVM's ``ICHECK``), here and in
+    the ops built on it. Undefined: the multiplications' cases of ``fixed_point_multiply``; a
+    non-finite scale ratio (``frexp`` of it is unspecified); an int32 step that overflows
+    (``data - zero_point``, the sum with the output zero point); on the float path a rounded
+    value that int32 cannot hold (NaN, infinities, out of range)."""
     a = _attrs(attrs, RequantizeAttrs)
     data, in_scale, in_zero, out_scale, out_zero = args
     axis = _channel_axis(data.ndim, a.axis)
@@ -652,6 +616,12 @@ _MATMUL_INPUTS = (
 
 
 def _qnn_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``QDense``: data int8, uint8, int16 or uint16, weight int8 or uint8, ``out_dtype`` int32
+    or int64; ``nn.dense``'s rule for the shapes; input zero point and scale scalars; kernel
+    zero point and scale scalars or one value per output channel.
+
+    Departure from TVM: the kernel zero point is checked like the kernel scale (TVM's relation
+    did not look at it)."""
     a = _attrs(attrs, DenseAttrs)
     types = _arity(arg_types, _MATMUL_INPUTS)
     data, weight = types[0], types[1]
@@ -666,6 +636,12 @@ def _qnn_dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _qnn_conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``QnnConv2D``: data and weight int8, uint8 or int16, ``out_dtype`` int16, int32 or int64,
+    data layout NCHW or NHWC, kernel layout OIHW, HWIO, HWOI or OHWI; ``nn.conv2d``'s rule for
+    the shapes; input zero point and scale scalars; kernel zero point and scale scalars or one
+    value per output channel.
+
+    Departure from TVM: the kernel zero point is checked like the kernel scale."""
     a = _attrs(attrs, Conv2DAttrs)
     types = _arity(arg_types, _MATMUL_INPUTS)
     data, weight = types[0], types[1]
@@ -721,6 +697,12 @@ def _accumulate(
 
 
 def _qnn_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.dense``: ``nn.dense`` of ``data - input_zero_point`` and ``weight -
+    kernel_zero_point`` (per output channel: the weight's O axis), accumulated exactly. Scales
+    do not enter.
+
+    Undefined: an accumulation that ``out_dtype`` cannot hold, either the shifted sum or
+    ``sum(data * weight)`` (TVM's first term, computed in ``out_dtype``)."""
     a = _attrs(attrs, DenseAttrs)
     data, weight, in_zero, kernel_zero = args[:4]
     shifted = (_shifted(data, in_zero, 0), _shifted(weight, kernel_zero, 0))
@@ -729,6 +711,12 @@ def _qnn_dense_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tenso
 
 
 def _qnn_conv2d_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.conv2d``: ``nn.conv2d`` of ``data - input_zero_point`` and ``weight -
+    kernel_zero_point`` (per output channel: the weight's O axis, or for a depthwise weight
+    ``(C, m, ..)`` the output channel ``c * m + q``), accumulated exactly; padding contributes
+    nothing (TVM pads with the input zero point). Scales do not enter.
+
+    Undefined: as for ``qnn.dense``."""
     a = _attrs(attrs, Conv2DAttrs)
     data, weight, in_zero, kernel_zero = args[:4]
     o_axis, i_axis = a.kernel_layout.index("O"), a.kernel_layout.index("I")
@@ -766,6 +754,14 @@ _BINARY_INPUTS = (
 
 
 def _qnn_broadcast_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``QnnBroadcast`` (qnn.add, qnn.mul): lhs and rhs of one dtype among int8, uint8, int16,
+    int32; a side whose scale and zero point are both scalars is per tensor, otherwise its
+    channel axis (0 for rank <= 1, else ``*_axis``, negative from the end) must be in range and
+    each of the two parameters is a scalar or one value per channel; output parameters scalars;
+    the shapes broadcast; lhs's dtype.
+
+    Departure from TVM: quantized dtypes are required (TVM's relation did not check them;
+    canonicalisation then failed)."""
     a = _attrs(attrs, BroadcastAttrs)
     types = _arity(arg_types, _BINARY_INPUTS)
     lhs, rhs = types[0], types[1]
@@ -817,6 +813,12 @@ def _int32_result(values: Array, name: str, what: str) -> Array:
 
 
 def _qnn_add_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.add``: each operand requantized (default rounding, int32 output, per channel along
+    its axis) to the output's scale and zero point, then ``lhs' + rhs' - output_zero_point`` in
+    int32, clipped to the operands' dtype.
+
+    Undefined: an int32 sum or difference that overflows; per-channel parameters with operands
+    of different ranks (TVM aligns both sides on the lhs's rank)."""
     a = _attrs(attrs, BroadcastAttrs)
     lhs, rhs, lhs_s, lhs_z, rhs_s, rhs_z, out_s, out_z = args
     lhs_axis, rhs_axis = _binary_axes(lhs, rhs, (lhs_s, lhs_z, rhs_s, rhs_z), a)
@@ -830,6 +832,16 @@ def _qnn_add_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _qnn_mul_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.mul`` with scalar scales: ``(int32(lhs) - lhs_zp) * (int32(rhs) - rhs_zp)`` in
+    int32, requantized from the scale ``float32(lhs_scale * rhs_scale)`` and zero point 0 to the
+    output's parameters and dtype; with per-channel scales (``lhs_axis == rhs_axis``) the same
+    with one float32 product of scales per channel.
+
+    Departure from TVM: the per-tensor branch subtracts a zero-point vector along the channel
+    axis (TVM broadcast it against the last axis). Fails with ``RelayRuntimeError`` for
+    per-channel scales with ``lhs_axis != rhs_axis`` (TVM: "not supported"). Undefined: an int32
+    difference or product that overflows; per-channel parameters with operands of different
+    ranks; per-channel scales of different lengths (TVM reads the rhs's out of bounds)."""
     a = _attrs(attrs, BroadcastAttrs)
     lhs, rhs, lhs_s, lhs_z, rhs_s, rhs_z, out_s, out_z = args
     lhs_axis, rhs_axis = _binary_axes(lhs, rhs, (lhs_s, lhs_z, rhs_s, rhs_z), a)
@@ -858,6 +870,12 @@ _CONCAT_INPUTS = ("data", "input_scales", "input_zero_points", "output_scale", "
 
 
 def _qnn_concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``QnnConcatenate``: a tuple of int8/uint8/int16/int32 tensors, a tuple of as many scalar
+    scales and one of as many scalar zero points, scalar output parameters; then
+    ``concatenate``'s rule.
+
+    Departure from TVM: quantized dtypes and one scale and zero point per input are
+    required."""
     a = _attrs(attrs, ConcatenateAttrs)
     if len(arg_types) != len(_CONCAT_INPUTS):
         raise RelationError(f"expected 5 argument(s), found {len(arg_types)}")
@@ -880,6 +898,11 @@ def _qnn_concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
 
 
 def _qnn_concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
+    """``qnn.concatenate``: each input whose scale and zero point equal the output's is kept,
+    the others requantized (default rounding) to the output's parameters and the first input's
+    dtype; then concatenated.
+
+    Undefined: as for ``qnn.requantize``."""
     a = _attrs(attrs, ConcatenateAttrs)
     data, scales, zero_points = (tuple_input(args[i]) for i in range(3))
     out_s, out_z = array_input(args[3]), array_input(args[4])

@@ -1,155 +1,34 @@
 """Reductions and scans along axes: sum, mean, variance, max, argmax, all, cumsum, ...
 
-Reductions: over the axes named by ``axis`` (all axes when ``None``), or the others.
-
 ::
 
     sum | mean | max | min | prod(data, axis=None, keepdims=False, exclude=False)
-                                            ReduceAttrs     comm_reduce  relation Reduce
+                                         ReduceAttrs     comm_reduce  relation Reduce
     argmax | argmin(data, axis=None, keepdims=False, select_last_index=False, exclude=False)
-                                            ArgReduceAttrs  comm_reduce  relation ArgReduce
-
-Attribute fields, fusion patterns, relations and computes follow TVM 0.18
-(``include/tvm/relay/attrs/reduce.h``, ``src/relay/op/tensor/reduce.cc``,
-``include/tvm/topi/reduction.h``, ``src/tir/op/op.cc``).
-
-**Reduced axes** (``GetReduceAxes``). ``axis=None`` and ``axis=[]`` both reduce every axis;
-otherwise each listed axis may be negative (counted from the end) and must lie in
-``[-rank, rank)``. ``exclude=True`` reduces the axes *not* listed. A repeated axis is
-rejected here; TVM accepted it and then wrote past the end of its output-shape vector
-(``ReduceShapeImpl``), a crash or a garbage shape, so rejecting is the only sound reading.
-**Result shape** (``ReduceShapeImpl``): the reduced axes are dropped, or kept with extent 1
-under ``keepdims``; with no axis reduced the input shape is returned whatever ``keepdims``
-says. When some reduced dimension is not a known integer (``?`` or symbolic), the product of
-the known reduced dimensions that come before it must be below 2^31 - 1 (TVM's reporter
-assertion; it does not check the all-known case). ``Reduce`` keeps the input dtype.
-``ArgReduce`` rejects rank 0 and returns int32 (TVM used the dtype of the first dimension
-expression, which is int32 for every shape this syntax can write; a TVM ``3i64`` dimension
-would have given int64).
-
-**Values** (``topi`` reducers, lowered to ``acc = identity; acc = combine(acc, x)`` over the
-reduced elements, in an order TVM's schedules choose freely):
-
-- ``sum``: ``+`` from 0 in the input dtype; on bool it is ``any`` (topi dispatches bool
-  ``sum`` to ``tvm::any``). ``prod``: ``*`` from 1; on bool that is ``all`` (bool is a 1-bit
-  unsigned integer to TVM's code generator, and ``i1`` multiplication is ``and``).
-  int8/int16/uint8/uint16 wrap.
-- ``max`` / ``min``: ``select(acc > x, acc, x)`` / ``select(acc < x, acc, x)`` (LLVM ordered
-  compares) starting from TVM's
-  ``min_value`` / ``max_value`` of the dtype, which for floats is the *lowest / highest
-  finite* value (-65504 for float16, ``-FLT_MAX``, ``-DBL_MAX``), not an infinity. So an
-  all--inf slice has max ``-FLT_MAX``, and a slice over a size-0 axis gives that finite
-  value. bool: ``max`` is ``any``, ``min`` is ``all``. Integers: the dtype's bounds.
-- ``argmax`` / ``argmin``: a (index, value) reducer starting from ``(-1, min_value)`` /
-  ``(-1, max_value)``; it keeps the accumulator when it is strictly better, or equal with the
-  lower index (the higher with ``select_last_index``). The index is the row-major position
-  within the reduced axes (``RavelIndex``). Ties go to the first index, or the last with
-  ``select_last_index``; and the identity's index ``-1`` takes part: a slice whose best value
-  equals the identity value (an all-``min_value`` slice, e.g. all zeros for unsigned and
-  bool ``argmax``, all ``-FLT_MAX`` for float32) gives ``-1`` unless ``select_last_index``;
-  a slice of only -inf (argmax) or +inf (argmin), or an empty slice, gives ``-1`` always.
-- ``mean`` (``MeanCompute``): ``sum`` divided by the element count ``cast(dtype, count)``.
-  Floats divide in their dtype; float16 is cast to float32, summed and divided there, and
-  cast back. Integers use ``topi::divide``, which is TIR ``Div``: truncation toward zero
-  (LLVM ``sdiv``/``udiv``) of the (possibly wrapped) integer sum. bool: the ``any`` of a
-  single element, divided by 1.
-- With no axis reduced (rank 0, or ``exclude`` listing every axis) every op returns its input
-  unchanged (``ReduceCompute`` returns ``topi::identity``, no combiner runs: a rank-0 ``max``
-  of NaN is NaN, of -inf is -inf).
-
-Float evaluation: ``sum``/``prod``/``mean`` of float32 and float64 are computed in the
-dtype (numpy's pairwise order; TVM's order is schedule-dependent); float16 ``sum`` and
-``prod`` accumulate in float32 and round once (numpy's half loops do this; TVM accumulates in
-float16, so its results differ by rounding that grows with the reduction length — the
-comparison policy in ``oracles/compare.py`` budgets for it — and a float16 intermediate
-product may overflow to inf in TVM where this one does not).
-
-**Undefined behaviour** (``UndefinedBehavior`` from the reference):
-
-1. ``sum``/``prod``/``mean`` of int32, int64, uint32 or uint64 where some evaluation order
-   overflows: TVM's LLVM backend emits ``add nsw``/``mul nsw`` for signed and
-   ``add nuw``/``mul nuw`` for unsigned integers of 32 bits or more
-   (``DEFINE_CODEGEN_BINARY_OP``, ``src/target/llvm/codegen_llvm.cc``) and the reduction
-   order is the schedule's choice. Exactly: some subset of the reduced elements has a sum
-   (the positives, or the negatives) or product outside the dtype's range.
-2. ``mean`` over zero elements: the count 0 reaches ``TryConstFold<Div>``'s "Divide by
-   zero" check (a compile-time failure; with dynamic shapes, a run-time division by zero).
-3. ``mean`` of an integer or bool tensor whose element count does not fit the dtype (int8
-   counts of 128 or more, bool counts of 2 or more, ...): ``cast(dtype, count)`` builds an
-   ``IntImm`` whose range check fails ("Literal value ... exceeds maximum of ...").
-4. ``max``/``min``/``argmax``/``argmin`` with a NaN among the reduced elements: the ordered
-   compare makes the result depend on the evaluation order (a NaN is dropped when a later
-   element is combined into it), and CUDA's ``max`` (``fmaxf``) drops NaN altogether.
-5. ``exclude=True`` with ``axis=None`` on a tensor of rank 1 or more: the relation reduces
-   every axis, but ``GetExcludeAxes`` fails ("Cannot set exclude when axis=None").
-6. ``axis=[]`` without ``exclude`` on a tensor of rank 1 or more: the relation reduces every
-   axis, but ``topi``'s ``GetRealAxis`` reduces none, so the kernel's result does not have
-   the type's shape.
-7. ``argmax``/``argmin`` with no axis reduced (``exclude`` listing every axis) on a tensor
-   that is not int32: ``ArgReduceCompute`` returns the input itself, not indices, so the
-   kernel's dtype contradicts the relation's int32. (On int32 input the input is returned,
-   as TVM did.)
-
-More reductions and the scans: ``variance``, ``all``, ``any``, ``cumsum``, ``cumprod``.
-
-::
-
+                                         ArgReduceAttrs  comm_reduce  relation ArgReduce
     variance(data, mean, axis=None, keepdims=False, exclude=False, unbiased=False)
-                                         VarianceAttrs  comm_reduce  relation Variance
+                                         VarianceAttrs   comm_reduce  relation Variance
     all | any(data, axis=None, keepdims=False, exclude=False)
-                                         ReduceAttrs    comm_reduce  relation Reduce
+                                         ReduceAttrs     comm_reduce  relation Reduce
     cumsum | cumprod(data, axis=None, dtype="", exclusive=False)
-                                         ScanopAttrs    opaque       relation Cumsum | Cumprod
+                                         ScanopAttrs     opaque       relation Cumsum | Cumprod
 
-Attribute fields, fusion patterns, relations and computes follow TVM 0.18
-(``include/tvm/relay/attrs/reduce.h``, ``transform.h``; ``src/relay/op/tensor/reduce.cc``,
-``transform.cc``; ``python/tvm/topi/scan.py``). The reduced axes, the result shape and their
-undefined forms are those of ``ops.reduce`` (``axis=None`` or ``[]`` reduce every axis,
-``exclude`` reduces the others; ``exclude=True`` with ``axis=None``, and ``axis=[]`` without
-``exclude``, are undefined on a tensor of rank 1 or more).
+Sources: ``include/tvm/relay/attrs/reduce.h`` and ``transform.h``,
+``src/relay/op/tensor/reduce.cc`` and ``transform.cc``, ``include/tvm/topi/reduction.h``,
+``python/tvm/topi/scan.py``, ``src/tir/op/op.cc``.
 
-**variance** is TVM's ``_variance``, the second half of ``relay.variance``/``std``: the caller
-passes ``mean`` (in practice ``mean(data, axis, keepdims=True)``). Typing (``Variance``):
-``data`` has rank at least 1 and a float dtype; ``mean`` has ``data``'s dtype and rank, and each
-of its dimensions is ``data``'s or 1 (it broadcasts to ``data``); the result has ``data``'s dtype
-and the reduced shape. Meaning (``VarianceCompute``): ``sum((data - mean)^2)`` over the reduced
-axes, each step in the dtype (float16 sums accumulate in float32, as ``ops.reduce``'s ``sum``),
-divided by ``count - unbiased`` where ``count`` is the number of reduced elements (so an empty
-reduction with ``unbiased`` is ``0 / -1 = -0``).
-
-**all** and **any** (``Reduce``, bool only): the conjunction / disjunction over the reduced
-axes, ``True`` / ``False`` over zero elements; with no axis reduced, the input.
-
-**cumsum** and **cumprod** (``Cumsum``, ``Cumprod``, TVM's ``ScanopRel``): ``data`` has rank
-at least 1; ``axis``, when given, lies in ``[-rank, rank)``; the result dtype is ``dtype`` or,
-when ``""``, the data's; the shape is the data's, or ``(product of the dims,)`` when ``axis`` is
-``None`` (the data is flattened in row-major order). Meaning (``topi.scan``): each element is
-converted to the result dtype as ``cast`` converts, then accumulated sequentially along the
-axis in that dtype: ``out[0] = x[0]``, ``out[i] = out[i-1] + x[i]`` (``*`` for ``cumprod``).
-With ``exclusive`` the first element is the identity (0 or 1) and ``out[i]`` combines
-``x[0..i-1]``. Floats round after each step (float16 through float32); int8, int16, uint8 and
-uint16 wrap; bool accumulates as LLVM's ``i1``, so ``cumsum`` is a running exclusive-or and
-``cumprod`` a running and. ``exclusive=None`` (TVM's null ``Bool``) means ``False``.
-
-**Undefined behaviour** (``UndefinedBehavior``):
-
-1. the undefined attribute forms of ``ops.reduce`` (above), for ``variance``, ``all`` and
-   ``any``; for ``variance`` also ``exclude`` listing every axis (TVM's compute asserts some axis
-   is reduced);
-2. ``variance`` whose divisor ``count - unbiased`` is 0 (one element with ``unbiased``, or none
-   without): TVM's constant folder stops at "Divide by zero";
-3. ``cumsum``/``cumprod`` accumulating int32, int64, uint32 or uint64 where a computed
-   running value leaves the dtype's range: the scan's ``+``/``*`` are ``nsw``/``nuw``;
-4. ``cumsum``/``cumprod`` whose conversion to ``dtype`` is undefined (``cast``'s float to
-   integer cases: NaN, infinities, values out of range).
-
-Deliberate deviations from TVM's relations, rejecting programs TVM typed but could not compile
-or whose compute contradicted the type: ``variance`` requires float data and a ``mean`` of its
-dtype that broadcasts to it (integer data divided by TVM's int64 count gave an int64 result;
-a mismatched ``mean`` changed the compute's shape or dtype); ``all``/``any`` require bool
-(``tir::all``/``any`` combine with ``&&``/``||``); ``cumsum``/``cumprod`` reject rank 0 and an
-out-of-range ``axis`` (TVM's relation read ``shape[0]`` of a rank-0 tensor; its compute indexed
-past the rank).
+Shared by the reductions: the reduced axes are ``reduce_axes``'s and the result shape
+``_reduced_shape``'s; their undefined attribute forms are ``_fold``'s. A reduction is
+TOPI's reducer lowered to ``acc = identity; acc = combine(acc, x)`` over the reduced elements,
+in an order TVM's schedules choose freely, so an overflow (``_check_sum_overflow``) or a NaN
+(``_check_no_nan``) that some order meets is undefined. With no axis reduced (rank 0, or
+``exclude`` listing every axis) every reduction returns its input unchanged (``ReduceCompute``
+returns ``topi::identity``, no combiner runs: a rank-0 ``max`` of NaN is NaN). Float
+``sum``/``prod``/``mean`` of float32 and float64 are computed in the dtype (numpy's pairwise
+order; TVM's order is schedule-dependent); float16 accumulates in float32 and rounds once
+(TVM accumulates in float16, so its results differ by rounding that grows with the reduction
+length, which the comparison policy in ``oracles/compare.py`` budgets for, and a float16
+intermediate product may overflow to inf in TVM where this one does not).
 """
 
 from __future__ import annotations
@@ -235,7 +114,11 @@ def _reduce_attrs(attrs: Attrs | None, default: AnyReduceAttrs) -> AnyReduceAttr
 def reduce_axes(ndim: int, axis: tuple[int, ...] | None, exclude: bool) -> tuple[int, ...]:
     """The sorted axes a reduction folds (TVM's ``GetReduceAxes``), or a ``RelationError``.
 
-    ``None`` and ``()`` mean every axis (with or without ``exclude``, as in TVM).
+    ``None`` and ``()`` mean every axis (with or without ``exclude``, as in TVM); otherwise each
+    listed axis may be negative (counted from the end) and must lie in ``[-rank, rank)``;
+    ``exclude`` folds the axes *not* listed. A repeated axis is rejected here; TVM accepted it
+    and then wrote past the end of its output-shape vector (``ReduceShapeImpl``), a crash or a
+    garbage shape, so rejecting is the only sound reading.
     """
     if not axis:
         return tuple(range(ndim))
@@ -261,7 +144,11 @@ def reduce_axes(ndim: int, axis: tuple[int, ...] | None, exclude: bool) -> tuple
 def _reduced_shape(
     shape: tuple[Dim, ...], axes: tuple[int, ...], keepdims: bool
 ) -> tuple[Dim, ...]:
-    """TVM's ``ReduceShapeImpl``: drop (or set to 1) the reduced axes."""
+    """TVM's ``ReduceShapeImpl``: the reduced axes dropped, or kept with extent 1 under
+    ``keepdims``; with no axis reduced the input shape whatever ``keepdims`` says. When some
+    reduced dimension is not a known integer (``?`` or symbolic), the product of the known
+    reduced dimensions before it must be below 2^31 - 1 (TVM's reporter assertion; it does not
+    check the all-known case)."""
     if not axes:
         return shape
     # TVM asserts this only when some reduced extent is unknown, and multiplies only the known
@@ -297,7 +184,10 @@ def reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def arg_reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``ArgReduce``: int32 indices, with the reduced axes dropped or kept as 1; rank >= 1."""
+    """``ArgReduce``: int32 indices, with the reduced axes dropped or kept as 1; rank >= 1.
+
+    TVM used the dtype of the first dimension expression, which is int32 for every shape this
+    syntax can write (a TVM ``3i64`` dimension would have given int64)."""
     data = _one_tensor(arg_types)
     a = _reduce_attrs(attrs, ArgReduceAttrs())
     if not data.shape:
@@ -323,6 +213,12 @@ class _Folded:
 
 
 def _fold(x: Array, attrs: AnyReduceAttrs, op: str) -> _Folded:
+    """The input with the reduced axes moved last and flattened, and the output shape.
+
+    Undefined, on a tensor of rank 1 or more: ``exclude=True`` with ``axis=None`` (the relation
+    reduces every axis, but ``GetExcludeAxes`` fails: "Cannot set exclude when axis=None");
+    ``axis=[]`` without ``exclude`` (the relation reduces every axis, but topi's
+    ``GetRealAxis`` reduces none, so the kernel's result does not have the type's shape)."""
     axes = reduce_axes(x.ndim, attrs.axis, attrs.exclude)
     if x.ndim > 0 and attrs.axis is None and attrs.exclude:
         raise UndefinedBehavior(f"{op} with exclude=True and axis=None (TVM's compute rejects it)")
@@ -347,7 +243,8 @@ def _finish(result: Array, folded: _Folded, dtype: npt.DTypeLike) -> Tensor:
 
 
 def _lowest(dtype: np.dtype[Any]) -> Scalar:
-    """TVM's ``min_value``: the lowest finite value (0 / False for unsigned and bool)."""
+    """TVM's ``min_value``: the lowest finite value (-65504 for float16, ``-FLT_MAX``,
+    ``-DBL_MAX``: not an infinity; 0 / False for unsigned and bool)."""
     if dtype.kind == "f":
         return float(np.finfo(dtype).min)
     if dtype.kind == "b":
@@ -370,7 +267,10 @@ def _traps_on_overflow(dtype: np.dtype[Any]) -> bool:
 
 
 def _check_sum_overflow(rows: Array, op: str) -> None:
-    """UB 1 for sums: the positives (or the negatives) of some row leave the dtype's range."""
+    """Undefined for int32, int64, uint32 and uint64 sums: the positives (or the negatives) of
+    some row leave the dtype's range, so some evaluation order overflows. TVM's LLVM backend
+    emits ``add nsw``/``nuw`` for integers of 32 bits or more and the reduction order is the
+    schedule's choice."""
     info = np.iinfo(rows.dtype)
     wide = rows.astype(object)
     highest = np.where(wide > 0, wide, 0).sum(axis=-1)
@@ -382,7 +282,8 @@ def _check_sum_overflow(rows: Array, op: str) -> None:
 
 
 def _check_prod_overflow(rows: Array, op: str) -> None:
-    """UB 1 for products: the product of some subset of a row leaves the dtype's range.
+    """Undefined for int32, int64, uint32 and uint64 products (``mul nsw``/``nuw``): the product
+    of some subset of a row leaves the dtype's range.
 
     The largest magnitude reachable is that of all nonzero elements; when it is exactly
     ``-min`` (2**(bits-1)) it overflows only if that magnitude can be reached positive: the
@@ -403,7 +304,10 @@ def _check_prod_overflow(rows: Array, op: str) -> None:
 
 
 def _check_no_nan(rows: Array, op: str) -> None:
-    """UB 4: a NaN among the elements of a comparison-based reduction."""
+    """Undefined for ``max``/``min``/``argmax``/``argmin``: a NaN among the reduced elements.
+    The ordered compare makes the result depend on the evaluation order (a NaN is dropped when
+    a later element is combined into it), and CUDA's ``max`` (``fmaxf``) drops NaN
+    altogether."""
     if rows.dtype.kind == "f" and np.isnan(rows).any():
         raise UndefinedBehavior(
             f"{op} over a NaN: TVM's result depends on the evaluation order and the target"
@@ -436,7 +340,10 @@ def _quiet(reference: TensorReference) -> TensorReference:
 
 
 def _sum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``sum`` as TVM's ``topi::sum`` computed it (``any`` on bool)."""
+    """``sum`` as TVM's ``topi::sum`` computed it: ``+`` from 0 in the input dtype; on bool it
+    is ``any`` (topi dispatches bool ``sum`` to ``tvm::any``); int8/int16/uint8/uint16 wrap.
+
+    Undefined: an int32/int64/uint32/uint64 overflow in some order."""
     (x,) = args
     folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "sum")
     if not folded.reduces:
@@ -445,7 +352,11 @@ def _sum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _prod_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``prod`` as TVM's ``topi::prod`` computed it (``all`` on bool)."""
+    """``prod`` as TVM's ``topi::prod`` computed it: ``*`` from 1; on bool that is ``all`` (bool
+    is a 1-bit unsigned integer to TVM's code generator, and ``i1`` multiplication is ``and``);
+    narrow integers wrap.
+
+    Undefined: an int32/int64/uint32/uint64 overflow in some order."""
     (x,) = args
     folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "prod")
     if not folded.reduces:
@@ -460,7 +371,11 @@ def _prod_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _max_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``max`` from TVM's ``min_value`` of the dtype."""
+    """``max``: ``select(acc > x, acc, x)`` (an ordered compare) from TVM's ``min_value`` of the
+    dtype, so an all -inf slice has max ``-FLT_MAX`` and a slice over a size-0 axis gives that
+    finite value; on bool it is ``any``; on integers the dtype's bounds are the identity.
+
+    Undefined: a NaN among the reduced elements."""
     (x,) = args
     folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "max")
     if not folded.reduces:
@@ -472,7 +387,10 @@ def _max_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _min_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``min`` from TVM's ``max_value`` of the dtype."""
+    """``min``: ``select(acc < x, acc, x)`` from TVM's ``max_value`` of the dtype (the highest
+    finite value); on bool it is ``all``.
+
+    Undefined: a NaN among the reduced elements."""
     (x,) = args
     folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "min")
     if not folded.reduces:
@@ -484,7 +402,17 @@ def _min_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _mean_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``mean`` as TVM's ``MeanCompute``: sum, then divide by ``cast(dtype, count)``."""
+    """``mean`` as TVM's ``MeanCompute``: ``sum`` divided by the element count
+    ``cast(dtype, count)``. Floats divide in their dtype (float16 is summed and divided in
+    float32, then cast back). Integers use ``topi::divide``, TIR ``Div``: truncation toward zero
+    (LLVM ``sdiv``/``udiv``) of the (possibly wrapped) integer sum. bool: the ``any`` of a
+    single element, divided by 1.
+
+    Undefined: a sum overflow as for ``sum``; zero elements (the count 0 reaches
+    ``TryConstFold<Div>``'s "Divide by zero" check: a compile-time failure; with dynamic shapes,
+    a run-time division by zero); an integer or bool tensor whose element count does not fit the
+    dtype (int8 counts of 128 or more, bool counts of 2 or more, ...: ``cast(dtype, count)``
+    builds an ``IntImm`` whose range check fails)."""
     (x,) = args
     folded = _fold(x, _reduce_attrs(attrs, ReduceAttrs()), "mean")
     if not folded.reduces:
@@ -514,7 +442,22 @@ def _mean_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _arg_reference(op: str, better: str) -> TensorReference:
-    """The reference of ``argmax`` (``better="max"``) or ``argmin`` (``"min"``)."""
+    """The reference of ``argmax`` (``better="max"``) or ``argmin`` (``"min"``).
+
+    An (index, value) reducer starting from ``(-1, min_value)`` / ``(-1, max_value)``; it keeps
+    the accumulator when it is strictly better, or equal with the lower index (the higher with
+    ``select_last_index``). The index is the row-major position within the reduced axes
+    (``RavelIndex``). Ties go to the first index, or the last with ``select_last_index``; and
+    the identity's index -1 takes part: a slice whose best value equals the identity value (an
+    all-``min_value`` slice, e.g. all zeros for unsigned and bool ``argmax``, all ``-FLT_MAX``
+    for float32) gives -1 unless ``select_last_index``; a slice of only -inf (argmax) or +inf
+    (argmin), or an empty slice, gives -1 always.
+
+    Undefined: a NaN among the reduced elements; no axis reduced (``exclude`` listing every
+    axis) on a tensor that is not int32 (``ArgReduceCompute`` returns the input itself, not
+    indices, so the kernel's dtype contradicts the relation's int32; on int32 input the input
+    is returned, as TVM did).
+    """
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
         (x,) = args
@@ -662,8 +605,14 @@ def _as_reduce(attrs: VarianceAttrs) -> ReduceAttrs:
 
 
 def variance_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Variance``: float ``data`` of rank >= 1, ``mean`` of its dtype and rank broadcasting to
-    it; the reduced shape, ``data``'s dtype."""
+    """``Variance``: float ``data`` of rank >= 1; ``mean`` of its dtype and rank, each dimension
+    ``data``'s or 1 (it broadcasts to ``data``); the reduced shape, ``data``'s dtype.
+
+    ``variance`` is TVM's ``_variance``, the second half of ``relay.variance``/``std``: the
+    caller passes ``mean`` (in practice ``mean(data, axis, keepdims=True)``). Departure from
+    TVM: float data and a ``mean`` that broadcasts to it are required (integer data divided by
+    TVM's int64 count gave an int64 result; a mismatched ``mean`` changed the compute's shape or
+    dtype)."""
     data, mean = _tensors(arg_types, ("data", "mean"))
     a = attrs if attrs is not None else VarianceAttrs()
     if not isinstance(a, VarianceAttrs):
@@ -690,7 +639,8 @@ def variance_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _bool_reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Reduce`` on bool data only."""
+    """``Reduce`` on bool data only (``all``, ``any``): ``tir::all``/``any`` combine with
+    ``&&``/``||``, so TVM could not compile other dtypes."""
     (data,) = _tensors(arg_types, ("data",))
     if data.dtype != "bool":
         raise RelationError(f"expected bool for data, found {data.dtype}")
@@ -698,8 +648,12 @@ def _bool_reduce_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def scanop_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``ScanopRel``: rank >= 1; ``axis`` in range; the data's shape (flattened without an
-    axis); dtype the attribute's or the data's."""
+    """``ScanopRel`` (``Cumsum``, ``Cumprod``): rank >= 1; ``axis``, when given, in
+    ``[-rank, rank)``; the data's shape, or ``(product of the dims,)`` when ``axis`` is ``None``;
+    dtype the ``dtype`` attribute's, or the data's when it is ``""``.
+
+    Departure from TVM: rank 0 and an out-of-range axis are rejected (TVM's relation read
+    ``shape[0]`` of a rank-0 tensor; its compute indexed past the rank)."""
     (data,) = _tensors(arg_types, ("data",))
     a = attrs if attrs is not None else ScanopAttrs()
     if not isinstance(a, ScanopAttrs):
@@ -714,7 +668,13 @@ def scanop_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _variance(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
-    """``VarianceCompute``: the sum of squared differences over ``count - unbiased``."""
+    """``VarianceCompute``: ``sum((data - mean)^2)`` over the reduced axes, each step in the
+    dtype (float16 sums accumulate in float32, as ``sum``), divided by ``count - unbiased``
+    where ``count`` is the number of reduced elements.
+
+    Undefined: the attribute forms of ``_fold``, and ``exclude`` listing every axis (TVM's
+    compute asserts some axis is reduced); a divisor ``count - unbiased`` of 0 (one element with
+    ``unbiased``, or none without: TVM's constant folder stops at "Divide by zero")."""
     data: Array = args[0]
     mean: Array = args[1]
     a = attrs if isinstance(attrs, VarianceAttrs) else VarianceAttrs()
@@ -736,7 +696,10 @@ def _variance(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _logical_reduce(op: str) -> TensorReference:
-    """``all`` (``op="all"``) or ``any``: bool conjunction / disjunction over the axes."""
+    """``all`` (``op="all"``) or ``any``: bool conjunction / disjunction over the reduced axes,
+    ``True`` / ``False`` over zero elements; with no axis reduced, the input.
+
+    Undefined: the attribute forms of ``_fold``."""
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
         (x,) = args
@@ -757,7 +720,19 @@ def _wide_integer(dtype: np.dtype[Any]) -> bool:
 
 
 def _scan(op: str) -> TensorReference:
-    """``cumsum`` (``op="cumsum"``) or ``cumprod`` as ``topi.scan``'s sequential loop."""
+    """``cumsum`` (``op="cumsum"``) or ``cumprod`` as ``topi.scan``'s sequential loop.
+
+    Each element is converted to the result dtype as ``cast`` converts, then accumulated along
+    the axis (of the row-major flattened data without one) in that dtype: ``out[0] = x[0]``,
+    ``out[i] = out[i-1] + x[i]`` (``*`` for ``cumprod``). With ``exclusive`` the first element
+    is the identity (0 or 1) and ``out[i]`` combines ``x[0..i-1]``; ``exclusive=None`` (TVM's
+    null ``Bool``) means ``False``. Floats round after each step (float16 through float32);
+    8/16-bit integers wrap; bool accumulates as LLVM's ``i1``, so ``cumsum`` is a running
+    exclusive-or and ``cumprod`` a running and.
+
+    Undefined: int32, int64, uint32 or uint64 running values that leave the dtype's range
+    (``nsw``/``nuw``); a conversion to ``dtype`` that is undefined (``cast``'s float to integer
+    cases)."""
     identity = 0 if op == "cumsum" else 1
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:

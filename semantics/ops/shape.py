@@ -1,7 +1,5 @@
 """Shape and layout operators: reshape, transpose, concatenate, split, tile, squeeze, ...
 
-Transforms: operators that move, copy, select or create elements without arithmetic.
-
 ::
 
     reshape(data, newshape=, allowzero=False)                       ReshapeAttrs      injective
@@ -12,203 +10,32 @@ Transforms: operators that move, copy, select or create elements without arithme
     expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
     squeeze(data, axis=None)                                        SqueezeAttrs      injective
     broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
-
-``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
-default and so are required all the same, written ``None`` when absent: ``transpose``'s
-``axes``, ``strided_slice``'s ``begin``, ``end``, ``strides`` and ``axes``, and
-``InitOpAttrs.shape``. Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/transform.h``; patterns follow ``src/relay/op/tensor/transform.cc``
-and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Reshape       TVM's InferNewShape: 0 copies, -1 infers, -2 copies the rest, -3 merges two,
-                  -4 splits one in two; the element counts must agree when every dimension is
-                  a known integer (TVM skips the check otherwise)
-    Transpose     axes None reverses; otherwise a permutation of the axes (negative allowed)
-    Concatenate   equal rank and dtype; the axis extents add (? if any is ?); other extents
-                  agree where known, and are ? only if unknown everywhere or the axis is known
-    Stack         equal rank and dtype; axis in [-(ndim + 1), ndim]; a new axis of extent n
-    Split         a tuple: equal sections (which must divide the extent) or the pieces between
-                  strictly increasing indices, the last below the extent
-    ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
-    Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
-                  listed axes, whose known extents must be 1
-    BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
-
-Where TVM's relation asserts something about dimensions it fails only when the assertion folds
-to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
-provably false on symbols (``n`` against ``n + 1``) is rejected too, and one that cannot be
-decided is accepted, as in TVM. A dimension that is ``?`` or symbolic in a type is an integer
-at run time; every reference first re-checks its relation on the run-time shapes.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic: a reshape whose element counts differ, squeezing an extent other than 1, unequal
-  non-axis extents in concatenate or stack, split sections that do not divide the extent or
-  indices beyond it, take's batch extents differing, a strided slice whose clamped bounds run
-  backwards or whose stride is 0, broadcast_to from an incompatible shape. TVM's computes
-  (``topi::reshape``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``take``,
-  ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
-  ``broadcast.h``) index the input without checking, so they read out of bounds or pick
-  arbitrary elements.
-- ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
-  StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
-  relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
-
-Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
-rely on):
-
-- take: a negative ``batch_dims`` is rejected (TakeRel adds ``ndim(indices)`` to ``axis``
-  instead of to ``batch_dims`` and then indexes the shape at a negative position); an ``axis``
-  equal to ``ndim(data)``, which TakeRel lets through and ``topi::take`` rejects, is rejected;
-  batch extents that provably differ are rejected here rather than by ``topi::take``; a mode
-  other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
-  wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
-  build, get the evident meaning (clip's batch indexing with their own index rule).
-- reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
-  negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
-  (allowzero) is rejected (TVM divides by zero).
-- zeros, ones, broadcast_to and full need a shape (TVM dereferences the empty Optional) with
-  no negative entries; zeros and ones need a dtype (TVM would make a tensor of type void).
-
-TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
-output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
-must be strictly increasing, start above 0 and end below the extent; strided_slice pads a
-missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone stops before
-index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
-fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
-
-The argument of ``concatenate`` and ``stack`` arrives at a reference as ``args[0]``, a tuple of
-arrays; ``split`` returns a tuple of arrays.
-
-Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
-
-::
-
-    reverse(data, axis=)                                    ReverseAttrs          injective
-    tile(data, reps=)                                       TileAttrs             broadcast
-    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
-    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
+    reverse(data, axis=)                                            ReverseAttrs      injective
+    tile(data, reps=)                                               TileAttrs         broadcast
+    repeat(data, repeats=, axis=)                                   RepeatAttrs       broadcast
+    layout_transform(data, src_layout=, dst_layout=)            LayoutTransformAttrs  injective
     reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
-                                                            ReshapeLikeAttrs      injective
-    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
-    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
-    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
-    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
-    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
+                                                                    ReshapeLikeAttrs  injective
+    broadcast_to_like(data, broadcast_type)                         (none)            broadcast
+    collapse_sum_like(data, collapse_type)                          (none)          comm_reduce
+    shape_of(data, dtype="")                                        ShapeOfAttrs      opaque
+    ndarray_size(data, dtype="")                                    NdarraySizeAttrs  injective
+    sliding_window(data, axis=, window_shape=, strides=)        SlidingWindowAttrs    opaque
     reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
-                                                            ReverseSequenceAttrs  injective
+                                                                ReverseSequenceAttrs  injective
+    meshgrid(data, indexing="ij")        data is a tuple            MeshgridAttrs     injective
 
-``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
-in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
-``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
-0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
-``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
-``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
-computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Reverse          axis in [-ndim, ndim); the result is data's type
-    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
-                     extent data * rep, ? where data's extent is not a known integer (as TVM)
-    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
-    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
-                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
-                     has its factor as extent; a dst sub-axis of factor f splits its primal
-                     extent (which f must divide) into (extent / f, f)
-    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
-                     + data.shape[lhs_end:] (negative bounds count from the end); element
-                     counts equal when every extent of data and result is a known integer
-    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
-    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
-    ShapeOf          Tensor[(ndim,), dtype]
-    NdarraySize      Tensor[(), dtype]
-    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
-                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
-                     ceil((extent - window + 1) / stride) + window_shape
-    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
-                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
-
-Where a relation compares dimensions it fails only when sympy proves the comparison false
-(``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
-reference re-checks its relation on the run-time shapes (a failure there is undefined).
-
-Meaning:
-
-- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
-- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
-- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
-  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
-  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
-  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
-- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
-  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
-  leading axes and over the axes where collapse_type has 1 and data does not, to
-  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
-- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
-  (numpy's integer conversion; bool is "nonzero").
-- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
-- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
-  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
-  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
-  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
-  length is defined, negative ones included.
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
-  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
-- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
-  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
-  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
-  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
-
-Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
-the meaning to chance):
-
-- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
-  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
-  past the shape).
-- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
-  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
-  (TVM's shape rule ignores the first and floors the second).
-- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
-  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
-- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
-  passes int32).
-- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
-  relation checks none of them).
-
-TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
-the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
-``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
-reads the axis's own index as the batch index).
-
-Indexing: operators that read or write elements at computed positions, sort, or make grids.
-
-::
-
-    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
-                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
-                    indexing is "xy"
-
-Meaning (what TVM's TOPI computes, on CPU):
-
-- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
-  "xy" the first two grid axes are swapped.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes)."""
+TVM's nullable ``transpose.axes`` and ``InitOpAttrs.shape`` have no default and so are
+required all the same, written ``None`` when absent; ``reverse``'s and ``repeat``'s ``axis``
+default to None in TVM, but TVM's relations read them as integers, so None is rejected.
+Relations and patterns follow ``src/relay/op/tensor/transform.cc``, ``unary.cc``
+(``shape_of``, ``ndarray_size``) and ``python/tvm/relay/op/_transform.py``
+(``layout_transform``); computes follow ``include/tvm/topi/transform.h``, ``broadcast.h`` and
+``reduction.h``, which index the input without checking: run-time shapes that contradict what
+a relation accepted because a dimension was ``?`` or symbolic are undefined (every reference
+re-checks its relation). The argument of ``concatenate``, ``stack`` and ``meshgrid`` arrives at
+a reference as ``args[0]``, a tuple of arrays; ``split`` and ``meshgrid`` return a tuple.
+"""
 
 from __future__ import annotations
 
@@ -508,6 +335,15 @@ def _reshape_shape(ishape: Sequence[Dim], newshape: Sequence[int], allowzero: bo
 
 
 def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Reshape``: TVM's ``InferNewShape``: in ``newshape`` 0 copies, -1 infers, -2 copies the
+    rest, -3 merges two, -4 splits one in two; the element counts must agree when every dimension
+    is a known integer (TVM skips the check otherwise).
+
+    TVM quirk kept: the inferred -1 is stored at its position in ``newshape``, not in the output,
+    so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range. Departures from TVM: the
+    two sizes after -4 must each be positive, 0 or -1 (TVM copies any other negative value into
+    the shape); inferring -1 next to a 0-sized output dimension (``allowzero``) is rejected (TVM
+    divides by zero)."""
     a = _attrs(attrs, ReshapeAttrs)
     data = _data(arg_types)
     oshape = _reshape_shape(data.shape, a.newshape, a.allowzero)
@@ -523,6 +359,9 @@ def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``reshape``: the elements in row-major order, in the new shape.
+
+    Undefined: run-time element counts that differ."""
     (data,) = args
     shape = _out_shape(_run_time("reshape", lambda: _reshape_relation((_type_of(data),), attrs)))
     return np.reshape(data, shape).copy()
@@ -548,6 +387,8 @@ def _transpose_axes(ndim: int, axes: tuple[int, ...] | None) -> tuple[int, ...]:
 
 
 def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Transpose``: ``axes`` None reverses the axes; otherwise a permutation of them (negative
+    allowed)."""
     a = _attrs(attrs, TransposeAttrs)
     data = _data(arg_types)
     perm = _transpose_axes(len(data.shape), a.axes)
@@ -555,12 +396,16 @@ def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _transpose_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``transpose``: numpy's ``transpose`` by the normalised axes."""
     (data,) = args
     a = _attrs(attrs, TransposeAttrs)
     return np.transpose(data, _transpose_axes(data.ndim, a.axes)).copy()
 
 
 def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Concatenate``: a tuple of tensors of equal rank and dtype; the axis extents add (``?`` if
+    any is ``?``); the other extents agree where known, and are ``?`` only if unknown everywhere
+    or the axis is known."""
     a = _attrs(attrs, ConcatenateAttrs)
     fields = _fields(arg_types)
     first = fields[0]
@@ -593,6 +438,9 @@ def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def _concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
+    """``concatenate``: the fields one after another along the axis.
+
+    Undefined: unequal non-axis extents at run time."""
     fields = _tuple_value(args)
     a = _attrs(attrs, ConcatenateAttrs)
     _run_time(
@@ -603,6 +451,8 @@ def _concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Te
 
 
 def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Stack``: a tuple of tensors of equal rank and dtype; ``axis`` in ``[-(ndim + 1), ndim]``; a
+    new axis of extent n (the number of fields) there."""
     a = _attrs(attrs, StackAttrs)
     fields = _fields(arg_types)
     first = fields[0]
@@ -629,6 +479,11 @@ def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _stack_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
+    """``stack``: the fields along a new axis.
+
+    Undefined: unequal extents at run time, including on the input axis numbered ``axis``: TVM's
+    StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
+    relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor."""
     fields = _tuple_value(args)
     a = _attrs(attrs, StackAttrs)
     _run_time("stack", lambda: _stack_relation((TupleType(tuple(map(_type_of, fields))),), attrs))
@@ -643,6 +498,9 @@ def _stack_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Split``: a tuple: an integer ``indices_or_sections`` gives that many equal sections (which
+    must divide the extent), a list the pieces between its strictly increasing indices, which must
+    start above 0 and end below the extent (a TVM quirk kept)."""
     a = _attrs(attrs, SplitAttrs)
     data = _data(arg_types)
     ndim = len(data.shape)
@@ -691,6 +549,9 @@ def _split_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _split_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    """``split``: the pieces along the axis, as a tuple.
+
+    Undefined: at run time, sections that do not divide the extent or indices beyond it."""
     (data,) = args
     a = _attrs(attrs, SplitAttrs)
     _run_time("split", lambda: _split_relation((_type_of(data),), attrs))
@@ -711,6 +572,8 @@ def _expand_dims_pivot(ndim: int, a: ExpandDimsAttrs) -> int:
 
 
 def _expand_dims_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ExpandDims``: ``axis`` in ``[-ndim - 1, ndim]``, ``num_newaxis >= 0``; that many axes of
+    extent 1 inserted at ``axis``."""
     a = _attrs(attrs, ExpandDimsAttrs)
     data = _data(arg_types)
     pivot = _expand_dims_pivot(len(data.shape), a)
@@ -719,6 +582,7 @@ def _expand_dims_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def _expand_dims_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``expand_dims``: data with the new axes of extent 1."""
     (data,) = args
     a = _attrs(attrs, ExpandDimsAttrs)
     pivot = _expand_dims_pivot(data.ndim, a)
@@ -744,6 +608,8 @@ def _squeeze_axes(shape: Sequence[Dim], axis: tuple[int, ...] | None) -> set[int
 
 
 def _squeeze_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Squeeze``: ``axis`` None drops every extent-1 axis (all extents must be known); else the
+    listed axes, whose known extents must be 1."""
     a = _attrs(attrs, SqueezeAttrs)
     data = _data(arg_types)
     removed = _squeeze_axes(data.shape, a.axis)
@@ -751,6 +617,9 @@ def _squeeze_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _squeeze_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``squeeze``: data without the dropped axes.
+
+    Undefined: squeezing an extent other than 1 at run time."""
     (data,) = args
     a = _attrs(attrs, SqueezeAttrs)
     removed = _run_time("squeeze", lambda: _squeeze_axes(data.shape, a.axis))
@@ -758,6 +627,11 @@ def _squeeze_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BroadCastTo``: data must broadcast to the ``shape`` attribute, which is the result's; the
+    ``dtype`` attribute is ignored.
+
+    Departure from TVM: a shape is required (TVM dereferences the empty Optional), with no
+    negative entries."""
     a = _attrs(attrs, InitOpAttrs)
     data = _data(arg_types)
     target = _target_shape(a.shape)
@@ -775,6 +649,9 @@ def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``broadcast_to``: numpy broadcasting to the shape.
+
+    Undefined: a run-time shape that does not broadcast."""
     (data,) = args
     t = _run_time("broadcast_to", lambda: _broadcast_to_relation((_type_of(data),), attrs))
     return np.broadcast_to(data, _out_shape(t)).copy()
@@ -1027,6 +904,9 @@ def _reverse_axis(ndim: int, axis: int | None) -> int:
 
 
 def _reverse_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Reverse``: ``axis`` in ``[-ndim, ndim)``; the result is data's type.
+
+    Departure from TVM: ``axis=None`` is rejected (TVM dereferences the null integer)."""
     a = _attrs(attrs, ReverseAttrs)
     data = _data(arg_types)
     _reverse_axis(len(data.shape), a.axis)
@@ -1034,12 +914,16 @@ def _reverse_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _reverse_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis."""
     (data,) = args
     a = _attrs(attrs, ReverseAttrs)
     return np.flip(data, _reverse_axis(data.ndim, a.axis)).copy()
 
 
 def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Tile``: every rep > 0; data and reps are padded with leading 1s to the same rank; each
+    extent is data's times the rep, ``?`` where data's extent is not a known integer (a TVM quirk
+    kept: even where the rep is 1)."""
     a = _attrs(attrs, TileAttrs)
     data = _data(arg_types)
     for r in a.reps:
@@ -1054,6 +938,7 @@ def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _tile_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``tile``: numpy's ``tile``."""
     (data,) = args
     a = _attrs(attrs, TileAttrs)
     _tile_relation((_type_of(data),), attrs)
@@ -1069,6 +954,10 @@ def _repeat_axis(ndim: int, a: RepeatAttrs) -> int:
 
 
 def _repeat_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Repeat``: ``repeats >= 1``, ``axis`` in ``[-ndim, ndim)``; that extent times ``repeats``.
+
+    Departure from TVM: ``axis=None`` is rejected, and the axis must lie in ``[-ndim, ndim)``
+    (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads past the shape)."""
     a = _attrs(attrs, RepeatAttrs)
     data = _data(arg_types)
     axis = _repeat_axis(len(data.shape), a)
@@ -1078,6 +967,7 @@ def _repeat_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _repeat_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``repeat``: numpy's ``repeat`` along the axis."""
     (data,) = args
     a = _attrs(attrs, RepeatAttrs)
     return np.repeat(data, a.repeats, axis=_repeat_axis(data.ndim, a))
@@ -1155,6 +1045,14 @@ def _primal_extents(
 
 
 def _layout_transform_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``layout_transform``: layouts of upper-case primal axes and sub-axes
+    ``"<factor><lower-case>"``; both name the same primal axes; data's rank is ``src_layout``'s;
+    a src sub-axis has its factor as extent; a dst sub-axis of factor f splits its primal extent
+    (which f must divide) into ``(extent / f, f)``.
+
+    Departures from TVM: an empty layout is rejected; data's rank must equal ``src_layout``'s; a
+    src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
+    (TVM's shape rule ignores the first and floors the second)."""
     a = _attrs(attrs, LayoutTransformAttrs)
     data = _data(arg_types)
     src, dst = _layouts(a)
@@ -1182,6 +1080,12 @@ def _layout_transform_relation(arg_types: tuple[Type, ...], attrs: Attrs | None)
 
 
 def _layout_transform_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``layout_transform``: the same logical tensor in another layout: the primal tensor has extent
+    ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the result
+    indexes that tensor through ``dst_layout`` the same way. ``NCHW -> NCHW4c`` is
+    ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
+
+    Undefined: a non-dividing split at run time."""
     (data,) = args
     a = _attrs(attrs, LayoutTransformAttrs)
     out = _out_shape(
@@ -1231,6 +1135,12 @@ def _bounds(begin: int, end: int | None, rank: int, what: str) -> tuple[int, int
 
 
 def _reshape_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ReshapeLike``: ``data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end] +
+    data.shape[lhs_end:]`` (negative bounds count from the end); element counts equal when every
+    extent of data and result is a known integer.
+
+    Departure from TVM: the bounds, after adding the rank to negative ones, must satisfy
+    ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise)."""
     a = _attrs(attrs, ReshapeLikeAttrs)
     data, like = _two(arg_types, "data", "shape_like")
     lb, le = _bounds(a.lhs_begin, a.lhs_end, len(data.shape), "lhs")
@@ -1247,6 +1157,9 @@ def _reshape_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _reshape_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``reshape_like``: ``reshape`` to the relation's shape.
+
+    Undefined: run-time element counts that differ."""
     data, like = args
     t = _run_time(
         "reshape_like",
@@ -1274,6 +1187,8 @@ def _broadcasts_to(source: Sequence[Dim], target: Sequence[Dim]) -> bool:
 
 
 def _broadcast_to_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BroadCastToLike``: same dtypes (TVM's ``BroadcastRel``, a quirk kept); data broadcasts to
+    ``broadcast_type``'s shape; the result has its type."""
     data, like = _two(arg_types, "data", "broadcast_type")
     _same_dtype_as(data, like, "broadcast_type")
     if not _broadcasts_to(data.shape, like.shape):
@@ -1282,6 +1197,7 @@ def _broadcast_to_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None
 
 
 def _broadcast_to_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``broadcast_to_like``: numpy broadcasting to the second argument's shape."""
     data, like = args
     _run_time(
         "broadcast_to_like",
@@ -1291,6 +1207,8 @@ def _broadcast_to_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) 
 
 
 def _collapse_sum_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``CollapseSumLike``: same dtypes; ``collapse_type`` broadcasts to data's shape; the
+    result has its type."""
     data, like = _two(arg_types, "data", "collapse_type")
     _same_dtype_as(data, like, "collapse_type")
     if not _broadcasts_to(like.shape, data.shape):
@@ -1302,6 +1220,12 @@ def _collapse_sum_like_relation(arg_types: tuple[Type, ...], attrs: Attrs | None
 
 
 def _collapse_sum_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``collapse_sum_like``: ``sum`` (as ``reduce`` defines it: ``any`` on bool) over data's
+    leading axes and over the axes where ``collapse_type`` has 1 and data does not, to
+    ``collapse_type``'s shape.
+
+    Undefined: int32, int64, uint32 or uint64 where an evaluation order may overflow (``add``
+    carries ``nsw``/``nuw`` there; see ``reduce``)."""
     data, like = args
     _run_time(
         "collapse_sum_like",
@@ -1327,30 +1251,43 @@ def _dtype_attr(dtype: str) -> str:
 
 
 def _shape_of_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ShapeOf``: ``Tensor[(ndim,), dtype]``.
+
+    Departure from TVM: a dtype is required (TVM would make a void tensor; its Python API passes
+    int32)."""
     a = _attrs(attrs, ShapeOfAttrs)
     data = _data(arg_types)
     return TensorType((len(data.shape),), _dtype_attr(a.dtype))
 
 
 def _shape_of_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``shape_of``: the shape vector cast to the dtype (numpy's integer conversion; bool is
+    "nonzero")."""
     (data,) = args
     a = _attrs(attrs, ShapeOfAttrs)
     return np.array(data.shape, dtype=np.int64).astype(_dtype_attr(a.dtype))
 
 
 def _ndarray_size_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``NdarraySize``: ``Tensor[(), dtype]``; a dtype is required, as for ``shape_of``."""
     a = _attrs(attrs, NdarraySizeAttrs)
     _data(arg_types)
     return TensorType((), _dtype_attr(a.dtype))
 
 
 def _ndarray_size_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``ndarray_size``: the element count cast to the dtype, as ``shape_of`` casts."""
     (data,) = args
     a = _attrs(attrs, NdarraySizeAttrs)
     return np.array(data.size, dtype=np.int64).astype(_dtype_attr(a.dtype))
 
 
 def _sliding_window_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SlidingWindow``: ``0 <= axis < ndim``; ``window_shape`` and ``strides`` of length
+    ``ndim - axis``, windows in ``[1, extent]``, strides >= 1; ``data.shape[:axis]`` + the window
+    counts ``ceil((extent - window + 1) / stride)`` + ``window_shape``.
+
+    Departure from TVM: its relation checks none of these."""
     a = _attrs(attrs, SlidingWindowAttrs)
     data = _data(arg_types)
     ndim = len(data.shape)
@@ -1382,6 +1319,9 @@ def _sliding_window_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -
 
 
 def _sliding_window_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
+
+    Undefined: a window longer than the axis at run time."""
     (data,) = args
     a = _attrs(attrs, SlidingWindowAttrs)
     out = _out_shape(
@@ -1418,12 +1358,21 @@ def _reverse_sequence_axes(
 
 
 def _reverse_sequence_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``ReverseSequence``: ``seq_lengths`` a vector of a signed integer dtype and of data's batch
+    extent; ``batch_axis`` and ``seq_axis`` in ``[-ndim, ndim)``; the result is data's type.
+    ``seq_axis == batch_axis`` is accepted, as in TVM (the reference then reads the axis's own
+    index as the batch index)."""
     a = _attrs(attrs, ReverseSequenceAttrs)
     data, _, _ = _reverse_sequence_axes(arg_types, a)
     return data
 
 
 def _reverse_sequence_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``reverse_sequence`` (``topi::reverse_sequence``): along ``seq_axis``, with ``L`` the
+    ``seq_lengths`` entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
+    ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
+    positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every length
+    is defined, negative ones included."""
     data, lengths = args
     a = _attrs(attrs, ReverseSequenceAttrs)
     _, batch, seq = _run_time(
@@ -1586,6 +1535,9 @@ def _shape(t: Type) -> tuple[int, ...]:
 
 
 def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Meshgrid``: a non-empty tuple of scalars and vectors of one dtype; one grid per field, of
+    extents ``(n_0, n_1, ...)`` (a scalar counts 1), the first two swapped when ``indexing`` is
+    "xy"."""
     a = _attrs(attrs, MeshgridAttrs)
     _arity(arg_types, 1)
     fields = tuple_arg(arg_types[0], "data")
@@ -1612,6 +1564,8 @@ def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
 
 
 def _meshgrid_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    """``meshgrid``: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)``
+    ("ij"); with "xy" the first two grid axes are swapped."""
     fields = _tuple_value(args)
     a = _attrs(attrs, MeshgridAttrs)
     t = _meshgrid_relation((TupleType(tuple(_type_of(f) for f in fields)),), attrs)

@@ -9,6 +9,7 @@ which propagate ``?`` and keep integers as ``int``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TypeGuard
 
@@ -25,12 +26,53 @@ def is_known(d: Dim) -> TypeGuard[int]:
 
 
 def dims_equal(a: Dim, b: Dim) -> bool | None:
-    """``True`` or ``False`` when decidable, ``None`` when an ``?`` or symbols make it unknown."""
+    """``True`` or ``False`` when decidable, ``None`` when an ``?`` or symbols make it unknown.
+
+    The answer is the one ``sympy.simplify(a - b)`` gives (zero: equal; another number:
+    different; anything else: unknown), reached cheaply where that is sound: equal expressions
+    are equal; two integers compare directly; otherwise ``a - b`` is expanded, and a number
+    decides. An expanded difference that is a polynomial in the symbols and not a number is
+    not constant, so no rewriting can make it one: unknown. Only a difference with other terms
+    (``floordiv``, ``floormod``, a division by a symbol) goes to ``simplify``, which can
+    cancel inside them (``floordiv(n * n + n, n + 1) - n`` is 0).
+    """
     if isinstance(a, AnyDim) or isinstance(b, AnyDim):
         return None
+    if a == b:
+        return True
     if isinstance(a, int) and isinstance(b, int):
-        return a == b
-    diff = sympy.simplify(sympy.Integer(0) + a - b)
+        return False
+    diff = sympy.expand(_sym(a) - _sym(b))
+    if diff.is_number:
+        return bool(diff == 0)
+    if _is_polynomial(diff):
+        return None
+    return _simplified_equal(diff)
+
+
+def _is_polynomial(e: sympy.Expr) -> bool:
+    """Whether ``e`` is built from symbols and numbers by ``+``, ``*`` and natural powers."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, sympy.Symbol | sympy.Number):
+            continue
+        if isinstance(node, sympy.Pow):
+            exponent = node.exp
+            if not (isinstance(exponent, sympy.Integer) and exponent >= 0):
+                return False
+            stack.append(node.base)
+        elif isinstance(node, sympy.Add | sympy.Mul):
+            stack.extend(node.args)
+        else:
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _simplified_equal(diff: sympy.Expr) -> bool | None:
+    """``dims_equal``'s last resort on an expanded difference: what ``simplify`` makes of it."""
+    diff = sympy.simplify(diff)
     if diff == 0:
         return True
     if diff.is_number:

@@ -1,162 +1,21 @@
 """Activations: nn.relu, nn.leaky_relu, nn.prelu and the softmax family.
 
-Elementwise operators: unary math, binary broadcasting arithmetic and comparison, and fills.
-
 ::
 
-    unary      negative abs floor ceil round nn.relu zeros_like ones_like   (data)
-                   any dtype                                  Identity        elemwise
-               exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
-               logical_not                                    bool   Identity elemwise
-    nn.leaky_relu(data, alpha=0.25)            LeakyReluAttrs Identity        elemwise
+    nn.relu(data)                                     Identity           elemwise
+    nn.leaky_relu(data, alpha=0.25)   LeakyReluAttrs  Identity           elemwise
+    nn.prelu(data, alpha, axis=1)     PReluAttrs      PRelu              broadcast
+    nn.softmax(data, axis=-1)         SoftmaxAttrs    Softmax            out-fusable
+    nn.log_softmax(data, axis=-1)     SoftmaxAttrs    Softmax            out-fusable
+    nn.fast_softmax(data, axis=-1)    SoftmaxAttrs    Softmax            out-fusable
 
-Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
-(``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
-``lhs, rhs``).
-
-Typing. ``Identity``: the result has the argument's type. ``Broadcast``: ``lhs`` and ``rhs`` have
-one dtype, the result has that dtype and the broadcast shape; ``BroadcastComp`` is the same with
-a bool result. Broadcasting is TVM's ``ConcreteBroadcast``: shapes are aligned from the right
-(the shorter one padded with 1s) and, dimension by dimension, a 1 takes the other size, a ``?``
-takes the other size, two equal sizes (provably equal, for symbolic sizes) stay; anything else,
-including two different symbols or a symbol against a constant other than 1, is an error.
-``Where`` broadcasts ``x`` with ``y`` (same dtype), then ``condition`` (any dtype) with that.
-``Cast`` gives ``dtype`` with the data's shape. ``FullLike`` gives the data's type and needs a
-rank-0 ``fill_value`` of any dtype.
-
-Meaning: what TVM's TOPI compute lowered through its LLVM code generator (default target, no
-``-fast-math`` flags) computed.
-
-- NaN follows TVM's ``select``-based definitions and LLVM's *ordered* float comparisons:
-  ``maximum(a, b)`` is ``a > b ? a : b`` and ``minimum(a, b)`` is ``a < b ? a : b`` (so
-  ``maximum(NaN, 1) = 1`` but ``maximum(1, NaN) = NaN``); ``nn.relu`` is ``maximum(x, 0)``
-  (``relu(NaN) = 0``); ``clip`` is ``maximum(minimum(x, a_max), a_min)``, where TVM drops the
-  ``minimum`` when ``a_max`` is +inf and the ``maximum`` when ``a_min`` is -inf;
-  ``nn.leaky_relu`` is ``x > 0 ? x : x * alpha``; ``not_equal`` is ``fcmp one``, false when
-  either side is NaN, like every other comparison; a float is true (a ``where`` condition, a
-  ``cast`` to bool) when it is ordered and non-zero, so NaN is false.
-- ``clip``'s bounds and ``nn.leaky_relu``'s ``alpha`` are converted to the data dtype as TVM's
-  ``make_const`` did: truncated toward zero for integers, rounded for floats.
-
-Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
-
-- the smallest signed integer divided by -1, in the same four ops, at every signed width: the
-  quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
-- ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
-  ``nn.leaky_relu``'s ``x * alpha``, and ``uint32``/``uint64`` wrap-around in ``add``,
-  ``subtract``, ``multiply`` and ``negative`` (``-x`` is ``0 - x``): TVM's LLVM code generator
-  emits ``nsw``/``nuw`` arithmetic for integers of 32 bits and more
-  (``DEFINE_CODEGEN_BINARY_OP`` in ``src/target/llvm/codegen_llvm.cc``), whose overflow is
-  poison;
-- a ``clip`` bound or ``nn.leaky_relu`` ``alpha`` that the data dtype cannot represent (NaN or
-  out of range for an integer dtype, a negative value for an unsigned one, a finite value beyond
-  a float dtype's range): TVM's ``make_const`` refused it (``IntImm``/``FloatImm`` range checks)
-  or converted it with C++ undefined behaviour, so TVM gave such a program no meaning.
-
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
-::
-
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-
-Types (relation names as registered in TVM 0.18)::
-
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-
-Meaning (what TVM 0.18's topi computes)::
-
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-
-Deliberate departures from TVM 0.18:
-
-- pad rejects pad_mode other than constant, edge and reflect.
-- float16 is computed in float32 (above).
-
-More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
-batch_matmul and prelu.
-
-::
-
-    nn.prelu(data, alpha, axis=1)                             PReluAttrs            broadcast
-
-Types (relation names as registered in TVM 0.18)::
-
-    PRelu             alpha is (data.shape[axis],) of data's dtype, 0 <= axis < rank; result
-                      data's type
-
-Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
-integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
-``GetPaddingWidth``, ``GetPaddingHeightWidth`` and ``GetPaddingDepthHeightWidth`` in
-``src/relay/op/op_common.h``. output_padding holds exactly ``d`` integers.
-
-Meaning (what TVM 0.18's topi computes)::
-
-    prelu              x > 0 ? x : x * alpha[index along axis] (topi prelu: a Select)
-
-Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
-product or of the total is undefined, narrower integers wrap, float16 is computed in float32
-and rounded once, operands are converted to the output dtype as TVM's cast does.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    prelu              32/64-bit integer overflow of x * alpha where x <= 0 is selected
-
-Deliberate departures from TVM 0.18:
-
-- Layouts must permute the canonical ones (no packed layouts such as NCW4c, no GOIHW).
-  Strides and dilation must hold one positive integer per spatial axis, kernel_size one
-  integer per axis, padding (forward convolution) non-negative, groups >= 1; C and (forward)
-  O, or (transposed) channels, divisible by groups. TVM's relations checked few of these.
-- A grouped transposed convolution without both channels and kernel_size: TVM's relation
-  gave the weight's O (per group) output channels, while topi's group_conv2d_transpose
-  computes groups * O of them; the relation here says groups * O, what is computed.
-- Transposed convolutions accept dilation and groups for 1-D as for 2-D (TVM's strategy
-  refused dilation other than 1, and groups other than 1 for 1-D); the meaning above is the
-  standard one (onnxruntime's ConvTranspose agrees). output_padding must be below the
-  stride (topi asserted it).
-- prelu rejects a negative axis, as TVM's relation did (it indexed the shape with it).
-
-Neural-network normalisation and loss operators.
-
-::
-
-    nn.fast_softmax(data, axis=-1)                    SoftmaxAttrs       Softmax       out-fusable
-
-Types::
-
-    Identity       nn.l2_normalize: each axis in [-ndim, ndim), no repeats, at least one;
-                   nn.lrn: rank 4, axis 1 or 3, size odd and positive; the result is data's
-                   type
-    Softmax        as nn.softmax: data's type, -ndim <= axis < ndim
-
-Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
-the first four, TOPI for the others)::
-
-    fast_softmax   softmax with TVM's fast_exp for float32 (topi fast_exp_float32: the
-                   input clamped to +-88.376, 2^n by exponent bits times a degree-7
-                   polynomial in f = x - n ln 2, n = floor(x log2 e + 1/2), the result at
-                   least x); other float dtypes use exp
-
-The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
-Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``."""
+out-fusable is out_elemwise_fusable. ``nn.relu`` and ``nn.leaky_relu`` are unary elementwise
+operators typed by ``elementwise``'s ``Identity`` (the result has the argument's type, any
+dtype) and computed with its conventions: NaN follows TVM's ``select``-based definitions and
+LLVM's ordered comparisons, and an attribute is converted to the data dtype as TVM's
+``make_const`` did. The softmax family is defined on floats only and computes float16 in
+float32, rounded once at the end (``common``).
+"""
 
 from __future__ import annotations
 
@@ -217,6 +76,14 @@ class LeakyReluAttrs(Attrs):
 
 
 def _leaky_relu(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
+    """``nn.leaky_relu``: ``x > 0 ? x : x * alpha`` (an ordered compare: NaN takes
+    ``x * alpha``), ``alpha`` converted to the data dtype as TVM's ``make_const`` did (truncated
+    toward zero for integers, rounded for floats).
+
+    Undefined: int32/int64 overflow of a selected ``x * alpha`` (nsw); an ``alpha`` the data
+    dtype cannot represent (NaN or out of range for an integer dtype, negative for an unsigned
+    one, finite beyond a float dtype's range): TVM's ``make_const`` refused it or converted it
+    with C++ undefined behaviour."""
     (x,) = args
     assert isinstance(attrs, LeakyReluAttrs)
     dtype = x.dtype.name
@@ -232,6 +99,8 @@ def _leaky_relu(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
 
 
 _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
+    # nn.relu is maximum(x, 0) with elementwise's maximum (a > b ? a : b, an ordered
+    # compare), so relu(NaN) = 0; it is defined on every dtype (bool and unsigned: itself).
     (
         "nn.relu",
         "any",
@@ -307,6 +176,8 @@ class SoftmaxAttrs(Attrs):
 
 
 def _softmax_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Softmax`` (nn.softmax, nn.log_softmax, nn.fast_softmax): data's type, with
+    ``-ndim <= axis < ndim`` naming the axis normalised over."""
     a = _attrs(attrs, SoftmaxAttrs)
     data = tensor_arg(arg_types[0], "data")
     _axis(a.axis, len(data.shape))
@@ -324,6 +195,11 @@ def _softmax_shifted(args: tuple[_Num, ...], attrs: Attrs | None, op: str) -> tu
 
 
 def _softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.softmax``: ``e = exp(x - max(x)); e / sum(e)`` along the axis
+    (``topi/nn/softmax.py``, any axis).
+
+    Undefined: non-float data (``exp`` is a float intrinsic; TVM's relation accepts other
+    dtypes, but nothing defines the result)."""
     with np.errstate(all="ignore"):
         shifted, axis = _softmax_shifted(args, attrs, "nn.softmax")
         e = np.exp(shifted)
@@ -331,6 +207,10 @@ def _softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _log_softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.log_softmax``: ``x - max(x) - log(sum(exp(x - max(x))))`` along the axis (the
+    relay strategy passes the axis to topi).
+
+    Undefined: non-float data (as for ``nn.softmax``)."""
     with np.errstate(all="ignore"):
         shifted, axis = _softmax_shifted(args, attrs, "nn.log_softmax")
         total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
@@ -366,6 +246,10 @@ class PReluAttrs(Attrs):
 
 
 def _prelu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``PRelu``: ``alpha`` is ``(data.shape[axis],)`` of data's dtype, ``0 <= axis < rank``;
+    the result has data's type.
+
+    A negative axis is rejected, as TVM's relation did (it indexed the shape with it)."""
     a = _attrs(attrs, PReluAttrs)
     data = tensor_arg(arg_types[0], "data")
     alpha = tensor_arg(arg_types[1], "alpha")
@@ -384,6 +268,11 @@ def _prelu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _prelu_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.prelu``: ``x > 0 ? x : x * alpha[index along axis]`` (topi's prelu, a Select);
+    bool data is itself.
+
+    Undefined: 32/64-bit integer overflow of ``x * alpha`` where it is selected (``x <= 0``;
+    the unselected products do not count)."""
     a = _attrs(attrs, PReluAttrs)
     data, alpha = args
     slope = alpha.reshape(alpha.shape + (1,) * (data.ndim - a.axis - 1))
@@ -453,6 +342,12 @@ def fast_exp_float32(x: _Num) -> _Num:
 
 
 def _fast_softmax_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.fast_softmax``: softmax with TVM's ``fast_exp`` for float32 (``fast_exp_float32``:
+    the input clamped to +-88.376, ``2^n`` by exponent bits times a degree-7 polynomial in
+    ``f = x - n ln 2``, ``n = floor(x log2 e + 1/2)``, the result at least ``x``); other float
+    dtypes use ``exp``.
+
+    Undefined: non-float data (as for ``nn.softmax``)."""
     a = _attrs(attrs, SoftmaxAttrs)
     data = args[0]
     x = _float_data(data, "nn.fast_softmax")

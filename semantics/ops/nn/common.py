@@ -1,8 +1,17 @@
 """Helpers the nn.* operator modules (and image) share: attributes, layouts, exact arithmetic.
 
-Each helper's docstring says what it computes; the conventions it implements (TVM's LLVM
-integer arithmetic, float16 computed through float32, TVM's padding lists) are stated in the
-docstrings of the ``nn`` modules whose operators rely on them.
+Each helper's docstring says what it computes. The conventions they implement, which the
+``nn`` operators share:
+
+- Integer arithmetic and casts are TVM's LLVM ones (the package docstring): ``_int_result``
+  wraps narrow integers and makes 32/64-bit overflow undefined; ``_convert`` is TVM's cast to
+  an ``out_dtype``; ``_contract`` sums products exactly in the output dtype, where a bool output
+  dtype is undefined (TVM defines no arithmetic on sums of bool).
+- Float16 is computed in float32 and rounded once at the end (``_compute_dtype``); TVM computed
+  and accumulated in float16, so results may differ by float16 rounding.
+- Padding per spatial axis count ``d``: 1 integer (every side), ``d`` integers (each axis padded
+  at both ends) or ``2d`` (all the befores, then all the afters), as ``GetPaddingWidth``,
+  ``GetPaddingHeightWidth`` and ``GetPaddingDepthHeightWidth`` in ``src/relay/op/op_common.h``.
 """
 
 from __future__ import annotations

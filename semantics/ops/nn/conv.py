@@ -2,60 +2,10 @@
 
 ::
 
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-
-Types (relation names as registered in TVM 0.18)::
-
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
-
-Meaning (what TVM 0.18's topi computes)::
-
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-
-Deliberate departures from TVM 0.18:
-
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
-- pad rejects pad_mode other than constant, edge and reflect.
-- float16 is computed in float32 (above).
-
-::
-
     nn.conv1d(data, weight, strides=(1,), padding=(0, 0), dilation=(1,), groups=1,
               channels=None, kernel_size=None, data_layout="NCW", kernel_layout="OIW",
               out_dtype="")                                   Conv1DAttrs           out-fusable
+    nn.conv2d(data, weight, strides=(1, 1), ...)              Conv2DAttrs           out-fusable
     nn.conv3d(data, weight, strides=(1, 1, 1), padding=(0, 0, 0), ..., data_layout="NCDHW",
               kernel_layout="OIDHW", out_layout="", out_dtype="")
                                                               Conv3DAttrs           out-fusable
@@ -68,61 +18,25 @@ Deliberate departures from TVM 0.18:
               kernel_layout="IOHW", out_layout="", out_dtype="")
                                                               Conv2DTransposeAttrs  out-fusable
 
-``name=`` marks a required attribute (``units`` is nullable without a default, as in
-``nn.dense``). Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting only fields
-declared with ``TVM_ATTR_FIELD``: ``Conv1DAttrs`` has an ``out_layout`` member but never
-declared it, so conv1d has no ``out_layout`` attribute and its output is in ``data_layout``.
-``BatchMatmulAttrs.transpose_b`` defaults to False, as the attributes class declares it;
-TVM's Python builder ``relay.nn.batch_matmul`` passed ``transpose_b=True`` explicitly, and the
-printer then wrote it, so a printed call says ``transpose_b=True`` (the NT form) in full.
+out-fusable is out_elemwise_fusable. ``Conv1DAttrs`` has an ``out_layout`` member in TVM but
+never declared it with ``TVM_ATTR_FIELD``, so conv1d has no ``out_layout`` attribute and its
+output is in ``data_layout``. ``Conv2DAttrs`` also carries ``auto_scheduler_rewritten_layout``
+and ``meta_schedule_original_shape`` as plain members, which are not attributes.
 
-Types (relation names as registered in TVM 0.18)::
+Shared by the convolutions: padding is read per spatial axis count as ``common`` says, and
+``output_padding`` holds exactly one integer per spatial axis. Both operands are cast to the
+output dtype first and the sums of products are computed as ``common._contract`` does: float16
+in float32, rounded once. Undefined in every convolution: 32/64-bit integer overflow of a
+product or of the total (nsw/nuw; partial sums are not checked: the total is exact); an
+operand cast to the output dtype from NaN or an out-of-range float (fptosi/fptoui poison); a
+bool output dtype (topi sums in the output dtype, for which TVM defines no arithmetic).
 
-    Conv1D, Conv3D    data in a permutation of NCW / NCDHW, weight of OIW / OIDHW (O, C/groups,
-                      k..), output in data_layout (conv1d) or out_layout ("" = data_layout);
-                      extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1 per spatial axis,
-                      ? stays ?; channels and kernel_size, when set, must match the weight;
-                      C and O divisible by groups; dtype out_dtype or data's
-    Conv1DTranspose   data NCW / NCHW permutations, weight IOW / IOHW (C, O/groups, k..); C must
-    Conv2DTranspose   equal the weight's I; output channels O = groups * weight's O (or
-                      channels when set), extent stride*(x-1) + (k-1)*dil + 1 - pad + out_pad
-                      (? stays ?), which must be >= 0; 0 <= output_padding < stride
-
-Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
-integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
-``GetPaddingWidth``, ``GetPaddingHeightWidth`` and ``GetPaddingDepthHeightWidth`` in
-``src/relay/op/op_common.h``. output_padding holds exactly ``d`` integers.
-
-Meaning (what TVM 0.18's topi computes)::
-
-    conv1d, conv3d     cross-correlation of the zero-padded input with the weight, per group,
-                       both operands cast to the output dtype first (as nn.conv2d)
-    conv1d_transpose,  the adjoint of that correlation: out[n, g*O/G + o, y..] = sum over c in
-    conv2d_transpose   group g and window offsets j of x[n, c, i..] * w[c, o, j..] where
-                       y = i*stride - pad_before + j*dil; equivalently (topi) a correlation of
-                       the stride-dilated input, padded (k-1)*dil - pad_before before and
-                       (k-1)*dil - pad_after + output_padding after (negative crops), with
-                       the kernel flipped; output positions nothing reaches are 0
-
-Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
-product or of the total is undefined, narrower integers wrap, float16 is computed in float32
-and rounded once, operands are converted to the output dtype as TVM's cast does.
-
-Deliberate departures from TVM 0.18:
-
-- Layouts must permute the canonical ones (no packed layouts such as NCW4c, no GOIHW).
-  Strides and dilation must hold one positive integer per spatial axis, kernel_size one
-  integer per axis, padding (forward convolution) non-negative, groups >= 1; C and (forward)
-  O, or (transposed) channels, divisible by groups. TVM's relations checked few of these.
-- Conv1DRel and Conv3DRel have no depthwise weight form (TVM's conv2d reads (C, m, kh, kw)
-  specially; its 1-D and 3-D relations do not either).
-- A grouped transposed convolution without both channels and kernel_size: TVM's relation
-  gave the weight's O (per group) output channels, while topi's group_conv2d_transpose
-  computes groups * O of them; the relation here says groups * O, what is computed.
-- Transposed convolutions accept dilation and groups for 1-D as for 2-D (TVM's strategy
-  refused dilation other than 1, and groups other than 1 for 1-D); the meaning above is the
-  standard one (onnxruntime's ConvTranspose agrees). output_padding must be below the
-  stride (topi asserted it)."""
+Departures from TVM 0.18, in every relation: layouts must permute the canonical ones (no
+packed layouts such as NCHW4c, no GOIHW); strides and dilation hold one positive integer per
+spatial axis, kernel_size one integer per axis, padding (forward convolution) is non-negative,
+groups >= 1, the kernel non-empty; C and (forward) O, or (transposed) channels, are divisible by
+groups. TVM's relations checked few of these; topi asserted some at compile time.
+"""
 
 from __future__ import annotations
 
@@ -208,6 +122,12 @@ def _out_extent(n: int, pad: int, k: int, dilation: int, stride: int) -> int:
 
 
 def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Conv2D``: data in a permutation of NCHW, weight of OIHW, output of NCHW (``out_layout``
+    ``""`` is ``data_layout``); each spatial extent becomes
+    ``floor((x + pad - ((k-1)*dil+1)) / stride) + 1`` (>= 0), ``?`` stays ``?``; dtype
+    ``out_dtype`` or data's. ``channels`` and ``kernel_size``, when set, must agree with the
+    weight (both set: the weight must be ``(channels, C/groups, kh, kw)``, or
+    ``(C, channels/C, kh, kw)`` for a depthwise call, ``groups == C ==`` weight's O)."""
     a = _attrs(attrs, Conv2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     weight = tensor_arg(arg_types[1], "weight")
@@ -293,6 +213,11 @@ def _conv_extent(x: Dim, pad: int, window: Dim, stride: int) -> Dim:
 
 
 def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.conv2d``: cross-correlation on the zero-padded input, per group, both operands cast
+    to the output dtype first; a depthwise weight ``(C, m, kh, kw)`` is the grouped weight
+    ``(C*m, 1, kh, kw)`` (topi's ``depthwise_conv2d_nchw``).
+
+    Undefined: the convolutions' cases (the module docstring)."""
     a = _attrs(attrs, Conv2DAttrs)
     data, weight = args
     dtype = np.dtype(a.out_dtype or data.dtype)
@@ -530,6 +455,14 @@ def _conv_out_layout(a: _ConvAttrs) -> str:
 
 
 def _conv_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Conv1D``, ``Conv3D``: data in a permutation of NCW / NCDHW, weight of OIW / OIDHW
+    ``(O, C/groups, k..)``, output in ``data_layout`` (conv1d) or ``out_layout`` (``""`` is
+    ``data_layout``); each spatial extent becomes ``floor((x + pad - ((k-1)*dil+1)) / stride) +
+    1``, ``?`` stays ``?``; ``channels`` and ``kernel_size``, when set, must match the weight;
+    C and O divisible by groups; dtype ``out_dtype`` or data's.
+
+    There is no depthwise weight form (TVM's conv2d reads ``(C, m, kh, kw)`` specially; its 1-D
+    and 3-D relations do not either)."""
     if not isinstance(attrs, Conv1DAttrs | Conv3DAttrs):
         raise RelationError(f"expected convolution attributes, found {type(attrs).__name__}")
     a = attrs
@@ -643,6 +576,10 @@ def _correlate(
 
 
 def _conv_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.conv1d``, ``nn.conv3d``: cross-correlation of the zero-padded input with the weight,
+    per group, both operands cast to the output dtype first (as ``nn.conv2d``).
+
+    Undefined: the convolutions' cases (the module docstring)."""
     if not isinstance(attrs, Conv1DAttrs | Conv3DAttrs):
         raise RelationError(f"expected convolution attributes, found {type(attrs).__name__}")
     a = attrs
@@ -668,6 +605,16 @@ def _transpose_spatial(a: _TransposeAttrs) -> str:
 
 
 def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Conv1DTranspose``, ``Conv2DTranspose``: data in a permutation of NCW / NCHW, weight of
+    IOW / IOHW ``(C, O/groups, k..)``; C must equal the weight's I; the output has
+    ``O = groups *`` weight's O channels (or ``channels`` when set) and spatial extents
+    ``stride*(x-1) + (k-1)*dil + 1 - pad + output_padding`` (``?`` stays ``?``), which must be
+    >= 0; ``0 <= output_padding < stride`` (topi asserted it).
+
+    Departures from TVM: a grouped call without both ``channels`` and ``kernel_size`` has
+    ``groups * O`` output channels, what topi's ``group_conv2d_transpose`` computes (TVM's
+    relation said the weight's O); dilation and groups are accepted for 1-D as for 2-D (TVM's
+    strategy refused dilation other than 1, and groups other than 1 for 1-D)."""
     if not isinstance(attrs, Conv1DTransposeAttrs | Conv2DTransposeAttrs):
         raise RelationError(
             f"expected transposed convolution attributes, found {type(attrs).__name__}"
@@ -740,6 +687,15 @@ def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _transpose_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.conv1d_transpose``, ``nn.conv2d_transpose``: the adjoint of the forward
+    correlation, ``out[n, g*O/G + o, y..] = sum`` over ``c`` in group ``g`` and window offsets
+    ``j`` of ``x[n, c, i..] * w[c, o, j..]`` where ``y = i*stride - pad_before + j*dil``;
+    equivalently (topi) a correlation of the stride-dilated input, padded
+    ``(k-1)*dil - pad_before`` before and ``(k-1)*dil - pad_after + output_padding`` after
+    (negative crops), with the kernel flipped. Output positions nothing reaches are 0; this is
+    the standard meaning, which onnxruntime's ConvTranspose agrees with.
+
+    Undefined: the convolutions' cases (the module docstring)."""
     if not isinstance(attrs, Conv1DTransposeAttrs | Conv2DTransposeAttrs):
         raise RelationError(
             f"expected transposed convolution attributes, found {type(attrs).__name__}"

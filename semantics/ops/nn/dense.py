@@ -1,123 +1,24 @@
 """Dense layers and matrix products: nn.dense, nn.matmul, nn.batch_matmul, nn.bias_add.
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
 ::
 
     nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
+    nn.matmul(tensor_a, tensor_b, units=, out_dtype="", transpose_a=False, transpose_b=False)
+                                                                MatmulAttrs        out-fusable
+    nn.batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=False)
+                                                                BatchMatmulAttrs   out-fusable
     nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
 
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
-
-Types (relation names as registered in TVM 0.18)::
-
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-
-Meaning (what TVM 0.18's topi computes)::
-
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-
-Deliberate departures from TVM 0.18:
-
-- pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
-- float16 is computed in float32 (above).
-
-More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
-batch_matmul and prelu.
-
-::
-
-    nn.matmul(tensor_a, tensor_b, units=, out_dtype="", transpose_a=False, transpose_b=False)
-                                                              MatmulAttrs           out-fusable
-    nn.batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=False)
-                                                              BatchMatmulAttrs      out-fusable
-
-``name=`` marks a required attribute (``units`` is nullable without a default, as in
-``nn.dense``). Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting only fields
-declared with ``TVM_ATTR_FIELD``: ``Conv1DAttrs`` has an ``out_layout`` member but never
-declared it, so conv1d has no ``out_layout`` attribute and its output is in ``data_layout``.
-``BatchMatmulAttrs.transpose_b`` defaults to False, as the attributes class declares it;
-TVM's Python builder ``relay.nn.batch_matmul`` passed ``transpose_b=True`` explicitly, and the
-printer then wrote it, so a printed call says ``transpose_b=True`` (the NT form) in full.
-
-Types (relation names as registered in TVM 0.18)::
-
-    Matmul            a (.., k) (transpose_a: (.., k, m), rank >= 2), b (k, n) (transpose_b:
-                      (n, k)); result (.., n) or (.., m, n), dtype out_dtype or a's; with
-                      units=u, b must be exactly (k, u) / (u, k); b's dtype is not checked
-    BatchMatmul       a (B, m, k) (transpose_a: (B, k, m)), b (B', k, n) (transpose_b:
-                      (B', n, k)); B and B' equal or one of them 1 (? skips the check);
-                      result (batch, m, n), batch the one not 1 (? if either is ?), dtype
-                      out_dtype or a's
-
-Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
-integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
-``GetPaddingWidth``, ``GetPaddingHeightWidth`` and ``GetPaddingDepthHeightWidth`` in
-``src/relay/op/op_common.h``. output_padding holds exactly ``d`` integers.
-
-Meaning (what TVM 0.18's topi computes)::
-
-    matmul             sum_k cast(a[.., i, k]) * cast(b[k, j]) in the output dtype (batches
-                       over a's leading axes, as nn.dense)
-    batch_matmul       the same per batch, a batch of 1 broadcast
-
-Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
-product or of the total is undefined, narrower integers wrap, float16 is computed in float32
-and rounded once, operands are converted to the output dtype as TVM's cast does.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    every convolution, matmul, batch_matmul
-                       32/64-bit integer overflow of a product or of the total (nsw/nuw);
-                       an operand cast to the output dtype from NaN or an out-of-range float
-                       (fptosi/fptoui poison); a bool output dtype (sums of bool)
-
-Deliberate departures from TVM 0.18:
-
-- Layouts must permute the canonical ones (no packed layouts such as NCW4c, no GOIHW).
-  Strides and dilation must hold one positive integer per spatial axis, kernel_size one
-  integer per axis, padding (forward convolution) non-negative, groups >= 1; C and (forward)
-  O, or (transposed) channels, divisible by groups. TVM's relations checked few of these.
-- A grouped transposed convolution without both channels and kernel_size: TVM's relation
-  gave the weight's O (per group) output channels, while topi's group_conv2d_transpose
-  computes groups * O of them; the relation here says groups * O, what is computed.
-- Transposed convolutions accept dilation and groups for 1-D as for 2-D (TVM's strategy
-  refused dilation other than 1, and groups other than 1 for 1-D); the meaning above is the
-  standard one (onnxruntime's ConvTranspose agrees). output_padding must be below the
-  stride (topi asserted it).
-- batch_matmul checks the sizes it can compare even when another dimension is ``?`` (TVM
-  skipped every check then), and broadcasts a batch of 1 against a batch of 0 to 0 (TVM's
-  relation took max(B, B') = 1)."""
+out-fusable is out_elemwise_fusable. ``units`` is nullable but has no default in TVM, so it is
+required and written ``units=None`` when absent. ``DenseAttrs`` also carries
+``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` in TVM as plain
+members, which are not attributes. The products share one computation (``common._contract``):
+``sum_k cast(a[.., i, k]) * cast(b[k, j])`` in the output dtype, operands converted to it by
+TVM's cast, float16 computed in float32 and rounded once; their undefined cases are the same:
+32/64-bit integer overflow of a product or of the total (partial sums are not checked: the
+total is exact), an operand cast to the output dtype from NaN or an out-of-range float, and a
+bool output dtype.
+"""
 
 from __future__ import annotations
 
@@ -177,6 +78,12 @@ class BiasAddAttrs(Attrs):
 
 
 def _dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Dense``: data ``(d1.., k)`` of rank >= 1 and weight ``(u, k)`` give ``(d1.., u)`` in
+    ``out_dtype``, or data's dtype when it is ``""``; with ``units=u`` the weight must be exactly
+    ``(u, k)``. Weight's dtype is not checked.
+
+    Departure from TVM: data of any rank >= 1 is batched over its leading axes, as DenseRel's
+    type says (some topi versions asserted 2-D data)."""
     a = _attrs(attrs, DenseAttrs)
     data = tensor_arg(arg_types[0], "data")
     weight = tensor_arg(arg_types[1], "weight")
@@ -204,6 +111,9 @@ def _dense_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _dense_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.dense``: ``sum_k cast(x[.., k]) * cast(w[j, k])`` in the output dtype.
+
+    Undefined: the products' cases (the module docstring)."""
     a = _attrs(attrs, DenseAttrs)
     data, weight = args
     dtype = np.dtype(a.out_dtype or data.dtype)
@@ -215,6 +125,8 @@ def _dense_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _bias_add_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BiasAdd``: data ``(d.., c @axis, ..)`` and a bias ``(c,)`` of data's dtype give data's
+    type; ``axis`` (negative counts from the end) names the axis the bias runs along."""
     a = _attrs(attrs, BiasAddAttrs)
     data = tensor_arg(arg_types[0], "data")
     axis = _axis(a.axis, len(data.shape))
@@ -223,6 +135,10 @@ def _bias_add_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
 
 
 def _bias_add_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.bias_add``: ``data[i] + bias[i[axis]]``.
+
+    Undefined: 32/64-bit integer overflow of a sum (nsw/nuw); bool data (TVM defines no
+    arithmetic on sums of bool)."""
     a = _attrs(attrs, BiasAddAttrs)
     data, bias = args
     axis = a.axis % data.ndim
@@ -314,6 +230,10 @@ class BatchMatmulAttrs(Attrs):
 
 
 def _matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Matmul``: ``tensor_a`` ``(.., k)`` (with ``transpose_a``: ``(.., k, m)``, rank >= 2) and
+    ``tensor_b`` ``(k, n)`` (with ``transpose_b``: ``(n, k)``) give ``(.., n)`` (``(.., m, n)``)
+    in ``out_dtype``, or a's dtype when it is ``""``; with ``units=u`` b must be exactly
+    ``(k, u)`` (``(u, k)``). b's dtype is not checked."""
     a = _attrs(attrs, MatmulAttrs)
     tensor_a = tensor_arg(arg_types[0], "tensor_a")
     tensor_b = tensor_arg(arg_types[1], "tensor_b")
@@ -355,6 +275,10 @@ def _matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.matmul``: ``sum_k cast(a[.., i, k]) * cast(b[k, j])`` in the output dtype, batched
+    over a's leading axes as ``nn.dense``.
+
+    Undefined: the products' cases (the module docstring)."""
     a = _attrs(attrs, MatmulAttrs)
     tensor_a, tensor_b = args
     dtype = np.dtype(a.out_dtype or tensor_a.dtype)
@@ -371,6 +295,18 @@ def _matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _batch_matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BatchMatmul``: ``tensor_a`` ``(B, m, k)`` (``transpose_a``: ``(B, k, m)``) and
+    ``tensor_b`` ``(B', k, n)`` (``transpose_b``: ``(B', n, k)``) with B and B' equal or one of
+    them 1 give ``(batch, m, n)`` in ``out_dtype`` or a's dtype, batch the one that is not 1
+    (``?`` if either is ``?``).
+
+    ``transpose_b`` defaults to False, as ``BatchMatmulAttrs`` declares it; TVM's Python builder
+    ``relay.nn.batch_matmul`` passed ``transpose_b=True`` explicitly and its printer then wrote
+    it, so a printed call says ``transpose_b=True`` (the NT form) in full.
+
+    Departures from TVM: the sizes that can be compared are checked even when another dimension
+    is ``?`` (TVM skipped every check then), and a batch of 1 against a batch of 0 broadcasts
+    to 0 (TVM's relation took ``max(B, B') = 1``)."""
     a = _attrs(attrs, BatchMatmulAttrs)
     x = tensor_arg(arg_types[0], "tensor_a")
     y = tensor_arg(arg_types[1], "tensor_b")
@@ -410,6 +346,9 @@ def _batch_matmul_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _batch_matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.batch_matmul``: ``nn.matmul`` per batch, a batch of 1 broadcast.
+
+    Undefined: the products' cases (the module docstring)."""
     a = _attrs(attrs, BatchMatmulAttrs)
     tensor_a, tensor_b = args
     dtype = np.dtype(a.out_dtype or tensor_a.dtype)

@@ -2,53 +2,8 @@
 
 ::
 
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-
-Types (relation names as registered in TVM 0.18)::
-
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
-
-Meaning (what TVM 0.18's topi computes)::
-
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-
-Deliberate departures from TVM 0.18:
-
-- pad rejects pad_mode other than constant, edge and reflect.
-- float16 is computed in float32 (above).
-
-Neural-network normalisation and loss operators.
-
-::
-
+    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-5,
+                  center=True, scale=True)            BatchNormAttrs     BatchNorm     out-fusable
     nn.layer_norm(data, gamma, beta, axis=-1, epsilon=1e-5, center=True, scale=True)
                                                       LayerNormAttrs     LayerNorm     opaque
     nn.group_norm(data, gamma, beta, num_groups=0, axis=1, epsilon=1e-5, center=True,
@@ -58,51 +13,20 @@ Neural-network normalisation and loss operators.
     nn.l2_normalize(data, eps=, axis=)                L2NormalizeAttrs   Identity      opaque
     nn.lrn(data, size=5, axis=1, bias=2, alpha=1e-4, beta=0.75)
                                                       LRNAttrs           Identity      opaque
+    nn.dropout(data, rate=0.5)                        DropoutAttrs       Dropout       opaque
 
-``name=`` marks a required attribute (TVM declared ``L2NormalizeAttrs.eps``, ``.axis`` and
-``NLLLossAttrs.ignore_index`` without a default). Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/nn.h``; argument names follow ``src/relay/op/nn/nn.cc`` (TVM names
-``nn.cross_entropy``'s arguments ``x`` and ``y``: predictions and targets). The fusion patterns
-are TVM's: ``nn.lrn`` and ``nn.cross_entropy`` registered ``opaque``; ``layer_norm``,
-``group_norm``, ``instance_norm`` and ``l2_normalize`` registered none, which fusion reads as
-``opaque`` (``SimplifyInference`` rewrites them into elementwise ops and reductions before
-fusion).
-
-Types::
-
-    LayerNorm      data of rank >= 1, -ndim <= axis < ndim; gamma and beta are (C,) of data's
-    InstanceNorm   dtype, C = data.shape[axis]; the result has data's type. InstanceNorm
-    GroupNorm      needs rank > 2; GroupNorm needs num_groups >= 1 dividing C
-    Identity       nn.l2_normalize: each axis in [-ndim, ndim), no repeats, at least one;
-                   nn.lrn: rank 4, axis 1 or 3, size odd and positive; the result is data's
-                   type
-
-Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
-the first four, TOPI for the others)::
-
-    layer_norm     m = mean(x, axis); v = mean((x - m)^2, axis);
-                   (x - m) / sqrt(v + eps) [* gamma] [+ beta], gamma and beta along axis
-    instance_norm  the same with m and v over every axis but 0 and axis
-    group_norm     axis of extent C split into (num_groups, C / num_groups); m and v per
-                   group over the C / num_groups channels and every axis after axis
-                   (axes before axis, the batch, are kept); then gamma and beta per channel
-    l2_normalize   x / sqrt(max(sum(x^2, axis), eps))
-    lrn            x / (bias + alpha * s / size)^beta, s the sum of squares over the window
-                   of size channels centred on each channel along axis (zero beyond the
-                   ends; topi/nn/local_response_norm.h)
-
-The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
-Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``.
-
-Deliberate departures from TVM 0.18: the relations check what TVM's relations left to a later
-crash or to a silent misreading: ``group_norm``'s ``num_groups`` (TVM divided by it in
-``SimplifyInference``), ``l2_normalize``'s axes (checked only by the ``sum`` it became),
-``lrn``'s rank, axis and size (TOPI's ``ICHECK``\\ s), ``cross_entropy``'s dtypes (TOPI's
-multiply needs one dtype), and ``nll_loss``'s target shape (TVM compared ranks only) and
-``reduction`` (TVM's relation read any string but "none" as a reduction; TOPI's compute read any
-string but "mean" and "sum" as "none"). ``nll_loss`` targets equal to ``ignore_index`` are
-defined (they contribute 0) although TOPI's ``Select`` also evaluates the ignored branch,
-reading predictions at ``ignore_index``.
+out-fusable is out_elemwise_fusable. TVM declared ``L2NormalizeAttrs.eps`` and ``.axis``
+without a default. ``nn.lrn`` registered ``opaque``; ``layer_norm``, ``group_norm``,
+``instance_norm`` and ``l2_normalize`` registered no pattern, which fusion reads as ``opaque``
+(``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` rewrites them into
+elementwise ops and reductions before fusion, and gives the meaning of those four and of
+``batch_norm``; TOPI gives the others). Every normalisation is defined on float data only
+(``sqrt``, ``pow`` and ``exp`` are float intrinsics; the relations accept other dtypes, nothing
+defines the result: undefined), computes float16 in float32 and rounds once at the end
+(``common``), and makes epsilon, bias, alpha and beta constants of the data's dtype (TVM's
+``MakeConstantScalar``). Where a relation checks more than TVM's did (``group_norm``'s
+``num_groups``, ``l2_normalize``'s axes, ``lrn``'s rank, axis and size), the departure rejects
+what TVM left to a later crash or a silent misreading.
 """
 
 from __future__ import annotations
@@ -165,6 +89,10 @@ class DropoutAttrs(Attrs):
 
 
 def _batch_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BatchNorm``: data, then four ``(C,)`` vectors of data's dtype (gamma, beta,
+    moving_mean, moving_var), ``C = data.shape[axis]`` with ``-1 <= axis < ndim`` (a negative
+    axis counts only as -1), give ``(data's type, (C,), (C,))``. ``epsilon`` is added to the
+    variance; ``scale`` and ``center`` say whether gamma and beta apply."""
     a = _attrs(attrs, BatchNormAttrs)
     data = tensor_arg(arg_types[0], "data")
     rank = len(data.shape)
@@ -182,6 +110,13 @@ def _batch_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _batch_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Num, _Num, _Num]:
+    """``nn.batch_norm``, inference: ``(x - mean) / sqrt(var + eps) [* gamma] [+ beta]`` along
+    the axis, and the moving mean and variance passed through (``topi/nn/batch_norm.py`` with
+    ``training=False`` returns ``moving_mean * 1``, ``moving_var * 1``). SimplifyInference
+    rewrites field 0 as ``x * s + (-mean * s) [+ beta]`` with ``s = 1/sqrt(var + eps) [* gamma]``:
+    equal in exact arithmetic, not bit for bit.
+
+    Undefined: non-float data."""
     a = _attrs(attrs, BatchNormAttrs)
     data, gamma, beta, mean, var = args
     _require_float(data, "nn.batch_norm")
@@ -204,12 +139,16 @@ def _batch_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[
 
 
 def _dropout_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Dropout``: ``t -> (t, t)``, the data and its mask. ``rate`` only matters in training."""
     data = tensor_arg(arg_types[0], "data")
     t = TensorType(data.shape, data.dtype)
     return TupleType((t, t))
 
 
 def _dropout_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Num, _Num]:
+    """``nn.dropout``, inference: ``(data, ones)``. TVM has no compute for it; SimplifyInference
+    replaces field 0 by the data, and the mask (1 where kept, by DropoutRel's comment) is all
+    ones in inference."""
     data = args[0]
     return data.copy(), np.ones_like(data)
 
@@ -376,10 +315,16 @@ def _constant(value: float, dtype: np.dtype[Any]) -> np.floating[Any]:
 
 
 def _layer_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``LayerNorm``: data of rank >= 1, ``-ndim <= axis < ndim``; gamma and beta are ``(C,)``
+    of data's dtype, ``C = data.shape[axis]``; the result has data's type."""
     return _affine_vectors(arg_types, _attrs(attrs, LayerNormAttrs).axis)
 
 
 def _layer_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.layer_norm``: ``m = mean(x, axis)``, ``v = mean((x - m)^2, axis)``;
+    ``(x - m) / sqrt(v + eps) [* gamma] [+ beta]``, gamma and beta along the axis.
+
+    Undefined: non-float data."""
     a = _attrs(attrs, LayerNormAttrs)
     data, gamma, beta = args
     x = _float_data(data, "nn.layer_norm")
@@ -388,6 +333,9 @@ def _layer_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _group_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``GroupNorm``: as ``LayerNorm``, with ``num_groups >= 1`` dividing ``C``.
+
+    Departure from TVM: ``num_groups`` is checked (TVM divided by it in SimplifyInference)."""
     a = _attrs(attrs, GroupNormAttrs)
     out = _affine_vectors(arg_types, a.axis)
     channels = out.shape[_axis(a.axis, len(out.shape))]
@@ -401,6 +349,11 @@ def _group_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _group_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.group_norm``: the axis of extent ``C`` split into ``(num_groups, C / num_groups)``;
+    mean and variance per group over its ``C / num_groups`` channels and every axis after the
+    axis (the axes before it, the batch, are kept); then gamma and beta per channel.
+
+    Undefined: non-float data."""
     a = _attrs(attrs, GroupNormAttrs)
     data, gamma, beta = args
     x = _float_data(data, "nn.group_norm")
@@ -426,6 +379,7 @@ def _group_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _instance_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``InstanceNorm``: as ``LayerNorm``, with data of rank > 2."""
     a = _attrs(attrs, InstanceNormAttrs)
     data = tensor_arg(arg_types[0], "data")
     if len(data.shape) <= 2:
@@ -437,6 +391,10 @@ def _instance_norm_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _instance_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.instance_norm``: ``nn.layer_norm`` with the mean and variance over every axis but 0
+    and the axis.
+
+    Undefined: non-float data."""
     a = _attrs(attrs, InstanceNormAttrs)
     data, gamma, beta = args
     x = _float_data(data, "nn.instance_norm")
@@ -446,6 +404,10 @@ def _instance_norm_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Nu
 
 
 def _l2_normalize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Identity`` for ``nn.l2_normalize``: data's type; each of the ``axis`` list in
+    ``[-ndim, ndim)``, none repeated, at least one.
+
+    Departure from TVM: the axes are checked (TVM left them to the ``sum`` they became)."""
     a = _attrs(attrs, L2NormalizeAttrs)
     data = tensor_arg(arg_types[0], "data")
     if not a.axis:
@@ -463,6 +425,10 @@ def _l2_normalize_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _l2_normalize_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.l2_normalize``: ``x / sqrt(max(sum(x^2, axis), eps))``, with TVM's ``maximum``
+    (``select(a > b, a, b)``: a NaN sum gives eps).
+
+    Undefined: non-float data."""
     a = _attrs(attrs, L2NormalizeAttrs)
     data = args[0]
     x = _float_data(data, "nn.l2_normalize")
@@ -477,6 +443,10 @@ def _l2_normalize_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
 
 
 def _lrn_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Identity`` for ``nn.lrn``: data's type; data of rank 4, ``axis`` 1 (NCHW) or 3 (NHWC),
+    ``size`` odd and positive.
+
+    Departure from TVM: rank, axis and size are checked (TOPI's ``ICHECK`` assertions)."""
     a = _attrs(attrs, LRNAttrs)
     data = tensor_arg(arg_types[0], "data")
     if len(data.shape) != 4:
@@ -491,6 +461,11 @@ def _lrn_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _lrn_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.lrn``: ``x / (bias + alpha * s / size)^beta``, ``s`` the sum of squares over the
+    window of ``size`` channels centred on each channel along the axis (zero beyond the ends;
+    ``topi/nn/local_response_norm.h``).
+
+    Undefined: non-float data."""
     a = _attrs(attrs, LRNAttrs)
     data = args[0]
     x = _float_data(data, "nn.lrn")

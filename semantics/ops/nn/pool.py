@@ -2,126 +2,38 @@
 
 ::
 
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-
-Types (relation names as registered in TVM 0.18)::
-
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
-
-Meaning (what TVM 0.18's topi computes)::
-
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
-
-Deliberate departures from TVM 0.18:
-
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
-- pad rejects pad_mode other than constant, edge and reflect.
-- float16 is computed in float32 (above).
-
-More pooling: 1-D and 3-D max and average pooling, adaptive 2-D pooling, global max pooling.
-
-::
-
     nn.max_pool1d(data, pool_size=, strides=(1,), dilation=(1,), padding=(0,),
                   layout="NCW", out_layout="", ceil_mode=False)      MaxPool1DAttrs  out-fusable
     nn.avg_pool1d(data, ..., count_include_pad=False)                AvgPool1DAttrs  out-fusable
+    nn.max_pool2d(data, pool_size=, ...)                             MaxPool2DAttrs  out-fusable
+    nn.avg_pool2d(data, pool_size=, ...)                             AvgPool2DAttrs  out-fusable
     nn.max_pool3d(data, pool_size=, strides=(1, 1, 1), dilation=(1, 1, 1), padding=(0, 0, 0),
                   layout="NCDHW", out_layout="", ceil_mode=False)    MaxPool3DAttrs  out-fusable
     nn.avg_pool3d(data, ..., count_include_pad=False)                AvgPool3DAttrs  out-fusable
     nn.adaptive_avg_pool2d | nn.adaptive_max_pool2d(data, output_size=(), layout="NCHW",
                   out_layout="")                                AdaptivePool2DAttrs  out-fusable
-    nn.global_max_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs    out-fusable
+    nn.global_avg_pool2d | nn.global_max_pool2d(data, layout="NCHW", out_layout="")
+                                                                GlobalPool2DAttrs    out-fusable
 
-``name=`` marks a required attribute. Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``
-(``MaxPool1DAttrs`` ... ``AvgPool3DAttrs``, ``AdaptivePool2DAttrs``); global_max_pool2d shares
-``GlobalPool2DAttrs`` with ``nn.global_avg_pool2d`` (``ops.nn``).
+out-fusable is out_elemwise_fusable. Shared by the pools:
 
-Types (relation names as registered in TVM 0.18)::
-
-    MaxPool1D, AvgPool1D   the W axis of `layout` (D, H, W for the 3-D pools) becomes
-    MaxPool3D, AvgPool3D   floor((x + pad - ((k-1)*dil+1) [+ stride-1 when ceil_mode]) / stride)
-                           + 1; the dilated window must fit the padded input (x + pad); other
-                           axes and the dtype are kept; ? stays ?; out_layout is not used
-    AdaptiveAvgPool2D      H and W of `layout` become output_size: () keeps them, (s,) is
-    AdaptiveMaxPool2D      (s, s), (h, w) as given
-    GlobalMaxPool2D        H and W of `layout` become 1
-
-A pooling layout is a TVM layout string (``NCW``, ``NWC``, ``NCDHW``, ``NCHW16c``) with one
-axis per data axis, holding each pooled axis once and not split (no ``w`` sub-axis). Padding
-holds 1 integer (every side), one per pooled axis (both ends of it), or two per pooled axis
-(all the befores, then all the afters: ``(left, right)`` in 1-D, ``(front, top, left, back,
-bottom, right)`` in 3-D), as ``Pool1DRel`` and ``Pool3DRel`` read it.
-
-Meaning (what TVM 0.18's topi computes)::
-
-    max_pool1d/3d       as nn.max_pool2d, per pooled axis: max over the dilated window of the
-                        input padded with the dtype's lowest finite value, the reduction
-                        starting from that value; ceil_mode pads stride-1 more at the end and
-                        keeps a last window starting in it (``pool_impl_nd`` in pooling.h)
-    avg_pool1d/3d       as nn.avg_pool2d: the window sum of the zero-padded input divided by
-                        the count of window positions up to the end of the user padding
-                        (count_include_pad) or inside the input (at least 1); truncating
-                        integer division
-    adaptive pools      output cell i of an axis of extent n pooled to o covers input
-                        positions [floor(i*n/o), ceil((i+1)*n/o)) (``adaptive_pool_impl``):
-                        max starts from the lowest finite value; the average divides the sum
-                        by the cell's element count cast to the dtype (0/0 is NaN for floats)
-    global_max_pool2d   max over H and W, starting from the lowest finite value
-
-Float16 is computed in float32 and rounded once (average pools), as in ``ops.nn``.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    max pools, adaptive_max_pool2d, global_max_pool2d
-                        a window holding NaN (Max is select(a > b, a, b), an ordered compare,
-                        so the result depends on the reduction order)
-    avg pools           integers: 32/64-bit overflow of a window sum, a zero divisor (a
-                        count_include_pad window wholly in the ceil_mode extension); bool data
-    adaptive_avg_pool2d integers: 32/64-bit overflow of a sum, a cell's element count 0 (an
-                        empty input axis) or not representable in the dtype; bool data
-
-Deliberate departures from TVM 0.18, as in ``ops.nn``'s 2-D pools: a window longer than the
-padded input, negative padding, non-positive pool_size, strides or dilation and lists of the
-wrong length are rejected; adaptive output sizes must be non-negative and at most 2 of them.
+- A pooling layout is a TVM layout string (``NCW``, ``NHWC``, ``NCDHW``, ``NCHW16c``) with one
+  axis per data axis, holding each pooled axis once and not split (no ``w`` sub-axis);
+  ``out_layout`` is not used by any relation.
+- Padding holds 1 integer (every side), one per pooled axis (both ends of it), or two per
+  pooled axis (all the befores, then all the afters: ``(left, right)`` in 1-D, ``(front, top,
+  left, back, bottom, right)`` in 3-D), as ``Pool1DRel``, ``Pool2DRel`` and ``Pool3DRel`` read
+  it.
+- Max pools pad with, and start their reduction from, the dtype's lowest finite value
+  (``tvm::min_value``, not -inf: float16 -65504, INT_MIN, 0, false), and a window holding NaN
+  is undefined (Max is ``select(a > b, a, b)``, an ordered compare, so the result depends on
+  the reduction order).
+- Average pools compute float16 in float32 and round once (``common``); on integers a 32/64-bit
+  overflow of a sum and a zero divisor are undefined, and so is bool data.
+- Departures from TVM 0.18: a window longer than the padded input (TVM's relation divided with
+  truncation there, topi with floor, so the two disagreed), negative padding, non-positive
+  pool_size, strides or dilation, and lists of the wrong length are rejected; adaptive output
+  sizes must be non-negative and at most 2 of them.
 """
 
 from __future__ import annotations
@@ -273,6 +185,9 @@ class _PoolGeometry:
 
 
 def _pool2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``MaxPool2D``, ``AvgPool2D``: H and W of ``layout`` become
+    ``floor((x + pad - ((k-1)*dil+1) [+ stride-1 when ceil_mode]) / stride) + 1``;
+    the other axes and the dtype are kept."""
     if not isinstance(attrs, MaxPool2DAttrs | AvgPool2DAttrs):
         raise RelationError(f"expected pooling attributes, found {type(attrs).__name__}")
     data = tensor_arg(arg_types[0], "data")
@@ -313,6 +228,12 @@ def _lowest(dtype: np.dtype[Any]) -> np.number[Any] | np.bool_:
 
 
 def _max_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.max_pool2d``: the max over the dilated window of the input padded with the lowest
+    finite value (an all -inf window gives that value); ``ceil_mode`` pads stride-1 more at the
+    end (``pool_impl_nd`` in ``topi/nn/pooling.h``) and keeps a last window starting in that
+    padding (onnxruntime drops it).
+
+    Undefined: a window holding NaN."""
     a = _attrs(attrs, MaxPool2DAttrs)
     data = args[0]
     g = _PoolGeometry(a, data.ndim)
@@ -348,6 +269,14 @@ def _avg_divisor(
 
 
 def _avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.avg_pool2d``: the window sum of the zero-padded input divided by, with
+    ``count_include_pad``, the number of window positions up to the end of the user padding
+    (the ceil_mode extension excluded), otherwise ``max(1, positions inside the input)``. Both
+    counts use TVM's formulas, truncating integer division included.
+
+    Undefined on integers: 32/64-bit overflow of a window sum; a zero divisor (a ceil_mode
+    window wholly in the extension counts 0 with ``count_include_pad``; for floats that is
+    NaN); bool data."""
     a = _attrs(attrs, AvgPool2DAttrs)
     data = args[0]
     op = "nn.avg_pool2d"
@@ -371,6 +300,7 @@ def _avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
 
 
 def _global_pool2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``GlobalAvgPool2D``, ``GlobalMaxPool2D``: H and W of ``layout`` become 1."""
     a = _attrs(attrs, GlobalPool2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     if len(data.shape) < 2:
@@ -382,6 +312,10 @@ def _global_pool2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _global_avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.global_avg_pool2d``: the mean over H and W, ``sum / (H*W)``.
+
+    Undefined on integers: 32/64-bit overflow of the sum; ``H*W`` 0 or not representable in the
+    dtype (``cast(dtype, extent)`` in topi's ``adaptive_pool_impl``); bool data."""
     a = _attrs(attrs, GlobalPool2DAttrs)
     data = args[0]
     op = "nn.global_avg_pool2d"
@@ -613,6 +547,11 @@ class _Geometry:
 
 
 def _pool_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``MaxPool1D``, ``AvgPool1D``, ``MaxPool3D``, ``AvgPool3D``: the W axis of ``layout``
+    (D, H, W for the 3-D pools) becomes
+    ``floor((x + pad - ((k-1)*dil+1) [+ stride-1 when ceil_mode]) / stride) + 1``;
+    the dilated window must fit the padded input (``x + pad``); the other axes and the dtype
+    are kept; ``?`` stays ``?``."""
     if not isinstance(attrs, MaxPool1DAttrs | MaxPool3DAttrs | AvgPool1DAttrs | AvgPool3DAttrs):
         raise RelationError(f"expected pooling attributes, found {type(attrs).__name__}")
     data = tensor_arg(arg_types[0], "data")
@@ -640,6 +579,9 @@ def _restore(out: _Num, g: _Geometry) -> _Num:
 
 
 def _max_pool_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.max_pool1d``, ``nn.max_pool3d``: as ``nn.max_pool2d``, per pooled axis.
+
+    Undefined: a window holding NaN."""
     if not isinstance(attrs, MaxPool1DAttrs | MaxPool3DAttrs):
         raise RelationError(f"expected max pooling attributes, found {type(attrs).__name__}")
     op = "nn.max_pool1d" if isinstance(attrs, MaxPool1DAttrs) else "nn.max_pool3d"
@@ -677,6 +619,9 @@ def _avg_divisor_nd(
 
 
 def _avg_pool_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.avg_pool1d``, ``nn.avg_pool3d``: as ``nn.avg_pool2d``, per pooled axis.
+
+    Undefined: as for ``nn.avg_pool2d``."""
     if not isinstance(attrs, AvgPool1DAttrs | AvgPool3DAttrs):
         raise RelationError(f"expected average pooling attributes, found {type(attrs).__name__}")
     op = "nn.avg_pool1d" if isinstance(attrs, AvgPool1DAttrs) else "nn.avg_pool3d"
@@ -718,6 +663,8 @@ def _output_size(a: AdaptivePool2DAttrs, h: Dim, w: Dim) -> tuple[Dim, Dim]:
 
 
 def _adaptive_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``AdaptiveAvgPool2D``, ``AdaptiveMaxPool2D``: H and W of ``layout`` become
+    ``output_size``: ``()`` keeps them, ``(s,)`` is ``(s, s)``, ``(h, w)`` as given."""
     a = _attrs(attrs, AdaptivePool2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     if len(data.shape) < 2:
@@ -769,6 +716,11 @@ def _adaptive_restore(out: _Num, a: AdaptivePool2DAttrs) -> _Num:
 
 
 def _adaptive_max_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.adaptive_max_pool2d``: output cell ``i`` of an axis of extent ``n`` pooled to ``o``
+    covers input positions ``[floor(i*n/o), ceil((i+1)*n/o))`` (``adaptive_pool_impl``); the
+    max starts from the lowest finite value.
+
+    Undefined: a cell holding NaN."""
     a = _attrs(attrs, AdaptivePool2DAttrs)
     data = args[0]
     lowest = _lowest(data.dtype)
@@ -780,6 +732,11 @@ def _adaptive_max_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
 
 
 def _adaptive_avg_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.adaptive_avg_pool2d``: the cells of ``nn.adaptive_max_pool2d``; each cell's sum
+    divided by its element count cast to the dtype (0/0 is NaN for floats).
+
+    Undefined on integers: 32/64-bit overflow of a sum; a cell's element count 0 (an empty
+    input axis) or not representable in the dtype; bool data."""
     a = _attrs(attrs, AdaptivePool2DAttrs)
     data = args[0]
     op = "nn.adaptive_avg_pool2d"
@@ -801,11 +758,15 @@ def _adaptive_avg_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
 
 
 def _global_max_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """GlobalPool2DRel, shared with ``nn.global_avg_pool2d``: H and W of the layout become 1."""
+    """``GlobalMaxPool2D``, shared with ``nn.global_avg_pool2d``: H and W of the layout
+    become 1."""
     return _global_pool2d_relation(arg_types, attrs)
 
 
 def _global_max_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.global_max_pool2d``: the max over H and W, starting from the lowest finite value.
+
+    Undefined: a plane holding NaN."""
     a = _attrs(attrs, GlobalPool2DAttrs)
     data = args[0]
     axes = _spatial_axes(a.layout, data.ndim)

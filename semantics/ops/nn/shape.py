@@ -2,121 +2,27 @@
 
 ::
 
-    nn.batch_flatten(data)                                                         injective
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
-
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
-
-Types (relation names as registered in TVM 0.18)::
-
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
-
-Meaning (what TVM 0.18's topi computes)::
-
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
-
-Deliberate departures from TVM 0.18:
-
-- pad rejects pad_mode other than constant, edge and reflect.
-- float16 is computed in float32 (above).
-
-Neural-network resampling operators: upsampling, mirror padding, space and depth shuffles.
-
-::
-
+    nn.batch_flatten(data)                                      BatchFlatten         injective
+    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs             injective
+    nn.mirror_pad(data, mode="SYMMETRIC", pad_width=)           MirrorPadAttrs       injective
     nn.upsampling(data, scale_h=, scale_w=, layout="NCHW", method="nearest_neighbor",
-                  align_corners=False)              UpSamplingAttrs      UpSampling      injective
-    nn.mirror_pad(data, mode="SYMMETRIC", pad_width=)
-                                                    MirrorPadAttrs       MirrorPad       injective
+                  align_corners=False)                          UpSamplingAttrs      injective
     nn.space_to_depth(data, block_size=1, layout="NCHW", mode="DCR")
-                                                    SubPixelAttrs        SpaceToDepth    injective
+                                                                SubPixelAttrs        injective
     nn.depth_to_space(data, block_size=1, layout="NCHW", mode="DCR")
-                                                    SubPixelAttrs        DepthToSpace    injective
+                                                                SubPixelAttrs        injective
     nn.space_to_batch_nd(data, block_shape=(1, 1), paddings=, pad_value=0.0)
-                                                    SpaceToBatchNDAttrs  SpaceToBatchND  injective
-    nn.batch_to_space_nd(data, block_shape=(1, 1), crops=)
-                                                    BatchToSpaceNDAttrs  BatchToSpaceND  injective
+                                                                SpaceToBatchNDAttrs  injective
+    nn.batch_to_space_nd(data, block_shape=(1, 1), crops=)     BatchToSpaceNDAttrs  injective
 
-``name=`` marks a required attribute. Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/nn.h`` (``mirror_pad`` declares ``mode`` before ``pad_width``; the
-``*_nd`` attributes declare ``block_shape``, with its default, before the required
-``paddings``/``crops``); argument names, relation names and patterns follow
-``src/relay/op/nn/{upsampling,pad,nn}.cc``.
+TVM names ``nn.pad``'s second argument ``pad_val``; ``mirror_pad`` declares ``mode`` before
+``pad_width``; the ``*_nd`` attributes declare ``block_shape``, with its default, before the
+required ``paddings``/``crops``. Every result keeps the data's dtype.
 
-Types::
-
-    UpSampling      4-D data in layout NCHW or NHWC; H and W become round(H * scale_h) and
-                    round(W * scale_w) (halves to even), which must not be negative; a
-                    symbolic H or W stays symbolic for a whole scale and becomes ? otherwise
-    MirrorPad       one (before, after) pair of non-negative integers per axis;
-                    x -> before + x + after
-    SpaceToDepth    4-D data in NCHW or NHWC, block_size >= 1: C -> C * b^2, H -> H // b,
-                    W -> W // b
-    DepthToSpace    the inverse: C -> C // b^2, H -> H * b, W -> W * b; mode DCR or CRD
-    SpaceToBatchND  data (N, s1..sM, rest..), M = len(block_shape) = len(paddings) < rank,
-                    blocks >= 1, paddings non-negative pairs, each padded s_i divisible by
-                    its block: (N * prod(block), (s_i + pads_i) / block_i.., rest..)
-    BatchToSpaceND  data (N, s1..sM, rest..), M = len(block_shape) = len(crops) < rank, N
-                    divisible by prod(block), crops non-negative pairs:
-                    (N / prod(block), s_i * block_i - crops_i.., rest..)
-
-Every result keeps the data's dtype.
-
-Meaning (TOPI)::
-
-    upsampling        image.resize2d to (round(H * scale_h), round(W * scale_w)) with method
-                      nearest_neighbor, linear (bilinear) or cubic (bicubic, alpha -0.5, no
-                      exclusion), coordinates align_corners if align_corners else asymmetric,
-                      rounding "" (topi/nn/upsampling.py); see ``ops.image`` for resize
-    mirror_pad        SYMMETRIC repeats the border (index -1 reads 0, n reads n - 1), REFLECT
-                      does not (-1 reads 1, n reads n - 2); one reflection only
-    space_to_depth    out[n, (by * b + bx) * C + c, y, x] = in[n, c, y * b + by, x * b + bx]
-    depth_to_space    DCR: out[n, c, y, x] = in[n, ((y % b) * b + x % b) * C' + c, y / b, x / b]
-                      CRD: in[n, c * b^2 + (y % b) * b + x % b, y / b, x / b] (C' = C / b^2)
-    space_to_batch_nd pad the spatial axes with pad_value (converted to the dtype as TVM's
-                      make_const does: truncated toward zero for integers), then batch index
-                      (k1..kM) * N + n holds the block offsets (k1..kM), row-major, of every
-                      sample: out[k * N + n, i..] = padded[n, i * block + k..]
-    batch_to_space_nd the inverse interleaving, then the crops removed from each spatial axis
-
-Undefined behaviour (``UndefinedBehavior``): mirror_pad wider than one reflection
-(SYMMETRIC: more than the extent; REFLECT: the extent or more), which reads outside the input;
-space_to_batch_nd's pad_value not representable in an integer dtype (NaN, infinite or out of
-range after truncation); upsampling as ``image.resize2d`` (an empty input with a non-empty
-output; align_corners with an output extent of 1, whose coordinates are 0 / 0).
-
-Deliberate departures from TVM 0.18: layouts are NCHW or NHWC only (TVM's relations took any
-layout convertible to NCHW, which TOPI then read as NHWC unless it began with NCHW); 4-D data
-for the 4-D ops; the relations reject what TOPI's ``ICHECK``\\ s rejected at compile time
-(block sizes below 1, padded extents that the block does not divide, a batch the blocks do not
-divide, negative pads and crops, mirror_pad modes other than SYMMETRIC and REFLECT,
-depth_to_space modes other than DCR and CRD, upsampling methods other than nearest_neighbor,
-bilinear and bicubic).
+Departures from TVM 0.18 shared by the 4-D ops (upsampling and the space/depth moves): data
+must be 4-D in layout NCHW or NHWC (TVM's relations took any layout convertible to NCHW, which
+TOPI then read as NHWC unless it began with NCHW), and each relation rejects what TOPI's
+``ICHECK`` assertions rejected at compile time.
 """
 
 from __future__ import annotations
@@ -161,6 +67,8 @@ class PadAttrs(Attrs):
 
 
 def _batch_flatten_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BatchFlatten``: ``(d0, d1, .., dk) -> (d0, d1*..*dk)``, rank >= 1; the product is
+    ``?`` from the first ``?`` on."""
     data = tensor_arg(arg_types[0], "data")
     if not data.shape:
         raise RelationError("expected data of rank at least 1, found rank 0")
@@ -169,6 +77,7 @@ def _batch_flatten_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _batch_flatten_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.batch_flatten``: data reshaped to ``(d0, d1*..*dk)`` in row-major order."""
     data = args[0]
     return data.reshape(data.shape[0], int(np.prod(data.shape[1:], dtype=np.int64)))
 
@@ -177,6 +86,11 @@ _PAD_MODES = ("constant", "edge", "reflect")
 
 
 def _pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Pad``: ``pad_width`` holds one ``(before, after)`` pair per axis; each extent becomes
+    ``x + before + after`` (``?`` stays ``?``); ``pad_val`` is any tensor (TVM's relation leaves
+    it unconstrained).
+
+    Departure from TVM: ``pad_mode`` must be constant, edge or reflect."""
     a = _attrs(attrs, PadAttrs)
     data = tensor_arg(arg_types[0], "data")
     tensor_arg(arg_types[1], "pad_val")
@@ -207,6 +121,13 @@ def _pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.pad`` (``topi::pad``): constant fills ``pad_val`` cast to data's dtype (its element
+    at index 0..0); edge repeats the border; reflect mirrors without repeating it (index
+    ``before - i``, and ``2n - i + before - 2`` after the end); a negative width crops.
+
+    Undefined: edge or reflect reading outside the input (a reflect width >= the axis extent,
+    either mode on an empty axis: ``topi::pad`` indexes the input out of bounds); a ``pad_val``
+    with no elements; casting a NaN or out-of-range float ``pad_val`` to an integer dtype."""
     a = _attrs(attrs, PadAttrs)
     data, pad_val = args
     op = "nn.pad"
@@ -394,6 +315,10 @@ def _scaled(d: Dim, scale: float, what: str) -> Dim:
 
 
 def _upsampling_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``UpSampling``: 4-D data in layout NCHW or NHWC; H and W become ``round(H * scale_h)`` and
+    ``round(W * scale_w)`` (halves to even), which must not be negative; a symbolic H or W stays
+    symbolic for a whole scale and becomes ``?`` otherwise. ``method`` is nearest_neighbor,
+    bilinear or bicubic."""
     a = _attrs(attrs, UpSamplingAttrs)
     data = tensor_arg(arg_types[0], "data")
     h, w = spatial_axes(a.layout, len(data.shape))
@@ -408,6 +333,13 @@ def _upsampling_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _upsampling_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.upsampling`` (``topi/nn/upsampling.py``): ``image.resize2d`` to
+    ``(round(H * scale_h), round(W * scale_w))`` with method nearest_neighbor, linear
+    (bilinear) or cubic (bicubic, alpha -0.5, no exclusion), coordinates ``align_corners`` if
+    ``align_corners`` else ``asymmetric``, rounding ``""``.
+
+    Undefined: as for ``image.resize2d`` (an empty input with a non-empty output;
+    ``align_corners`` with an output extent of 1, whose coordinates are 0 / 0)."""
     a = _attrs(attrs, UpSamplingAttrs)
     data = args[0]
     h, w = spatial_axes(a.layout, data.ndim)
@@ -441,6 +373,8 @@ def _pairs(
 
 
 def _mirror_pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``MirrorPad``: ``pad_width`` holds one ``(before, after)`` pair of non-negative integers
+    per axis; each extent becomes ``before + x + after``; ``mode`` is SYMMETRIC or REFLECT."""
     a = _attrs(attrs, MirrorPadAttrs)
     data = tensor_arg(arg_types[0], "data")
     if a.mode not in ("SYMMETRIC", "REFLECT"):
@@ -456,6 +390,11 @@ def _mirror_pad_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Ty
 
 
 def _mirror_pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.mirror_pad``: SYMMETRIC repeats the border (index -1 reads 0, n reads n - 1),
+    REFLECT does not (-1 reads 1, n reads n - 2); one reflection only.
+
+    Undefined: a width beyond one reflection (SYMMETRIC: more than the extent; REFLECT: the
+    extent or more), which reads outside the input."""
     a = _attrs(attrs, MirrorPadAttrs)
     data = args[0]
     symmetric = a.mode == "SYMMETRIC"
@@ -487,6 +426,8 @@ def _subpixel(arg_types: tuple[Type, ...], attrs: Attrs | None) -> tuple[SubPixe
 
 
 def _space_to_depth_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SpaceToDepth``: 4-D data in NCHW or NHWC, ``block_size`` b >= 1: ``C -> C * b^2``,
+    ``H -> H // b``, ``W -> W // b``."""
     a, data = _subpixel(arg_types, attrs)
     b = a.block_size
     shape = list(data.shape)
@@ -498,6 +439,8 @@ def _space_to_depth_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -
 
 
 def _depth_to_space_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DepthToSpace``: the inverse of ``SpaceToDepth``: ``C -> C // b^2``, ``H -> H * b``,
+    ``W -> W * b``; ``mode`` DCR or CRD."""
     a, data = _subpixel(arg_types, attrs)
     if a.mode not in ("DCR", "CRD"):
         raise RelationError(f'mode="{a.mode}" is not supported: expected DCR or CRD')
@@ -520,6 +463,8 @@ def _from_nchw(data: _Num, layout: str) -> _Num:
 
 
 def _space_to_depth_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.space_to_depth``: ``out[n, (by * b + bx) * C + c, y, x] =
+    in[n, c, y * b + by, x * b + bx]`` (in NCHW; NHWC is transposed there and back)."""
     a = _attrs(attrs, SubPixelAttrs)
     x = _to_nchw(args[0], a.layout)
     b = a.block_size
@@ -531,6 +476,9 @@ def _space_to_depth_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _N
 
 
 def _depth_to_space_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.depth_to_space``, with ``C' = C / b^2``: DCR is
+    ``out[n, c, y, x] = in[n, ((y % b) * b + x % b) * C' + c, y / b, x / b]``, CRD is
+    ``in[n, c * b^2 + (y % b) * b + x % b, y / b, x / b]``."""
     a = _attrs(attrs, SubPixelAttrs)
     x = _to_nchw(args[0], a.layout)
     b = a.block_size
@@ -558,6 +506,9 @@ def _blocks(block_shape: Sequence[int], rank: int) -> list[int]:
 
 
 def _space_to_batch_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SpaceToBatchND``: data ``(N, s1..sM, rest..)``, ``M = len(block_shape) =
+    len(paddings) < rank``, blocks >= 1, paddings non-negative pairs, each padded ``s_i``
+    divisible by its block: ``(N * prod(block), (s_i + pads_i) / block_i.., rest..)``."""
     a = _attrs(attrs, SpaceToBatchNDAttrs)
     data = tensor_arg(arg_types[0], "data")
     blocks = _blocks(a.block_shape, len(data.shape))
@@ -575,6 +526,9 @@ def _space_to_batch_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None
 
 
 def _batch_to_space_nd_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``BatchToSpaceND``: data ``(N, s1..sM, rest..)``, ``M = len(block_shape) = len(crops) <
+    rank``, N divisible by ``prod(block)``, crops non-negative pairs:
+    ``(N / prod(block), s_i * block_i - crops_i.., rest..)``."""
     a = _attrs(attrs, BatchToSpaceNDAttrs)
     data = tensor_arg(arg_types[0], "data")
     blocks = _blocks(a.block_shape, len(data.shape))
@@ -617,6 +571,13 @@ def _pad_value(value: float, dtype: np.dtype[Any]) -> np.generic:
 
 
 def _space_to_batch_nd_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.space_to_batch_nd``: the spatial axes padded with ``pad_value`` (converted to the
+    dtype as TVM's ``make_const`` does: truncated toward zero for integers), then batch index
+    ``(k1..kM) * N + n`` holds the block offsets ``(k1..kM)``, row-major, of every sample:
+    ``out[k * N + n, i..] = padded[n, i * block + k..]``.
+
+    Undefined: a ``pad_value`` not representable in an integer dtype (NaN, infinite or out of
+    range after truncation)."""
     a = _attrs(attrs, SpaceToBatchNDAttrs)
     data = args[0]
     m = len(a.block_shape)
@@ -636,6 +597,8 @@ def _space_to_batch_nd_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
 
 
 def _batch_to_space_nd_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.batch_to_space_nd``: the inverse interleaving of ``nn.space_to_batch_nd``, then the
+    crops removed from each spatial axis."""
     a = _attrs(attrs, BatchToSpaceNDAttrs)
     data = args[0]
     m = len(a.block_shape)
