@@ -1537,7 +1537,7 @@ def test_conv2d_nchwc_matches_direct_loops(
         out_layout=out_layout,
         out_dtype=out_dtype,
     )
-    assert_agrees_nnconv("nn.contrib_conv2d_NCHWc", (x, w), attrs)
+    assert_agrees_tensor("nn.contrib_conv2d_NCHWc", (x, w), attrs)
     got = ref("nn.contrib_conv2d_NCHWc", x, w, attrs=attrs)
     expected = direct_nchwc(x, w, attrs, got.shape)
     if expected.dtype.kind == "f":
