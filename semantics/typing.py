@@ -19,6 +19,7 @@ Rules (one function each, named after the rule)::
     T-Fn        Γ, xi : τi ⊢ e : τ                ⟹  Γ ⊢ fn [T..](%xi: τi) { e } : fn [T..](τi) -> τ
     T-Call      Γ ⊢ f : fn (τi) -> τ, Γ ⊢ ei : τi ⟹  Γ ⊢ f(ei) : τ   (f polymorphic: instantiated)
     T-Call-Op   Γ ⊢ ei : τi, R_op(τi, attrs) = τ  ⟹  Γ ⊢ op(ei, attrs) : τ
+    T-Call-Placement  Γ ⊢ e : τ, attrs valid     ⟹  Γ ⊢ on_device(e, attrs) : τ (device_copy too)
     T-Let       Γ ⊢ e1 : τ1, Γ, x : τ1 ⊢ e2 : τ   ⟹  Γ ⊢ let %x = e1; e2 : τ
     T-If        Γ ⊢ c : bool, Γ ⊢ e1 : τ, Γ ⊢ e2 : τ  ⟹  Γ ⊢ if (c) {e1} else {e2} : τ
     T-Match     Γ ⊢ e : τ, pi : τ ⊣ Γi, Γ Γi ⊢ ei : τ'  ⟹  Γ ⊢ match (e) { pi => ei } : τ'
@@ -70,6 +71,7 @@ import sympy
 
 from .errors import RelayTypeError, Span
 from .ops import OPS
+from .ops.annotation import PLACEMENTS
 from .ops.registry import RelationError
 from .ops.shapes import dims_equal
 from .syntax import (
@@ -582,6 +584,8 @@ class Checker:
                 return t_proj(self, e)
             case Function():
                 return t_fn(self, e)
+            case Call(Op(name)) if name in PLACEMENTS:
+                return t_call_placement(self, e)
             case Call(Op()):
                 return t_call_op(self, e)
             case Call():
@@ -770,6 +774,25 @@ def t_call_op(ctx: Checker, e: Call) -> Type:
         ctx.postponed.append(_Postponed(e))
         return IncompleteType()
     return apply_relation(ctx, e, arg_types)
+
+
+def t_call_placement(ctx: Checker, e: Call) -> Type:
+    """T-Call-Placement
+    Γ ⊢ e1 : τ    R_p(τ; attrs) = τ (the attributes name valid devices)
+    ──────────────────────────────────────────────────────────────
+    Γ ⊢ p(e1, attrs) : τ
+    where p is ``on_device`` or ``device_copy`` (``ops.annotation.PLACEMENTS``): the identity
+    on any type. τ need not be known yet: the call's type is its argument's, as TVM's
+    ``IdentityRel`` unified them, so a function's parameter types can flow through a
+    placement (``let %h = on_device(fn (%a) {..}); %h(%z)``).
+    """
+    assert isinstance(e.op, Op)
+    if len(e.args) != 1:
+        raise ctx.fail("T-Call-Op", f"operator {e.op.name} expects 1 argument, found "
+                       f"{len(e.args)}", e.span)  # fmt: skip
+    t = ctx.t(e.args[0])
+    apply_relation(ctx, e, (ctx.solver.resolve(t),))
+    return t
 
 
 def apply_relation(ctx: Checker, e: Call, arg_types: tuple[Type, ...]) -> Type:

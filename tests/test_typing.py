@@ -350,14 +350,16 @@ def test_infer_types_leaves_the_process_state_alone(monkeypatch: pytest.MonkeyPa
     def refuse() -> None:
         raise AssertionError("infer_types must not pause the garbage collector")
 
+    good = relay.parse("def @f(%x: int32) { %x }")  # parsing pauses it, and restores it
+    bad = relay.parse("def @f(%x: int32) -> bool { %x }")
     monkeypatch.setattr(gc, "disable", refuse)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(limit + 7)  # an unusual value, to see it restored exactly
     try:
-        infer_types(relay.parse("def @f(%x: int32) { %x }"))
+        infer_types(good)
         assert sys.getrecursionlimit() == limit + 7
         with pytest.raises(relay.RelayTypeError):
-            infer_types(relay.parse("def @f(%x: int32) -> bool { %x }"))
+            infer_types(bad)
         assert sys.getrecursionlimit() == limit + 7
         assert gc.isenabled()
     finally:
@@ -401,3 +403,20 @@ def test_every_operator_has_a_relation_a_reference_and_a_relation_name() -> None
         if op.relation is None or op.reference is None or not op.relation_name
     ]
     assert not incomplete
+
+
+def test_a_placement_passes_an_unknown_type_through() -> None:
+    """T-Call-Placement: on_device's type is its argument's even before it is known, so the
+    parameter types of a placed function come from its later call (TVM's IdentityRel)."""
+    mod = relay.parse(
+        "def @main(%x: bool, %y: Tensor[(5, 7), float32], %z: Tensor[(5, 7), float32]) {\n"
+        "  let %f = fn (%a) { add(%a, %y) };\n"
+        "  let %h = on_device(if (%x) { %f } else { %f }, device_type=1, constrain_result=True);\n"
+        "  %h(%z)\n"
+        "}"
+    )
+    main = relay.infer_types(mod).global_type("main")
+    assert isinstance(main, s.FuncType) and main.ret_type == s.TensorType((5, 7), "float32")
+    bad = relay.parse("def @main(%x: float32) { on_device(%x, constrain_result=True) }")
+    with pytest.raises(relay.RelayTypeError, match="needs a device"):
+        relay.infer_types(bad)
