@@ -25,15 +25,15 @@ from relay.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 SEEDS: dict[str, int] = {
-    "dce_ignores_effects": 0,
-    "dce_inline_once": 1,
-    "float_lets": 5,
+    "dce_ignores_effects": 2,
+    "dce_inline_once": 4,
+    "float_lets": 11,
     "inline_shared_binders": 0,
-    "inline_by_name": 6,
+    "inline_by_name": 15,
     "remove_uncalled_functions": 0,
     "fast_math": 2,
-    "fold_consecutive_casts": 1,
-    "fold_scale_through_relu": 0,
+    "fold_consecutive_casts": 2,
+    "fold_scale_through_relu": 2,
     "int_divide_as_floor": 0,
     "float_mod_as_floor": 0,
     "fold_constant_numpy_dtype": 0,
@@ -48,7 +48,7 @@ store-to-load forwarding past an alias) are caught only after hundreds of exampl
 their bug shows only when a generated program observes the effect they move; they run in the
 slow test with a large budget."""
 
-MAX_EXAMPLES: dict[str, int] = {}
+MAX_EXAMPLES: dict[str, int] = {"dce_inline_once": 200}
 """Examples per mutant (default 60). Hypothesis sizes what it draws by how far through
 ``max_examples`` it is, so a seed's sequence of programs depends on this number too."""
 
