@@ -9,15 +9,22 @@ the best time of each, and the ratio. Run:
     python benchmarks/resnet.py [--depth 18|50] [--repeat 5]
 
 The interpreter's time is a compiled module's run (the compile time is printed apart); the
-kernels are the operators' numpy reference semantics (convolution as im2col and a BLAS
-matrix product), so the ratio measures those kernels against onnxruntime's, plus the
-interpreter's dispatch, which is a few microseconds per node.
+kernels are the interpreter's (``relay.interpreter.kernels``: convolution as im2col and one
+BLAS matrix product, pooling, batch norm and relu on whole arrays, each held equal to the
+operator's reference semantics by ``tests/test_interpreter_kernels.py``), so the ratio
+measures those kernels against onnxruntime's, plus the interpreter's dispatch, which is a few
+microseconds per node.
+
+Threads: numpy's BLAS and onnxruntime each use every core by default. On a loaded machine,
+threaded kernels wait for time slices and both figures become noise; compare single-threaded
+then, with ``OPENBLAS_NUM_THREADS=1`` (the script gives onnxruntime as many intra-op threads as
+that variable says, and prints the setting).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import os
 import time
 from collections.abc import Callable
 
@@ -28,16 +35,20 @@ import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
 from relay.interpreter import evaluate, program_for
+from relay.interpreter.instructions import OpCall
 from relay.semantics import syntax as s
-from relay.semantics.ops import OPS
-from relay.semantics.ops.nn.conv import Conv2DAttrs
-from relay.semantics.ops.nn.dense import DenseAttrs
-from relay.semantics.ops.nn.norm import BatchNormAttrs
-from relay.semantics.ops.nn.pool import GlobalPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops import lookup
 from relay.semantics.ops.registry import Attrs, Reference
 from relay.semantics.values import TensorValue
 
 Array = npt.NDArray[np.float32]
+
+
+def attrs(op: str, **fields: object) -> Attrs:
+    """The attributes of a call of ``op`` (its registered attributes class)."""
+    opdef = lookup(op)
+    assert opdef is not None and opdef.attrs_type is not None, op
+    return opdef.attrs_type.from_kwargs(fields)
 
 
 class Net:
@@ -67,7 +78,8 @@ class Net:
         cin = self.channels[xn]
         w, wn = self.weight((out, cin, k, k), (2.0 / (cin * k * k)) ** 0.5)
         pad = k // 2
-        attrs = Conv2DAttrs(
+        conv = attrs(
+            "nn.conv2d",
             strides=(stride, stride),
             padding=(pad, pad, pad, pad),
             channels=out,
@@ -85,7 +97,7 @@ class Net:
             )
         )
         self.channels[yn] = out
-        return s.Call(s.Op("nn.conv2d"), (e, w), attrs), yn
+        return s.Call(s.Op("nn.conv2d"), (e, w), conv), yn
 
     def bn(self, x: tuple[s.Expr, str]) -> tuple[s.Expr, str]:
         e, xn = x
@@ -102,7 +114,7 @@ class Net:
         )
         self.channels[yn] = c
         call = s.Call(s.Op("nn.batch_norm"), (e, gamma, beta, mean, s.Constant(var)),
-                      BatchNormAttrs(epsilon=1e-5))  # fmt: skip
+                      attrs("nn.batch_norm", epsilon=1e-5))  # fmt: skip
         return s.TupleGetItem(call, 0), yn
 
     def relu(self, x: tuple[s.Expr, str]) -> tuple[s.Expr, str]:
@@ -147,7 +159,7 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
     net.nodes.append(helper.make_node("MaxPool", [x[1]], [pooled], kernel_shape=[3, 3],
                                       strides=[2, 2], pads=[1, 1, 1, 1]))  # fmt: skip
     net.channels[pooled] = 64
-    pool = MaxPool2DAttrs(pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    pool = attrs("nn.max_pool2d", pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
     x = (s.Call(s.Op("nn.max_pool2d"), (x[0],), pool), pooled)
     block: Callable[[tuple[s.Expr, str], int, int], tuple[s.Expr, str]]
     if depth == 18:
@@ -162,11 +174,11 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
     net.nodes.append(helper.make_node("GlobalAveragePool", [x[1]], [gap]))
     net.nodes.append(helper.make_node("Flatten", [gap], [flat]))
     e = s.Call(s.Op("nn.batch_flatten"), (s.Call(s.Op("nn.global_avg_pool2d"), (x[0],),
-                                                 GlobalPool2DAttrs()),))  # fmt: skip
+                                                 attrs("nn.global_avg_pool2d")),))  # fmt: skip
     w, wn = net.weight((1000, widths[-1]), (1.0 / widths[-1]) ** 0.5)
     b, bn = net.weight((1000,), 0.01)
     net.nodes.append(helper.make_node("Gemm", [flat, wn, bn], ["logits"], transB=1))
-    e = s.Call(s.Op("add"), (s.Call(s.Op("nn.dense"), (e, w), DenseAttrs(units=1000)), b))
+    e = s.Call(s.Op("add"), (s.Call(s.Op("nn.dense"), (e, w), attrs("nn.dense", units=1000)), b))
     mod = s.IRModule({s.GlobalVar("main"): s.Function((data,), e)})
     graph = helper.make_graph(
         net.nodes,
@@ -182,36 +194,30 @@ def build(depth: int, seed: int = 0) -> tuple[s.IRModule, onnx.ModelProto]:
 
 
 def kernel_breakdown(mod: s.IRModule, image: Array) -> tuple[float, dict[str, float]]:
-    """One run's time, and the time inside each operator's reference function.
+    """One run's time, and the time inside each operator's kernel.
 
-    The registry's references are wrapped with timers for the length of one run, of a copy of
-    the module (the interpreter takes each op's reference when it compiles a module).
+    The kernels of a fresh compilation of a copy of the module (the reference functions, or
+    the interpreter's faster ones: ``relay.interpreter.kernels``) are wrapped with timers.
     """
     spent: dict[str, float] = {}
-    saved = dict(OPS)
 
-    def timed(name: str, reference: Reference) -> Reference:
+    def timed(name: str, kernel: Reference) -> Reference:
         def run(args: tuple[npt.NDArray[np.generic], ...], attrs: Attrs | None) -> object:
             start = time.perf_counter()
             try:
-                return reference(args, attrs)
+                return kernel(args, attrs)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
 
         return run  # type: ignore[return-value]
 
-    try:
-        for name, op in saved.items():
-            if op.reference is not None:
-                OPS[name] = dataclasses.replace(op, reference=timed(name, op.reference))
-        copy = s.IRModule(dict(mod.functions), dict(mod.type_definitions))
-        program_for(copy)
-        start = time.perf_counter()
-        evaluate(copy, [TensorValue(image)])
-        total = time.perf_counter() - start
-    finally:
-        OPS.clear()
-        OPS.update(saved)
+    copy = s.IRModule(dict(mod.functions), dict(mod.type_definitions))
+    for ins in program_for(copy).instructions():
+        if isinstance(ins, OpCall):
+            ins.kernel = timed(ins.name, ins.kernel)
+    start = time.perf_counter()
+    evaluate(copy, [TensorValue(image)])
+    total = time.perf_counter() - start
     return total, spent
 
 
@@ -242,8 +248,12 @@ def main() -> None:
         assert isinstance(result.value, TensorValue)
         return result.value.data.astype(np.float32)
 
+    options = onnxruntime.SessionOptions()
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "")
+    if threads.isdigit():
+        options.intra_op_num_threads = int(threads)
     session = onnxruntime.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
 
     def ort() -> Array:
@@ -257,6 +267,7 @@ def main() -> None:
     print(f"ResNet-{args.depth}, 1x3x224x224 float32: {ops} operator calls, {nodes} Relay nodes, "
           f"{len(model.graph.node)} ONNX nodes")  # fmt: skip
     print(f"outputs agree: max |difference| / max |output| = {error:.2e}")
+    print(f"threads: OPENBLAS_NUM_THREADS={threads or '(unset: all cores)'}, onnxruntime alike")
     t_interp = best(interpret, args.repeat)
     t_ort = best(ort, args.repeat)
     print(f"interpreter compile (once per module): {compile_time * 1e3:9.1f} ms")

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import assert_never
 
 from ..semantics.syntax import (
     ATOMS,
     Call,
+    Constant,
     Constructor,
     Expr,
     Function,
@@ -77,7 +79,10 @@ def with_children(e: Expr, kids: tuple[Expr, ...]) -> Expr:
             return replace(e, ref=kids[0])
         case RefWrite():
             return replace(e, ref=kids[0], value=kids[1])
-    raise AssertionError(f"{type(e).__name__} has no children to replace")
+        case Var() | GlobalVar() | Constant() | Op() | Constructor():
+            raise ValueError(f"{type(e).__name__} has no children to replace")
+        case _:
+            assert_never(e)
 
 
 def rewrite(root: Expr, visit: Callable[[Expr], Expr | None]) -> Expr:
@@ -89,12 +94,12 @@ def rewrite(root: Expr, visit: Callable[[Expr], Expr | None]) -> Expr:
 def rewrite_pairs(root: Expr, visit: Callable[[Expr, Expr], Expr | None]) -> Expr:
     """``rewrite`` whose ``visit`` also gets the original node: ``visit(original, rebuilt)``
     (for a pass that keeps facts, such as types, keyed by the original nodes)."""
-    done: dict[int, Expr] = {}
+    done: dict[Expr, Expr] = {}
     for e in post_order(root):
-        rebuilt = with_children(e, tuple(done[id(c)] for c in children(e)))
+        rebuilt = with_children(e, tuple(done[c] for c in children(e)))
         out = visit(e, rebuilt)
-        done[id(e)] = rebuilt if out is None else out
-    return done[id(root)]
+        done[e] = rebuilt if out is None else out
+    return done[root]
 
 
 def map_functions(mod: IRModule, fn: Callable[[GlobalVar, Function], Function]) -> IRModule:
@@ -121,30 +126,29 @@ def substitute(root: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     """
     if not mapping:
         return root
-    table = {id(v): e for v, e in mapping.items()}
-    return rewrite(root, lambda e: table.get(id(e)) if isinstance(e, Var) else None)
+    return rewrite(root, lambda e: mapping.get(e) if isinstance(e, Var) else None)
 
 
 def rename_binders(root: Expr, make: Callable[[Var], Var | None]) -> Expr:
     """``root`` with each variable bound inside it replaced, at its binder and every use, by
     ``make(var)`` (``None`` keeps the variable)."""
-    table: dict[int, Var] = {}
+    table: dict[Var, Var] = {}
     for e in post_order(root):
         for v in binders(e):
             new = make(v)
             if new is not None:
-                table[id(v)] = new
+                table[v] = new
     if not table:
         return root
 
     def visit(e: Expr) -> Expr | None:
         match e:
             case Var():
-                return table.get(id(e))
+                return table.get(e)
             case Function():
-                return replace(e, params=tuple(table.get(id(p), p) for p in e.params))
+                return replace(e, params=tuple(table.get(p, p) for p in e.params))
             case Let():
-                return replace(e, var=table.get(id(e.var), e.var))
+                return replace(e, var=table.get(e.var, e.var))
             case Match():
                 clauses = tuple(replace(c, lhs=_rename_pattern(c.lhs, table)) for c in e.clauses)
                 return replace(e, clauses=clauses)
@@ -159,25 +163,36 @@ def fresh_binders(root: Expr) -> Expr:
     ``root`` is kept inside the copy). Used to duplicate code: two copies share no binder and
     no node, so each copy's computations are evaluated on their own."""
     renamed = rename_binders(root, lambda v: Var(v.name_hint, v.type_annotation, span=v.span))
-    done: dict[int, Expr] = {}
+    done: dict[Expr, Expr] = {}
     for e in post_order(renamed):
         if isinstance(e, ATOMS):
-            done[id(e)] = e
+            done[e] = e
             continue
-        new = with_children(e, tuple(done[id(c)] for c in children(e)))
-        done[id(e)] = replace(e) if new is e else new
-    return done[id(renamed)]
+        new = with_children(e, tuple(done[c] for c in children(e)))
+        done[e] = replace(e) if new is e else new
+    return done[renamed]
 
 
-def _rename_pattern(p: Pattern, table: Mapping[int, Var]) -> Pattern:
-    match p:
-        case PatternWildcard():
-            return p
-        case PatternVar(var):
-            return replace(p, var=table.get(id(var), var))
-        case PatternConstructor(_, patterns) | PatternTuple(patterns):
-            return replace(p, patterns=tuple(_rename_pattern(q, table) for q in patterns))
-    raise AssertionError(p)
+def _rename_pattern(root: Pattern, table: Mapping[Var, Var]) -> Pattern:
+    """``root`` with its variables renamed by ``table``, bottom-up with an explicit stack."""
+    done: dict[Pattern, Pattern] = {}
+    stack: list[tuple[Pattern, bool]] = [(root, False)]
+    while stack:
+        p, expanded = stack.pop()
+        match p:
+            case PatternWildcard():
+                done[p] = p
+            case PatternVar(var):
+                done[p] = replace(p, var=table.get(var, var))
+            case PatternConstructor(_, patterns) | PatternTuple(patterns):
+                if not expanded:
+                    stack.append((p, True))
+                    stack.extend((q, False) for q in patterns)
+                    continue
+                done[p] = replace(p, patterns=tuple(done[q] for q in patterns))
+            case _:
+                assert_never(p)
+    return done[root]
 
 
 def binders(e: Expr) -> list[Var]:
@@ -190,17 +205,23 @@ def binders(e: Expr) -> list[Var]:
             return [e.var]
         case Match():
             return [v for c in e.clauses for v in pattern_vars(c.lhs)]
-    return []
+        case (
+            Var() | GlobalVar() | Constant() | Op() | Constructor() | Tuple() | TupleGetItem()
+            | Call() | If() | RefCreate() | RefRead() | RefWrite()
+        ):  # fmt: skip
+            return []
+        case _:
+            assert_never(e)
 
 
 def free_vars(root: Expr) -> list[Var]:
     """The variables used in ``root`` but not bound inside it, in first-use order."""
-    bound = {id(v) for e in post_order(root) for v in binders(e)}
-    out: dict[int, Var] = {}
+    bound = {v for e in post_order(root) for v in binders(e)}
+    out: dict[Var, None] = {}
     for e in post_order(root):
-        if isinstance(e, Var) and id(e) not in bound:
-            out.setdefault(id(e), e)
-    return list(out.values())
+        if isinstance(e, Var) and e not in bound:
+            out.setdefault(e)
+    return list(out)
 
 
 def is_pure(root: Expr, *, calls_are_pure: bool = False) -> bool:
@@ -238,19 +259,19 @@ def well_formed(mod: IRModule) -> list[Problem]:
     binder (or never bound), a variable bound twice (anywhere in the module), a call of a
     global the module does not define, or a constructor of a type it does not define."""
     problems: list[Problem] = []
-    seen_binders: dict[int, str] = {}
+    seen_binders: dict[Var, str] = {}
     globals_ = {gv.name for gv in mod.functions}
-    ctors = {id(c) for d in mod.type_definitions.values() for c in d.constructors}
+    ctors = {c for d in mod.type_definitions.values() for c in d.constructors}
     for gv, fn in mod.functions.items():
         where = gv.name
         for e in post_order(fn):
             for v in binders(e):
-                if id(v) in seen_binders:
+                if v in seen_binders:
                     problems.append(Problem(where, f"%{v.name_hint} is bound more than once"))
-                seen_binders[id(v)] = where
+                seen_binders[v] = where
             if isinstance(e, GlobalVar) and e.name not in globals_:
                 problems.append(Problem(where, f"@{e.name} is not defined in the module"))
-            if isinstance(e, Constructor) and id(e) not in ctors:
+            if isinstance(e, Constructor) and e not in ctors:
                 problems.append(Problem(where, f"constructor {e.name} is not in the module"))
         problems.extend(Problem(where, msg) for msg in _scope_errors(fn))
     return problems
@@ -259,26 +280,26 @@ def well_formed(mod: IRModule) -> list[Problem]:
 def _scope_errors(fn: Function) -> list[str]:
     """Uses of variables outside their binders' scope, found with an explicit stack."""
     errors: list[str] = []
-    depth: dict[int, int] = {}  # id(var) -> how many enclosing binders bind it now
-    reported: set[int] = set()
-    visited: set[int] = set()
+    depth: dict[Var, int] = {}  # how many enclosing binders bind each variable now
+    reported: set[Var] = set()
+    visited: set[Expr] = set()
     stack: list[tuple[str, Expr | list[Var]]] = [("expr", fn)]
     while stack:
         kind, item = stack.pop()
         if isinstance(item, list):
             for v in item:
-                depth[id(v)] = depth.get(id(v), 0) + (1 if kind == "enter" else -1)
+                depth[v] = depth.get(v, 0) + (1 if kind == "enter" else -1)
             continue
         e = item
         if isinstance(e, Var):
-            if not depth.get(id(e)) and id(e) not in reported:
-                reported.add(id(e))
+            if not depth.get(e) and e not in reported:
+                reported.add(e)
                 errors.append(f"%{e.name_hint} is used outside the scope of its binder")
             continue
         # A shared node is checked once, at its first (leftmost) use.
-        if id(e) in visited:
+        if e in visited:
             continue
-        visited.add(id(e))
+        visited.add(e)
         match e:
             case Function():
                 stack += [("leave", list(e.params)), ("expr", e.body)]

@@ -8,14 +8,17 @@ locations and failures, the same fuel count. What differs is how it runs:
   a frame of registers (``instructions``), by a worklist, not a recursion;
 - ``machine``: a loop with an explicit stack of return points runs them, so a 100,000-deep
   recursion, let-chain or call nest evaluates; tail calls keep no return point;
-- the operators' reference functions (vectorised numpy) are the kernels;
+- ``kernels``: each operator runs its reference function (vectorised numpy), or a faster
+  kernel held equal to it by tests: scalar fast paths for arithmetic, comparisons and logical
+  operators (the same bits and the same ``UndefinedBehavior``), and whole-array kernels for
+  convolution, dense, max pooling, batch norm and relu (equal under the tolerance policy);
 - fuel, an allocation budget (bytes of tensors produced) and a depth budget stop runaway
   programs with ``Exhaustion``.
 
 ``evaluate(mod, args, entry="main", fuel=..., max_allocation_bytes=...)`` returns the spec's
-``Result`` (without a derivation). A module is compiled on its first evaluation and the
-compiled form kept for the last few modules (``program_for``); ``compile_module`` compiles one
-afresh.
+``Result`` (without a derivation); ``fuel=None`` sets no limit on rule firings. A module is
+compiled on its first evaluation and the compiled form kept for the last few modules
+(``program_for``); ``compile_module`` compiles one afresh.
 """
 
 from .compiler import Program, compile_module
@@ -23,6 +26,7 @@ from .machine import (
     DEFAULT_FUEL,
     DEFAULT_MAX_ALLOCATION_BYTES,
     DEFAULT_MAX_DEPTH,
+    UNLIMITED_FUEL,
     evaluate,
     program_for,
 )
@@ -31,6 +35,7 @@ __all__ = [
     "DEFAULT_FUEL",
     "DEFAULT_MAX_ALLOCATION_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "UNLIMITED_FUEL",
     "Program",
     "compile_module",
     "evaluate",

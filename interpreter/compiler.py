@@ -29,6 +29,7 @@ from typing import TypeVar, assert_never
 
 from ..semantics.errors import Span
 from ..semantics.ops import OPS
+from ..semantics.ops.annotation import PLACEMENTS
 from ..semantics.sharing import SharingPlan, sharing_plan
 from ..semantics.syntax import (
     ATOMS,
@@ -90,6 +91,7 @@ from .instructions import (
     UseShared,
     fetcher,
 )
+from .kernels import kernel_for
 
 Task = Callable[[], None]
 InstrT = TypeVar("InstrT", bound=Instr)
@@ -185,6 +187,14 @@ class Program:
             code = self.compiler.compile_root(fn)
         return code
 
+    def instructions(self) -> Iterator[Instr]:
+        """Every instruction compiled so far: of each function, and of each shared node's code
+        (for tools that inspect or instrument the compiled form, such as the benchmarks)."""
+        yield from (ins for code in self.codes.values() for ins in code.code)
+        if self.compiler is not None:
+            for _, _, instrs in self.compiler.subroutines.values():
+                yield from instrs
+
 
 class Compiler:
     """Turns the functions of one module into ``FunctionCode`` (see the module docstring)."""
@@ -203,8 +213,8 @@ class Compiler:
                     self.plans.pop(node_id, None)
             else:
                 plan = sharing_plan(fn)
-                for node_id in plan.scope:
-                    self.plans[node_id] = plan
+                for node in plan.scope:
+                    self.plans[id(node)] = plan
             self.global_values.setdefault(gv.name, ClosureValue(fn))
         self.subroutines: dict[int, tuple[_Context, int, list[Instr]]] = {}
         self.compiled: set[int] = set()
@@ -288,14 +298,16 @@ class Compiler:
         return code
 
     def _shared(self, e: Expr) -> bool:
+        if not self.plans:  # a module of trees: nothing is shared
+            return False
         plan = self.plans.get(id(e))
-        return plan is not None and id(e) in plan.shared
+        return plan is not None and e in plan.shared
 
     def _hoist_steps(self, opener: Expr, s: _Stream) -> list[Task]:
         """Evaluate (for effect) the shared nodes hoisted before ``opener``."""
         plan = self.plans.get(id(opener))
         steps: list[Task] = []
-        for node in () if plan is None else plan.hoisted.get(id(opener), ()):
+        for node in () if plan is None else plan.hoisted.get(opener, ()):
             steps += [partial(self._expr, node, s, False), self._discard]
         return steps
 
@@ -305,7 +317,7 @@ class Compiler:
     def _home(self, e: Expr, ctx: _Context) -> tuple[_Context, int] | None:
         """The context owning the scope of the shared node ``e``, and how many levels up."""
         plan = self.plans[id(e)]
-        key = plan.scope.get(id(e))
+        key = plan.scope.get(e)
         # A function opens the scope of position 0 (its body); an if or a match those of its
         # branches and clauses (positions 1 and up), each inside the scope the opener is in.
         while key is not None and key[1] != 0:
@@ -314,7 +326,7 @@ class Compiler:
             return None
         depth = 0
         c: _Context | None = ctx
-        while c is not None and id(c.code.fn) != key[0]:
+        while c is not None and c.code.fn is not key[0]:
             c = c.parent
             depth += 1
         return None if c is None else (c, depth)
@@ -446,15 +458,14 @@ class Compiler:
     def _simple(self, e: Expr) -> bool:
         """An atom, or an operator applied to atoms: compiled at once, it queues no task (and
         binds nothing), so it can be compiled before the tasks queued now have run."""
+        atoms = _ATOM_TYPES
         if self._shared(e):
             return False
-        if isinstance(e, ATOMS):
+        if type(e) in atoms:
             return True
-        return (
-            isinstance(e, Call)
-            and isinstance(e.op, Op)
-            and all(isinstance(a, ATOMS) and not self._shared(a) for a in e.args)
-        )
+        if type(e) is not Call or type(e.op) is not Op:
+            return False
+        return all(type(a) in atoms and not self._shared(a) for a in e.args)
 
     def _var(self, e: Var, s: _Stream) -> int:
         """E-Var: a register of this frame, or one loaded from an enclosing function's."""
@@ -486,7 +497,8 @@ class Compiler:
         return unbind
 
     def _let(self, e: Let, s: _Stream, tail: bool) -> None:
-        """E-Let and E-Let-Rec; a let-chain becomes one task per binding, not a recursion."""
+        """E-Let and E-Let-Rec; a let-chain becomes a loop or one task per binding, not a
+        recursion."""
         ctx = s.ctx
 
         def body(reg: int) -> None:
@@ -504,8 +516,22 @@ class Compiler:
 
             self._seq(*self._hoist_steps(value, s), make_rec_closure)
         elif self._simple(value):
-            self._expr(value, s, False)
-            body(self.results.pop())
+            # A run of bindings of simple values (A-normal form's let-chains) compiles in this
+            # loop, with no task per binding; each variable is unbound once the body is done.
+            unbinds: list[Task] = []
+            link: Let = e
+            while True:
+                self._expr(link.value, s, False)
+                unbinds.append(self._bind(ctx, link.var, self.results.pop()))
+                rest = link.body
+                if not isinstance(rest, Let) or self._shared(rest):
+                    break
+                if isinstance(rest.value, Function) or not self._simple(rest.value):
+                    break
+                s.spend(rest)
+                link = rest
+            unbinds.reverse()
+            self._seq(lambda: self._expr(rest, s, tail), *unbinds)
         else:
             self._seq(lambda: self._expr(value, s, False), lambda: body(self.results.pop()))
 
@@ -632,9 +658,14 @@ class Compiler:
         return ClauseCode(GENERAL, target, program=tuple(program))
 
     def _call(self, e: Call, s: _Stream, tail: bool) -> None:
-        """E-Call-Op, E-Call-Closure, E-Call-Constructor: arguments, then the callee."""
+        """E-Call-Op, E-Call-Placement, E-Call-Closure, E-Call-Constructor: arguments, then the
+        callee."""
         ctx = s.ctx
         callee, n = e.op, len(e.args)
+        if isinstance(callee, Op) and callee.name in PLACEMENTS and n == 1:
+            # E-Call-Placement: the identity on any value; the result is the argument's.
+            self._then(self._operands(e.args, s), lambda: self._done(s, self._pop(1)[0], tail))
+            return
         if isinstance(callee, Op):
             opdef = OPS.get(callee.name)
 
@@ -645,9 +676,8 @@ class Compiler:
                     reg = self._stuck(s, message, e.span, "E-Call-Op")
                 else:
                     reg = ctx.register()
-                    s.emit(
-                        OpCall(callee.name, opdef.reference, e.attrs, fetcher(args), reg, e.span)
-                    )
+                    kernel = kernel_for(callee.name, opdef.reference)
+                    s.emit(OpCall(callee.name, kernel, e.attrs, fetcher(args), reg, e.span))
                 self._done(s, reg, tail)
 
             self._then(self._operands(e.args, s), op_call)
@@ -687,7 +717,10 @@ class Compiler:
         self._then(steps, call)
 
 
-def _tree_nodes(root: Function) -> list[int] | None:
+_ATOM_TYPES = frozenset(ATOMS)
+
+
+def _tree_nodes(root: Function) -> set[int] | None:
     """The nodes ``sharing_plan(root)`` would cover, if no node is used twice (else ``None``).
 
     A shortcut, not a second definition: ``sharing_plan`` is linear but slow on the 100,000-node
@@ -695,19 +728,26 @@ def _tree_nodes(root: Function) -> list[int] | None:
     The nodes are returned so that they drop any plan an earlier global gave them, as
     ``sharing_plan``'s empty plan would override it.
     """
-    nodes = [id(root), id(root.body)]
     seen: set[int] = set()
     stack: list[Expr] = [root]
+    atoms = _ATOM_TYPES
     while stack:
-        for child in children(stack.pop()):
-            if isinstance(child, ATOMS):
+        e = stack.pop()
+        for child in (e.value, e.body) if type(e) is Let else children(e):
+            if type(child) in atoms:
                 continue
-            if id(child) in seen:
+            key = id(child)
+            if key in seen:
                 return None
-            seen.add(id(child))
-            nodes.append(id(child))
+            seen.add(key)
             stack.append(child)
-    return nodes
+    seen.add(id(root))
+    seen.add(id(root.body))
+    return seen
+
+
+FEW_FULL_COLLECTIONS = (5_000, 1_000)
+"""The least first- and last-generation thresholds ``few_full_collections`` runs with."""
 
 
 @contextmanager
@@ -716,17 +756,28 @@ def few_full_collections() -> Iterator[None]:
 
     A deep run keeps a growing heap of frames and values alive (compiling a large module, of
     instructions and tasks), and each full collection walks all of it and everything else in
-    the process: measured, about 40% of the time of a 100,000-deep recursion, and half of the
-    time of compiling a 100,000-binding let-chain. The garbage the machine makes in cycles (a
-    closure and the frame it captured) mostly dies young, where the young collections still
-    find it. The thresholds are process-wide, and restored on the way out.
+    the process: measured (CPU time, this module's compile of a 100,000-binding let-chain and a
+    100,000-element list built and summed), removing this costs 35-50% more time. The garbage
+    the machine makes in cycles (a closure and the frame it captured) mostly dies young, where
+    the young collections still find it.
+
+    The thresholds are process-wide: they are raised only for the length of the call (nested
+    calls keep the outer one's), never switched on where the caller turned automatic
+    collection off (a first threshold of 0), and restored on the way out, by exception too,
+    unless something else changed them meanwhile.
     """
     old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 5_000), old[1], max(old[2], 1_000))
+    young, oldest = FEW_FULL_COLLECTIONS
+    new = old if old[0] == 0 else (max(old[0], young), old[1], max(old[2], oldest))
+    if new == old:
+        yield
+        return
+    gc.set_threshold(*new)
     try:
         yield
     finally:
-        gc.set_threshold(*old)
+        if gc.get_threshold() == new:
+            gc.set_threshold(*old)
 
 
 def compile_module(mod: IRModule) -> Program:

@@ -84,8 +84,11 @@ class Instr:
 
 @dataclass(slots=True, eq=False)
 class OpCall(Instr):
+    """``kernel`` is the operator's reference function or a faster equivalent
+    (``kernels.kernel_for``)."""
+
     name: str
-    reference: Reference
+    kernel: Reference
     attrs: Attrs | None
     args: Fetch
     dst: int

@@ -18,6 +18,7 @@ after evaluating all of the call's arguments. A well-typed program never fails t
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -27,6 +28,7 @@ import numpy.typing as npt
 
 from ..semantics.errors import Exhaustion, RelayError, RelayRuntimeError, Span, Stuck
 from ..semantics.evaluation import Result, op_failure_message
+from ..semantics.ops.registry import OpInput
 from ..semantics.syntax import Constructor, IRModule
 from ..semantics.values import (
     ClosureValue,
@@ -70,6 +72,9 @@ from .instructions import (
 
 DEFAULT_FUEL = 10_000_000
 """Rule firings allowed by default (the spec's fuel, counted the same way)."""
+
+UNLIMITED_FUEL = sys.maxsize
+"""The fuel ``fuel=None`` stands for: more rule firings than any run can reach (2**63 - 1)."""
 
 DEFAULT_MAX_ALLOCATION_BYTES = 2 << 30
 """Bytes of tensors that operators may produce in one run, by default (2 GiB)."""
@@ -141,7 +146,7 @@ def evaluate(
     args: Sequence[Value],
     *,
     entry: str = "main",
-    fuel: int = DEFAULT_FUEL,
+    fuel: int | None = DEFAULT_FUEL,
     max_allocation_bytes: int = DEFAULT_MAX_ALLOCATION_BYTES,
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> Result:
@@ -150,9 +155,10 @@ def evaluate(
     The value, the final store (with the spec's locations) and the failures are the spec's:
     ``Stuck``, ``RelayRuntimeError``, ``UndefinedBehavior`` (from an operator, prefixed with
     ``E-Call-Op: <op>:`` and carrying the call's span), and ``Exhaustion`` when ``fuel`` rule
-    firings (counted as the spec counts them) do not suffice, when operators produce more than
-    ``max_allocation_bytes`` bytes of tensors in all, or when calls nest deeper than
-    ``max_depth``. ``derivation`` is ``None`` and ``rules_fired`` empty: run the spec to see them.
+    firings (counted as the spec counts them; ``None``: no limit) do not suffice, when
+    operators produce more than ``max_allocation_bytes`` bytes of tensors in all, or when calls
+    nest deeper than ``max_depth``. ``derivation`` is ``None`` and ``rules_fired`` empty: run
+    the spec to see them.
     """
     if entry not in mod:
         raise RelayRuntimeError(f"the module has no function @{entry}")
@@ -166,7 +172,7 @@ def evaluate(
             program,
             program.globals[entry].code,
             [*args, *program.globals[entry].rest],
-            fuel=fuel,
+            fuel=UNLIMITED_FUEL if fuel is None else fuel,
             max_allocation_bytes=max_allocation_bytes,
             max_depth=max_depth,
         )
@@ -211,14 +217,14 @@ def run(
                 operands = ins.args(regs)
                 if len(operands) == 2:
                     a, b = operands
-                    arrays: tuple[object, ...] = (
+                    arrays: tuple[OpInput, ...] = (
                         a.data if type(a) is TensorValue else _op_input(a, ins.span),
                         b.data if type(b) is TensorValue else _op_input(b, ins.span),
                     )
                 else:
                     arrays = tuple([_op_input(v, ins.span) for v in operands])
                 try:
-                    out = ins.reference(arrays, ins.attrs)  # type: ignore[arg-type]
+                    out = ins.kernel(arrays, ins.attrs)
                 except RelayError as err:
                     if err.span is None:
                         err.span = ins.span
@@ -461,7 +467,7 @@ def _too_deep(max_depth: int, span: Span | None) -> Exhaustion:
     return Exhaustion(f"out of depth: more than {max_depth} nested calls (max_depth)", span)
 
 
-def _op_input(v: Value, span: Span | None) -> object:
+def _op_input(v: Value, span: Span | None) -> OpInput:
     if isinstance(v, TensorValue):
         return v.data
     if isinstance(v, TupleValue) and all(isinstance(f, TensorValue) for f in v.fields):

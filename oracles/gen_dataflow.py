@@ -271,6 +271,9 @@ OP_ORDER: tuple[str, ...] = (
     "dyn.tile",
     "dyn.topk",
     "dyn.one_hot",
+    "nn.contrib_conv2d_NCHWc",
+    "vm.shape_of",
+    "vm.reshape_tensor",
 )
 """The operators in the order a node's choice shrinks along (simplest first)."""
 

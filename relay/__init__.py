@@ -52,7 +52,7 @@ def astext(mod: IRModule, *, types: bool = False) -> str:
     if not types:
         return _astext(mod)
     info = infer_types(mod)
-    return _astext(mod, lambda e: info.expr_types.get(id(e)))
+    return _astext(mod, lambda e: info.expr_types.get(e))
 
 
 def parse(text: str, source_name: str = "<string>", *, prelude: IRModule | None = None) -> IRModule:

@@ -14,7 +14,6 @@ cheap to import: what needs hypothesis or z3 is imported by the command that run
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -38,7 +37,7 @@ from .semantics.errors import Exhaustion, ParseError, RelayError, SourceFile, Sp
 from .semantics.syntax import DTYPES, Constant, Expr, Function, GlobalVar, IRModule
 from .semantics.text.printer import astext, format_type
 from .semantics.typing import infer_types
-from .semantics.values import TensorValue, Value, format_value, value_to_json
+from .semantics.values import TensorValue, Value, dump_json, format_value, value_to_json
 
 if TYPE_CHECKING:
     from .semantics.evaluation import Result
@@ -120,7 +119,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     program = load_program(args)
     if args.types:
         info = infer_types(program.module)
-        sys.stdout.write(astext(program.own, lambda e: info.expr_types.get(id(e))))
+        sys.stdout.write(astext(program.own, lambda e: info.expr_types.get(e)))
     else:
         sys.stdout.write(astext(program.own))
     sys.stdout.write("\n")
@@ -259,7 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     mod, values = prepare_run(args, args.engine)
     result = evaluate(args, mod, values, args.entry.removeprefix("@"), args.engine)
     if args.json:
-        print(json.dumps(value_to_json(result.value, result.store), allow_nan=False))
+        print(dump_json(value_to_json(result.value, result.store)))
     else:
         print(format_value(result.value, result.store))
     return EXIT_OK

@@ -103,10 +103,13 @@ class RelayError(Exception):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.notes: list[tuple[str, Span | None]] = []  # ("previous definition here", span)
 
     def render(self) -> str:
-        """The full diagnostic: location, message, source line and caret."""
-        return render_diagnostic(self.message, self.span)
+        """The full diagnostic: location, message, source line and caret; then each note."""
+        parts = [render_diagnostic(self.message, self.span)]
+        parts.extend(render_diagnostic(m, s, severity="note") for m, s in self.notes)
+        return "\n".join(parts)
 
     def __str__(self) -> str:
         if self.span is None:

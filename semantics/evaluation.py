@@ -1,11 +1,27 @@
 """Dynamic semantics: the big-step judgement ``ρ, σ ⊢ e ⇓ v, σ'``.
 
-ρ is the environment (variables, and the scopes the current code runs in), σ the store (the
-contents of references, plus the memo of shared sub-expressions). Evaluation is call-by-value;
-a call evaluates its arguments left to right, then the callee (as TVM's interpreter did); a
-tuple its fields left to right. One function per rule, named after it; ``evaluate_expr`` is
-the table of contents. A shared sub-expression (``%N``) is evaluated once, where
-``sharing.py`` says; that memo (threaded with σ) is the one cache the spec keeps.
+ρ is the environment (variables, and the activation each enclosing scope runs as), σ the
+store (the contents of references, plus the memo of shared sub-expressions). Evaluation is
+call-by-value; a call evaluates its arguments left to right, then the callee (as TVM's
+interpreter did); a tuple its fields left to right. One function per rule, named after it and
+declared with ``@rule("E-..")``, which counts each firing and records the derivation tree;
+``evaluate_expr`` and ``evaluate_rule`` are the table of contents: they choose the rule.
+
+Where the premises that decide between two rules are the same (the condition of an ``if``;
+the arguments and callee of a call; the scrutinee of a ``match`` and the pattern matches),
+the table of contents evaluates them, then calls the rule they select; that rule's docstring
+lists them as its first premises, marked "(chosen by)", and its body does the rest.
+
+Sharing (``sharing.py``). A shared sub-expression (``%N``) is evaluated once per activation of
+the scope it belongs to; the memo that says so is the one cache the spec keeps. Two notions
+appear in the rules that rely on them:
+
+- an *activation* ``a`` of a scope ``S`` (a function body, an ``if`` branch, a ``match``
+  clause) is a fresh number given each time the scope is entered; ``ρ[S ↦ a]`` records it, and
+  the memo is keyed by ``(a, e)``;
+- ``hoist(P)`` is the list of shared nodes that ToANormalForm binds just before the scope
+  opener ``P`` (``sharing.SharingPlan.hoisted``); the premise ``ρ, σ ⊢ hoist(P) ⇓ σ'`` evaluates
+  them in order (each by ``evaluate_expr``, so each is memoised).
 
 Failures are part of the meaning:
 
@@ -17,8 +33,8 @@ Failures are part of the meaning:
   and unsigned 32/64-bit overflow in add/sub/mul (TVM's LLVM code generator marks them
   ``nsw``/``nuw``), float-to-int casts of NaN or out-of-range values, ``take`` in fast mode out
   of range, shapes that a ``?`` hid and that turn out wrong, NaN in max/min reductions.
-- ``Exhaustion``: out of fuel (each rule firing costs one), or past Python's recursion limit
-  (the spec recurses on program depth; the interpreter does not).
+- ``Exhaustion``: out of fuel (each expression evaluated costs one), or past the recursion
+  depth the spec can follow (the spec recurses on program depth; the interpreter does not).
 
 This module is written to be read; it may recurse on program depth, but walks let-chains with
 a loop. Speed lives in ``relay.interpreter``.
@@ -26,16 +42,20 @@ a loop. Speed lives in ``relay.interpreter``.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import Concatenate, ParamSpec, TypeVar, assert_never
 
 import numpy as np
 
 from .errors import Exhaustion, RelayError, RelayRuntimeError, Span, Stuck
-from .ops.registry import OPS
+from .ops import OPS
+from .ops.annotation import PLACEMENTS
+from .ops.registry import OpInput
 from .sharing import ScopeKey, SharingPlan, body_scope, sharing_plan
 from .syntax import (
     Call,
@@ -70,16 +90,8 @@ from .values import (
     TensorValue,
     TupleValue,
     Value,
+    format_value,
 )
-
-RULES: tuple[str, ...] = (
-    "E-Var", "E-Global", "E-Const", "E-Tuple", "E-Proj", "E-Let", "E-Let-Rec", "E-If-True",
-    "E-If-False", "E-Fn", "E-Call-Op", "E-Call-Closure", "E-Call-Constructor", "E-Ctor",
-    "E-Match", "E-Match-Fail", "E-RefCreate", "E-RefRead", "E-RefWrite", "E-Shared",
-    "M-Wildcard", "M-Var", "M-Ctor", "M-Tuple",
-)  # fmt: skip
-"""Every rule of the judgement (and of matching)."""
-
 
 # ---------------------------------------------------------------------------------------------
 # Environments and states
@@ -93,25 +105,34 @@ class Env:
     scopes: Mapping[ScopeKey, int] = field(default_factory=dict)
 
     def bind(self, var: Var, value: Value) -> Env:
+        """ρ[x ↦ v]."""
         return replace(self, vars={**self.vars, var: value})
 
     def enter(self, scope: ScopeKey, activation: int) -> Env:
+        """ρ[S ↦ a]: the scope S now runs as activation a."""
         return replace(self, scopes={**self.scopes, scope: activation})
 
 
 @dataclass(frozen=True)
 class State:
-    """σ, threaded through evaluation: references, the memo of shared nodes, and fuel."""
+    """σ, threaded through evaluation: references, the memo of shared nodes, and fuel.
+
+    ``next_location`` numbers both new references and new activations (one counter, so each
+    number is fresh).
+    """
 
     store: Store = field(default_factory=dict)
-    memo: Mapping[tuple[int, int], Value] = field(default_factory=dict)
+    memo: Mapping[tuple[int, Expr], Value] = field(default_factory=dict)
     next_location: int = 0
     fuel: int = 1_000_000
 
 
 @dataclass
 class Derivation:
-    """One node of a derivation tree: the rule, the expression, its value, the premises."""
+    """One node of a derivation tree: the rule, the expression, its value, the premises.
+
+    ``rule`` is ``""`` only while the table of contents is still evaluating the premises that
+    choose the rule (``Evaluator.choosing``)."""
 
     rule: str
     expr: Expr | Pattern
@@ -130,41 +151,108 @@ class Result:
 
 
 class Evaluator:
-    """The module being run, the sharing plans, and (for explanations) the derivation."""
+    """The module being run, the sharing plans, and the record of rule firings: a count per
+    rule, and (when explaining) the derivation tree."""
 
     def __init__(self, mod: IRModule, *, explain: bool = False) -> None:
         self.mod = mod
-        self.plans: dict[int, SharingPlan] = {}
+        self.plans: dict[Expr, SharingPlan] = {}
         for fn in mod.functions.values():
             plan = sharing_plan(fn)
-            for node_id in plan.scope:
-                self.plans[node_id] = plan
+            for node in plan.scope:
+                self.plans[node] = plan
         self.explain = explain
         self.trace: list[Derivation] = [Derivation("root", Tuple(()))]
         self.fired: Counter[str] = Counter()
 
-    def plan(self, e: Expr) -> SharingPlan | None:
-        return self.plans.get(id(e))
+    def is_shared(self, e: Expr) -> bool:
+        """Whether ``e`` is a shared sub-expression (evaluated once per activation)."""
+        plan = self.plans.get(e)
+        return plan is not None and e in plan.shared
 
     @contextmanager
-    def rule(self, name: str, e: Expr | Pattern) -> Iterator[Derivation]:
-        """Record a rule firing (and its place in the derivation tree, if explaining)."""
+    def firing(self, name: str, e: Expr | Pattern) -> Iterator[Derivation]:
+        """One firing of the rule ``name`` on ``e``: counted, and, when explaining, a node of
+        the derivation tree whose premises are the firings made inside this context."""
         self.fired[name] += 1
+        if not self.explain:
+            yield Derivation(name, e)
+            return
+        top = self.trace[-1]
+        if top.rule == "" and top.expr is e:
+            # The table of contents evaluated the premises that chose this rule under ``top``.
+            top.rule = name
+            yield top
+            return
         node = Derivation(name, e)
-        if self.explain:
-            self.trace[-1].premises.append(node)
-            self.trace.append(node)
+        top.premises.append(node)
+        self.trace.append(node)
         try:
             yield node
         finally:
-            if self.explain:
-                self.trace.pop()
+            self.trace.pop()
 
-    def rename(self, node: Derivation, name: str) -> None:
-        """Settle which rule fired, once a premise has decided it (E-If-True or -False)."""
-        self.fired[node.rule] -= 1
-        self.fired[name] += 1
-        node.rule = name
+    @contextmanager
+    def choosing(self, e: Expr) -> Iterator[None]:
+        """The table of contents evaluates the premises that choose the rule for ``e``; when
+        explaining, they become premises of the rule chosen (see ``firing``)."""
+        if not self.explain:
+            yield
+            return
+        node = Derivation("", e)
+        self.trace[-1].premises.append(node)
+        self.trace.append(node)
+        try:
+            yield
+        finally:
+            self.trace.pop()
+
+
+Rule = TypeVar("Rule", bound=Expr)
+Params = ParamSpec("Params")
+Outcome = tuple[Value, State]
+RuleFunction = Callable[Concatenate[Evaluator, Rule, Params], Outcome]
+
+_DECLARED: list[str] = []
+
+
+def rule(name: str) -> Callable[[RuleFunction[Rule, Params]], RuleFunction[Rule, Params]]:
+    """Declare the function of the evaluation rule ``name``: each call is one firing, counted
+    in ``Result.rules_fired`` and shown (with its value) in the derivation tree."""
+
+    def declare(body: RuleFunction[Rule, Params]) -> RuleFunction[Rule, Params]:
+        @functools.wraps(body)
+        def fire(ev: Evaluator, e: Rule, /, *args: Params.args, **kwargs: Params.kwargs) -> Outcome:
+            with ev.firing(name, e) as node:
+                value, state = body(ev, e, *args, **kwargs)
+                node.value = value
+                return value, state
+
+        _DECLARED.append(name)
+        return fire
+
+    return declare
+
+
+P = TypeVar("P", bound=Pattern)
+Bindings = list[tuple[Var, Value]]
+MatchFunction = Callable[[Evaluator, P, Value], Bindings | None]
+
+
+def matching_rule(name: str) -> Callable[[MatchFunction[P]], MatchFunction[P]]:
+    """Declare the function of the matching rule ``name`` (``p ⊨ v ⇒ ρ'``), counted and
+    recorded as ``rule`` does; it returns the bindings, or ``None`` if ``p`` does not match."""
+
+    def declare(body: MatchFunction[P]) -> MatchFunction[P]:
+        @functools.wraps(body)
+        def fire(ev: Evaluator, p: P, v: Value) -> Bindings | None:
+            with ev.firing(name, p):
+                return body(ev, p, v)
+
+        _DECLARED.append(name)
+        return fire
+
+    return declare
 
 
 def _spend(state: State, e: Expr) -> State:
@@ -174,19 +262,36 @@ def _spend(state: State, e: Expr) -> State:
 
 
 # ---------------------------------------------------------------------------------------------
-# The judgement
+# The table of contents
 
 
-def evaluate_expr(ev: Evaluator, e: Expr, env: Env, state: State) -> tuple[Value, State]:
-    """``ρ, σ ⊢ e ⇓ v, σ'``: the table of contents, one case per rule family."""
+def evaluate_expr(ev: Evaluator, e: Expr, env: Env, state: State) -> Outcome:
+    """``ρ, σ ⊢ e ⇓ v, σ'``. A shared ``e`` already evaluated in this activation of its scope
+    is E-Shared; otherwise ``e`` is evaluated by its own rule, and, if shared, its value is
+    added to the memo under ``(a, e)`` (a: the activation of e's scope in ρ)."""
     state = _spend(state, e)
-    plan = ev.plan(e)
-    if plan is not None and id(e) in plan.shared:
-        return e_shared(ev, e, env, state, plan)
-    return evaluate_unshared(ev, e, env, state)
+    plan = ev.plans.get(e)
+    if plan is None or e not in plan.shared:
+        return evaluate_rule(ev, e, env, state)
+    key = _memo_key(plan, e, env)
+    if key in state.memo:
+        return e_shared(ev, e, env, state, key)
+    value, state = evaluate_rule(ev, e, env, state)
+    return value, replace(state, memo={**state.memo, key: value})
 
 
-def evaluate_unshared(ev: Evaluator, e: Expr, env: Env, state: State) -> tuple[Value, State]:
+def _memo_key(plan: SharingPlan, e: Expr, env: Env) -> tuple[int, Expr]:
+    scope = plan.scope[e]
+    if scope not in env.scopes:
+        # Sharing is per global function (as ToANormalForm is); a node shared between two
+        # globals has no scope in one of them.
+        raise Stuck("a shared sub-expression is used outside its scope", e.span, rule="E-Shared")
+    return env.scopes[scope], e
+
+
+def evaluate_rule(ev: Evaluator, e: Expr, env: Env, state: State) -> Outcome:
+    """The rule for ``e``, by its form (and, for ``if``, calls and ``match``, by the values
+    of the premises that decide it, evaluated here)."""
     match e:
         case Var():
             return e_var(ev, e, env, state)
@@ -199,15 +304,44 @@ def evaluate_unshared(ev: Evaluator, e: Expr, env: Env, state: State) -> tuple[V
         case TupleGetItem():
             return e_proj(ev, e, env, state)
         case Let():
-            return e_let(ev, e, env, state)
-        case If():
-            return e_if(ev, e, env, state)
+            return let_spine(ev, e, env, state)
+        case If(cond):
+            with ev.choosing(e):
+                value, state = evaluate_expr(ev, cond, env, state)
+                if _truth(value, e):
+                    return e_if_true(ev, e, env, state)
+                return e_if_false(ev, e, env, state)
         case Function():
             return e_fn(ev, e, env, state)
-        case Call():
-            return e_call(ev, e, env, state)
-        case Match():
-            return e_match(ev, e, env, state)
+        case Call(Op(name)) if name in PLACEMENTS:
+            return e_call_placement(ev, e, env, state)
+        case Call(Op()):
+            return e_call_op(ev, e, env, state)
+        case Call(callee_expr, args_exprs):
+            with ev.choosing(e):
+                args = []
+                for a in args_exprs:
+                    v, state = evaluate_expr(ev, a, env, state)
+                    args.append(v)
+                callee, state = evaluate_expr(ev, callee_expr, env, state)
+                match callee:
+                    case ClosureValue():
+                        return e_call_closure(ev, e, callee, args, state)
+                    case ConstructorFnValue():
+                        return e_call_constructor(ev, e, callee, args, state)
+                    case TensorValue() | TupleValue() | ConstructorValue() | RefValue():
+                        raise Stuck("calling a value that is not a function", e.span,
+                                    rule="E-Call")  # fmt: skip
+                    case _:
+                        assert_never(callee)
+        case Match(data_expr, clauses):
+            with ev.choosing(e):
+                data, state = evaluate_expr(ev, data_expr, env, state)
+                for position, clause in enumerate(clauses, start=1):
+                    bindings = match_pattern(ev, clause.lhs, data)
+                    if bindings is not None:
+                        return e_match(ev, e, env, state, position, bindings)
+                return e_match_fail(ev, e, env, state)
         case RefCreate():
             return e_ref_create(ev, e, env, state)
         case RefRead():
@@ -219,209 +353,194 @@ def evaluate_unshared(ev: Evaluator, e: Expr, env: Env, state: State) -> tuple[V
         case Op():
             raise Stuck(f"operator {e.name} used as a value: only its calls evaluate",
                         e.span, rule="E-Op")  # fmt: skip
-    raise Stuck(f"no rule for {type(e).__name__}", None, rule="?")
+        case _:
+            assert_never(e)
 
 
-def e_shared(
-    ev: Evaluator, e: Expr, env: Env, state: State, plan: SharingPlan
-) -> tuple[Value, State]:
-    """E-Shared
-    e is shared, its scope S is running as activation a, and (a, e) ↦ v is in the memo
-        ──────────────────────────────────────────────────
-        ρ, σ ⊢ e ⇓ v, σ
-    otherwise e is evaluated by its own rule and (a, e) ↦ v is added to the memo.
-    """
-    scope = plan.scope[id(e)]
-    if scope not in env.scopes:
-        # Sharing is per global function (as ToANormalForm is); a node shared between two
-        # globals has no scope in one of them.
-        raise Stuck("a shared sub-expression is used outside its scope", e.span, rule="E-Shared")
-    activation = env.scopes[scope]
-    key = (activation, id(e))
-    if key in state.memo:
-        with ev.rule("E-Shared", e) as node:
-            node.value = state.memo[key]
-            return state.memo[key], state
-    value, state = evaluate_unshared(ev, e, env, state)
-    return value, replace(state, memo={**state.memo, key: value})
+def _truth(value: Value, e: If) -> bool:
+    if not isinstance(value, TensorValue) or value.data.shape != () or value.data.dtype != bool:
+        raise Stuck("the condition of an if is not a scalar bool", e.span, rule="E-If")
+    return bool(value.data)
 
 
-def hoist(ev: Evaluator, opener: Expr, env: Env, state: State) -> State:
-    """Evaluate the shared nodes that ToANormalForm binds just before ``opener`` (sharing.py)."""
-    plan = ev.plan(opener)
-    if plan is None:
-        return state
-    for node in plan.hoisted.get(id(opener), ()):
-        _, state = evaluate_expr(ev, node, env, state)
-    return state
-
-
-def e_var(ev: Evaluator, e: Var, env: Env, state: State) -> tuple[Value, State]:
-    """E-Var
-    ρ(x) = v
-    ────────────────
-    ρ, σ ⊢ %x ⇓ v, σ
-    """
-    with ev.rule("E-Var", e) as node:
-        if e not in env.vars:
-            raise Stuck(f"unbound variable %{e.name_hint}", e.span, rule="E-Var")
-        node.value = env.vars[e]
-        return env.vars[e], state
-
-
-def e_global(ev: Evaluator, e: GlobalVar, env: Env, state: State) -> tuple[Value, State]:
-    """E-Global
-    def @f = fn .. in the module
-    ──────────────────────────────────────
-    ρ, σ ⊢ @f ⇓ closure(·, fn ..), σ
-    """
-    with ev.rule("E-Global", e) as node:
-        if e.name not in ev.mod:
-            raise Stuck(f"undefined global @{e.name}", e.span, rule="E-Global")
-        node.value = ClosureValue(ev.mod[e.name])
-        return node.value, state
-
-
-def e_const(ev: Evaluator, e: Constant, env: Env, state: State) -> tuple[Value, State]:
-    """E-Const
-    ──────────────────
-    ρ, σ ⊢ c ⇓ c, σ
-    """
-    with ev.rule("E-Const", e) as node:
-        node.value = TensorValue(e.data)
-        return node.value, state
-
-
-def e_tuple(ev: Evaluator, e: Tuple, env: Env, state: State) -> tuple[Value, State]:
-    """E-Tuple
-    ρ, σ0 ⊢ e1 ⇓ v1, σ1   ..   ρ, σn-1 ⊢ en ⇓ vn, σn
-    ──────────────────────────────────────────────────
-    ρ, σ0 ⊢ (e1, .., en) ⇓ (v1, .., vn), σn
-    """
-    with ev.rule("E-Tuple", e) as node:
-        fields = []
-        for f in e.fields:
-            v, state = evaluate_expr(ev, f, env, state)
-            fields.append(v)
-        node.value = TupleValue(tuple(fields))
-        return node.value, state
-
-
-def e_proj(ev: Evaluator, e: TupleGetItem, env: Env, state: State) -> tuple[Value, State]:
-    """E-Proj
-    ρ, σ ⊢ e ⇓ (v0, .., vn), σ'    0 ≤ i ≤ n
-    ─────────────────────────────────────────
-    ρ, σ ⊢ e.i ⇓ vi, σ'
-    """
-    with ev.rule("E-Proj", e) as node:
-        v, state = evaluate_expr(ev, e.tuple, env, state)
-        if not isinstance(v, TupleValue) or not 0 <= e.index < len(v.fields):
-            raise Stuck(f"projection .{e.index} of a non-tuple or short tuple", e.span,
-                        rule="E-Proj")  # fmt: skip
-        node.value = v.fields[e.index]
-        return node.value, state
-
-
-def e_let(ev: Evaluator, e: Let, env: Env, state: State) -> tuple[Value, State]:
-    """E-Let
-        ρ, σ ⊢ e1 ⇓ v1, σ1    ρ[x ↦ v1], σ1 ⊢ e2 ⇓ v2, σ2
-        ──────────────────────────────────────────────────
-        ρ, σ ⊢ let x = e1; e2 ⇓ v2, σ2
-
-    E-Let-Rec (e1 a function: it may call itself through x)
-        ρ[x ↦ c], σ ⊢ e2 ⇓ v2, σ2   where c = closure(ρ, e1, rec x)
-        ─────────────────────────────────────────────
-        ρ, σ ⊢ let x = fn ..; e2 ⇓ v2, σ2
-
-    A let-chain is walked with a loop (its bindings are the rule's premises, in order).
-    """
+def let_spine(ev: Evaluator, e: Let, env: Env, state: State) -> Outcome:
+    """A let-chain ``let x1 = e1; ..; let xn = en; e``, walked with a loop (A-normal form nests
+    thousands deep; this is the spec's concession to that). Each binding fires E-Let-Rec if
+    its value is a function literal (not shared), else E-Let; the rule's function evaluates
+    the binding, the loop extends ρ with it, and ``e`` is evaluated last in the extended ρ.
+    A ``let`` that is itself shared ends the chain (it is evaluated through the memo)."""
     body: Expr = e
-    while isinstance(body, Let) and (body is e or not _is_shared(ev, body)):
+    while isinstance(body, Let) and (body is e or not ev.is_shared(body)):
         let = body
         state = _spend(state, let) if let is not e else state
-        if isinstance(let.value, Function) and not _is_shared(ev, let.value):
-            with ev.rule("E-Let-Rec", let) as node:
-                state = _spend(hoist(ev, let.value, env, state), let.value)
-                value: Value = ClosureValue(let.value, env, let.var)
-                node.value = value
+        if isinstance(let.value, Function) and not ev.is_shared(let.value):
+            value, state = e_let_rec(ev, let, env, state)
         else:
-            with ev.rule("E-Let", let) as node:
-                value, state = evaluate_expr(ev, let.value, env, state)
-                node.value = value
+            value, state = e_let(ev, let, env, state)
         env = env.bind(let.var, value)
         body = let.body
     return evaluate_expr(ev, body, env, state)
 
 
-def _is_shared(ev: Evaluator, e: Expr) -> bool:
-    plan = ev.plan(e)
-    return plan is not None and id(e) in plan.shared
-
-
-def e_if(ev: Evaluator, e: If, env: Env, state: State) -> tuple[Value, State]:
-    """E-If-True
-        ρ, σ ⊢ c ⇓ True, σ1    ρ, σ1 ⊢ e1 ⇓ v, σ2
-        ──────────────────────────────────────────────────
-        ρ, σ ⊢ if (c) { e1 } else { e2 } ⇓ v, σ2
-
-    E-If-False
-        ρ, σ ⊢ c ⇓ False, σ1    ρ, σ1 ⊢ e2 ⇓ v, σ2
-        ──────────────────────────────────────────────────
-        ρ, σ ⊢ if (c) { e1 } else { e2 } ⇓ v, σ2
-    """
-    with ev.rule("E-If-True", e) as node:
-        cond, state = evaluate_expr(ev, e.cond, env, state)
-        if not isinstance(cond, TensorValue) or cond.data.shape != () or cond.data.dtype != bool:
-            raise Stuck("the condition of an if is not a scalar bool", e.span, rule="E-If")
-        taken = bool(cond.data)
-        if not taken:
-            ev.rename(node, "E-If-False")
-        state = hoist(ev, e, env, state)
-        inner, state = _enter(env, (id(e), 1 if taken else 2), state)
-        branch = e.true_branch if taken else e.false_branch
-        node.value, state = evaluate_expr(ev, branch, inner, state)
-        return node.value, state
+def hoist(ev: Evaluator, opener: Expr, env: Env, state: State) -> State:
+    """``ρ, σ ⊢ hoist(P) ⇓ σ'``: evaluate, in order, the shared nodes that ToANormalForm binds
+    just before the scope opener ``P`` (``sharing.py``)."""
+    plan = ev.plans.get(opener)
+    if plan is None:
+        return state
+    for node in plan.hoisted.get(opener, ()):
+        _, state = evaluate_expr(ev, node, env, state)
+    return state
 
 
 def _enter(env: Env, scope: ScopeKey, state: State) -> tuple[Env, State]:
-    """A new activation of ``scope``: shared nodes evaluated in it are memoised per visit."""
+    """``ρ[S ↦ a]`` for a fresh activation ``a`` of the scope ``S``."""
     activation = state.next_location
     return env.enter(scope, activation), replace(state, next_location=activation + 1)
 
 
-def e_fn(ev: Evaluator, e: Function, env: Env, state: State) -> tuple[Value, State]:
-    """E-Fn
-    ─────────────────────────────────────────
-    ρ, σ ⊢ fn (x1, .., xn) { e } ⇓ closure(ρ, fn ..), σ
+# ---------------------------------------------------------------------------------------------
+# The rules
+
+
+@rule("E-Shared")
+def e_shared(ev: Evaluator, e: Expr, env: Env, state: State, key: tuple[int, Expr]) -> Outcome:
+    """E-Shared
+    e is shared, its scope S runs as activation a in ρ, and (a, e) ↦ v is in the memo of σ
+    ──────────────────────────────────────────────────
+    ρ, σ ⊢ e ⇓ v, σ
     """
-    with ev.rule("E-Fn", e) as node:
-        state = hoist(ev, e, env, state)
-        node.value = ClosureValue(e, env)
-        return node.value, state
+    return state.memo[key], state
 
 
-def e_call(ev: Evaluator, e: Call, env: Env, state: State) -> tuple[Value, State]:
-    """Calls: the arguments left to right, then the callee; then by what the callee is."""
-    if isinstance(e.op, Op):
-        return e_call_op(ev, e, env, state)
-    with ev.rule("E-Call-Closure", e) as node:
-        args = []
-        for a in e.args:
-            v, state = evaluate_expr(ev, a, env, state)
-            args.append(v)
-        callee, state = evaluate_expr(ev, e.op, env, state)
-        match callee:
-            case ClosureValue():
-                node.value, state = e_call_closure(ev, e, callee, args, state)
-                return node.value, state
-            case ConstructorFnValue():
-                ev.rename(node, "E-Call-Constructor")
-                node.value, state = e_call_constructor(ev, e, callee, args, state)
-                return node.value, state
-        raise Stuck("calling a value that is not a function", e.span, rule="E-Call")
+@rule("E-Var")
+def e_var(ev: Evaluator, e: Var, env: Env, state: State) -> Outcome:
+    """E-Var
+    ρ(x) = v
+    ────────────────
+    ρ, σ ⊢ %x ⇓ v, σ
+    """
+    if e not in env.vars:
+        raise Stuck(f"unbound variable %{e.name_hint}", e.span, rule="E-Var")
+    return env.vars[e], state
 
 
-def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-Global")
+def e_global(ev: Evaluator, e: GlobalVar, env: Env, state: State) -> Outcome:
+    """E-Global
+    def @f = fn .. in the module
+    ──────────────────────────────────────
+    ρ, σ ⊢ @f ⇓ closure(·, fn ..), σ
+    """
+    if e.name not in ev.mod:
+        raise Stuck(f"undefined global @{e.name}", e.span, rule="E-Global")
+    return ClosureValue(ev.mod[e.name]), state
+
+
+@rule("E-Const")
+def e_const(ev: Evaluator, e: Constant, env: Env, state: State) -> Outcome:
+    """E-Const
+    ──────────────────
+    ρ, σ ⊢ c ⇓ c, σ
+    """
+    return TensorValue(e.data), state
+
+
+@rule("E-Tuple")
+def e_tuple(ev: Evaluator, e: Tuple, env: Env, state: State) -> Outcome:
+    """E-Tuple
+    ρ, σ0 ⊢ e1 ⇓ v1, σ1   ..   ρ, σn-1 ⊢ en ⇓ vn, σn
+    ──────────────────────────────────────────────────
+    ρ, σ0 ⊢ (e1, .., en) ⇓ (v1, .., vn), σn
+    """
+    fields = []
+    for f in e.fields:
+        v, state = evaluate_expr(ev, f, env, state)
+        fields.append(v)
+    return TupleValue(tuple(fields)), state
+
+
+@rule("E-Proj")
+def e_proj(ev: Evaluator, e: TupleGetItem, env: Env, state: State) -> Outcome:
+    """E-Proj
+    ρ, σ ⊢ e ⇓ (v0, .., vn), σ'    0 ≤ i ≤ n
+    ─────────────────────────────────────────
+    ρ, σ ⊢ e.i ⇓ vi, σ'
+    """
+    v, state = evaluate_expr(ev, e.tuple, env, state)
+    if not isinstance(v, TupleValue) or not 0 <= e.index < len(v.fields):
+        raise Stuck(f"projection .{e.index} of a non-tuple or short tuple", e.span,
+                    rule="E-Proj")  # fmt: skip
+    return v.fields[e.index], state
+
+
+@rule("E-Let")
+def e_let(ev: Evaluator, e: Let, env: Env, state: State) -> Outcome:
+    """E-Let
+    ρ, σ ⊢ e1 ⇓ v1, σ1    ρ[x ↦ v1], σ1 ⊢ e2 ⇓ v2, σ2
+    ──────────────────────────────────────────────────
+    ρ, σ ⊢ let x = e1; e2 ⇓ v2, σ2
+
+    This function gives the first premise (it returns v1, σ1); ``let_spine`` evaluates e2.
+    """
+    return evaluate_expr(ev, e.value, env, state)
+
+
+@rule("E-Let-Rec")
+def e_let_rec(ev: Evaluator, e: Let, env: Env, state: State) -> Outcome:
+    """E-Let-Rec (e1 a function literal: it may call itself through x)
+    ρ, σ ⊢ hoist(e1) ⇓ σ1    c = closure(ρ, e1, rec x)    ρ[x ↦ c], σ1 ⊢ e2 ⇓ v2, σ2
+    ─────────────────────────────────────────────────────────────────────────────
+    ρ, σ ⊢ let x = fn ..; e2 ⇓ v2, σ2
+
+    The shared nodes hoisted before the function are evaluated first, as E-Fn does; the
+    function literal itself costs one unit of fuel, as if evaluated. This function gives the
+    closure (and σ1); ``let_spine`` evaluates e2.
+    """
+    state = _spend(hoist(ev, e.value, env, state), e.value)
+    assert isinstance(e.value, Function)
+    return ClosureValue(e.value, env, e.var), state
+
+
+@rule("E-If-True")
+def e_if_true(ev: Evaluator, e: If, env: Env, state: State) -> Outcome:
+    """E-If-True
+    (chosen by) ρ, σ ⊢ c ⇓ True, σ1
+    ρ, σ1 ⊢ hoist(if) ⇓ σ2    ρ[S1 ↦ a], σ2 ⊢ e1 ⇓ v, σ3    (a fresh; S1 the then-branch)
+    ──────────────────────────────────────────────────
+    ρ, σ ⊢ if (c) { e1 } else { e2 } ⇓ v, σ3
+    """
+    state = hoist(ev, e, env, state)
+    inner, state = _enter(env, (e, 1), state)
+    return evaluate_expr(ev, e.true_branch, inner, state)
+
+
+@rule("E-If-False")
+def e_if_false(ev: Evaluator, e: If, env: Env, state: State) -> Outcome:
+    """E-If-False
+    (chosen by) ρ, σ ⊢ c ⇓ False, σ1
+    ρ, σ1 ⊢ hoist(if) ⇓ σ2    ρ[S2 ↦ a], σ2 ⊢ e2 ⇓ v, σ3    (a fresh; S2 the else-branch)
+    ──────────────────────────────────────────────────
+    ρ, σ ⊢ if (c) { e1 } else { e2 } ⇓ v, σ3
+    """
+    state = hoist(ev, e, env, state)
+    inner, state = _enter(env, (e, 2), state)
+    return evaluate_expr(ev, e.false_branch, inner, state)
+
+
+@rule("E-Fn")
+def e_fn(ev: Evaluator, e: Function, env: Env, state: State) -> Outcome:
+    """E-Fn
+    ρ, σ ⊢ hoist(fn) ⇓ σ'
+    ─────────────────────────────────────────
+    ρ, σ ⊢ fn (x1, .., xn) { e } ⇓ closure(ρ, fn ..), σ'
+    """
+    state = hoist(ev, e, env, state)
+    return ClosureValue(e, env), state
+
+
+@rule("E-Call-Op")
+def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> Outcome:
     """E-Call-Op
         ρ, σ0 ⊢ e1 ⇓ t1, σ1  ..  ρ, σn-1 ⊢ en ⇓ tn, σn    op(t1, .., tn; attrs) = v
         ──────────────────────────────────────────────────────────────────
@@ -429,25 +548,37 @@ def e_call_op(ev: Evaluator, e: Call, env: Env, state: State) -> tuple[Value, St
     where op(..) is the operator's reference semantics (``ops/*.py``).
     """
     assert isinstance(e.op, Op)
-    with ev.rule("E-Call-Op", e) as node:
-        arrays = []
-        for a in e.args:
-            v, state = evaluate_expr(ev, a, env, state)
-            arrays.append(_op_input(v, e))
-        opdef = OPS.get(e.op.name)
-        if opdef is None or opdef.reference is None:
-            raise Stuck(f"operator {e.op.name} has no reference semantics", e.span,
-                        rule="E-Call-Op")  # fmt: skip
-        try:
-            with np.errstate(all="ignore"):
-                out = opdef.reference(tuple(arrays), e.attrs)  # type: ignore[arg-type]
-        except RelayError as err:
-            if err.span is None:
-                err.span = e.span
-            err.message = op_failure_message(e.op.name, err.message)
-            raise
-        node.value = _op_output(out)
-        return node.value, state
+    arrays = []
+    for a in e.args:
+        v, state = evaluate_expr(ev, a, env, state)
+        arrays.append(_op_input(v, e))
+    opdef = OPS.get(e.op.name)
+    if opdef is None or opdef.reference is None:
+        raise Stuck(f"operator {e.op.name} has no reference semantics", e.span,
+                    rule="E-Call-Op")  # fmt: skip
+    try:
+        with np.errstate(all="ignore"):
+            out = opdef.reference(tuple(arrays), e.attrs)
+    except RelayError as err:
+        if err.span is None:
+            err.span = e.span
+        err.message = op_failure_message(e.op.name, err.message)
+        raise
+    return _op_output(out), state
+
+
+@rule("E-Call-Placement")
+def e_call_placement(ev: Evaluator, e: Call, env: Env, state: State) -> Outcome:
+    """E-Call-Placement
+        ρ, σ ⊢ e1 ⇓ v, σ'
+        ──────────────────────────────────────────
+        ρ, σ ⊢ p(e1, attrs) ⇓ v, σ'
+    where p is ``on_device`` or ``device_copy`` (``ops.annotation.PLACEMENTS``): a placement
+    is the identity on any value (a closure, reference or ADT value too), since where a value
+    lives is not observable in it.
+    """
+    (arg,) = e.args
+    return evaluate_expr(ev, arg, env, state)
 
 
 def op_failure_message(op: str, message: str) -> str:
@@ -457,7 +588,7 @@ def op_failure_message(op: str, message: str) -> str:
     return f"E-Call-Op: {message}"
 
 
-def _op_input(v: Value, e: Call) -> object:
+def _op_input(v: Value, e: Call) -> OpInput:
     if isinstance(v, TensorValue):
         return v.data
     if isinstance(v, TupleValue) and all(isinstance(f, TensorValue) for f in v.fields):
@@ -473,12 +604,15 @@ def _op_output(out: object) -> Value:
     return TensorValue(out)
 
 
+@rule("E-Call-Closure")
 def e_call_closure(
     ev: Evaluator, e: Call, closure: ClosureValue, args: Sequence[Value], state: State
-) -> tuple[Value, State]:
+) -> Outcome:
     """E-Call-Closure
-    ρ, σ0 ⊢ ei ⇓ vi, σi (left to right)    ρ, σn ⊢ f ⇓ closure(ρ', fn (x1, .., xn) { b }), σ'
-    ρ'[x1 ↦ v1, .., xn ↦ vn] (and [g ↦ the closure] if it is recursive as g), σ' ⊢ b ⇓ v, σ''
+    (chosen by) ρ, σ0 ⊢ ei ⇓ vi, σi (left to right)
+                ρ, σn ⊢ f ⇓ closure(ρ', fn (x1, .., xn) { b }), σ'
+    ρ'' = ρ'[x1 ↦ v1, .., xn ↦ vn] (and [g ↦ the closure] if it is recursive as g)
+    ρ''[B ↦ a], σ' ⊢ b ⇓ v, σ''    (a fresh; B the function's body scope)
     ──────────────────────────────────────────────────────────────────
     ρ, σ0 ⊢ f(e1, .., en) ⇓ v, σ''
     """
@@ -495,21 +629,21 @@ def e_call_closure(
     return evaluate_expr(ev, fn.body, env, state)
 
 
-def e_ctor(ev: Evaluator, e: Constructor, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-Ctor")
+def e_ctor(ev: Evaluator, e: Constructor, env: Env, state: State) -> Outcome:
     """E-Ctor
     ──────────────────────
     ρ, σ ⊢ C ⇓ C, σ          (a constructor is a function value)
     """
-    with ev.rule("E-Ctor", e) as node:
-        node.value = ConstructorFnValue(e)
-        return node.value, state
+    return ConstructorFnValue(e), state
 
 
+@rule("E-Call-Constructor")
 def e_call_constructor(
     ev: Evaluator, e: Call, ctor: ConstructorFnValue, args: Sequence[Value], state: State
-) -> tuple[Value, State]:
+) -> Outcome:
     """E-Call-Constructor
-    ρ, σ0 ⊢ ei ⇓ vi, σi (left to right)    ρ, σn ⊢ f ⇓ C, σ'
+    (chosen by) ρ, σ0 ⊢ ei ⇓ vi, σi (left to right)    ρ, σn ⊢ f ⇓ C, σ'
     ─────────────────────────────────────────────────────
     ρ, σ0 ⊢ f(e1, .., en) ⇓ C(v1, .., vn), σ'
     """
@@ -519,122 +653,174 @@ def e_call_constructor(
     return ConstructorValue(ctor.constructor, tuple(args)), state
 
 
-def e_match(ev: Evaluator, e: Match, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-Match")
+def e_match(
+    ev: Evaluator, e: Match, env: Env, state: State, position: int, bindings: Bindings
+) -> Outcome:
     """E-Match
-        ρ, σ ⊢ e ⇓ v, σ1    pi ⊨ v ⇒ ρi (the first clause that matches)    ρ ρi, σ1 ⊢ ei ⇓ v', σ2
-        ─────────────────────────────────────────────────────────────────
-        ρ, σ ⊢ match (e) { p1 => e1, .., pn => en } ⇓ v', σ2
-
-    E-Match-Fail (match? only; a complete match never fails on a well-typed program)
-        ρ, σ ⊢ e ⇓ v, σ1    no pi ⊨ v
-        ──────────────────────────────
-        ρ, σ ⊢ match? (e) { .. } fails with a RelayRuntimeError
+    (chosen by) ρ, σ ⊢ e ⇓ v, σ1    pi ⊨ v ⇒ ρi, the first clause that matches
+    ρ, σ1 ⊢ hoist(match) ⇓ σ2    ρ ρi [Si ↦ a], σ2 ⊢ ei ⇓ v', σ3    (a fresh; Si clause i)
+    ─────────────────────────────────────────────────────────────────
+    ρ, σ ⊢ match (e) { p1 => e1, .., pn => en } ⇓ v', σ3
     """
-    with ev.rule("E-Match", e) as node:
-        data, state = evaluate_expr(ev, e.data, env, state)
-        state = hoist(ev, e, env, state)
-        for position, clause in enumerate(e.clauses, start=1):
-            bindings = match_pattern(ev, clause.lhs, data, state.store)
-            if bindings is None:
-                continue
-            inner = env
-            for var, value in bindings:
-                inner = inner.bind(var, value)
-            inner, state = _enter(inner, (id(e), position), state)
-            node.value, state = evaluate_expr(ev, clause.rhs, inner, state)
-            return node.value, state
-        ev.rename(node, "E-Match-Fail")
-        if e.complete:
-            raise Stuck("no clause of a complete match matches", e.span, rule="E-Match")
-        raise RelayRuntimeError("E-Match-Fail: no clause of this match? matches the value",
-                                e.span)  # fmt: skip
+    state = hoist(ev, e, env, state)
+    inner = env
+    for var, value in bindings:
+        inner = inner.bind(var, value)
+    inner, state = _enter(inner, (e, position), state)
+    return evaluate_expr(ev, e.clauses[position - 1].rhs, inner, state)
 
 
-def match_pattern(
-    ev: Evaluator, p: Pattern, v: Value, store: Store
-) -> list[tuple[Var, Value]] | None:
-    """``p ⊨ v ⇒ ρ'``: the bindings if ``p`` matches ``v``, else ``None`` (rules M-*)."""
+@rule("E-Match-Fail")
+def e_match_fail(ev: Evaluator, e: Match, env: Env, state: State) -> Outcome:
+    """E-Match-Fail (match? only; a complete match never fails on a well-typed program)
+    (chosen by) ρ, σ ⊢ e ⇓ v, σ1    no pi ⊨ v
+    ρ, σ1 ⊢ hoist(match) ⇓ σ2
+    ──────────────────────────────
+    ρ, σ ⊢ match? (e) { .. } fails with a RelayRuntimeError
+    """
+    hoist(ev, e, env, state)
+    if e.complete:
+        raise Stuck("no clause of a complete match matches", e.span, rule="E-Match")
+    raise RelayRuntimeError("E-Match-Fail: no clause of this match? matches the value",
+                            e.span)  # fmt: skip
+
+
+def match_pattern(ev: Evaluator, p: Pattern, v: Value) -> Bindings | None:
+    """``p ⊨ v ⇒ ρ'``: the bindings if ``p`` matches ``v``, else ``None`` (the M-* rules)."""
     match p:
         case PatternWildcard():
-            with ev.rule("M-Wildcard", p):
-                return []  # M-Wildcard:  _ ⊨ v ⇒ ·
-        case PatternVar(var):
-            with ev.rule("M-Var", p):
-                return [(var, v)]  # M-Var:  %x ⊨ v ⇒ x ↦ v
-        case PatternConstructor(ctor, patterns):
-            # M-Ctor:  C = C'    pi ⊨ vi ⇒ ρi    ⟹    C(p1..pn) ⊨ C'(v1..vn) ⇒ ρ1 .. ρn
-            with ev.rule("M-Ctor", p):
-                if not isinstance(v, ConstructorValue) or v.constructor.name != ctor.name:
-                    return None
-                return _match_all(ev, patterns, v.fields, store)
-        case PatternTuple(patterns):
-            # M-Tuple:  pi ⊨ vi ⇒ ρi    ⟹    (p1..pn) ⊨ (v1..vn) ⇒ ρ1 .. ρn
-            with ev.rule("M-Tuple", p):
-                if not isinstance(v, TupleValue) or len(v.fields) != len(patterns):
-                    return None
-                return _match_all(ev, patterns, v.fields, store)
-    raise Stuck("unknown pattern", None, rule="M")
+            return m_wildcard(ev, p, v)
+        case PatternVar():
+            return m_var(ev, p, v)
+        case PatternConstructor():
+            return m_ctor(ev, p, v)
+        case PatternTuple():
+            return m_tuple(ev, p, v)
+        case _:
+            assert_never(p)
+
+
+@matching_rule("M-Wildcard")
+def m_wildcard(ev: Evaluator, p: PatternWildcard, v: Value) -> Bindings | None:
+    """M-Wildcard
+    ──────────
+    _ ⊨ v ⇒ ·
+    """
+    return []
+
+
+@matching_rule("M-Var")
+def m_var(ev: Evaluator, p: PatternVar, v: Value) -> Bindings | None:
+    """M-Var
+    ──────────────
+    %x ⊨ v ⇒ x ↦ v
+    """
+    return [(p.var, v)]
+
+
+@matching_rule("M-Ctor")
+def m_ctor(ev: Evaluator, p: PatternConstructor, v: Value) -> Bindings | None:
+    """M-Ctor
+    C = C'    p1 ⊨ v1 ⇒ ρ1  ..  pn ⊨ vn ⇒ ρn
+    ─────────────────────────────────────────
+    C(p1, .., pn) ⊨ C'(v1, .., vn) ⇒ ρ1 .. ρn
+    (no match if v is not a value of C, or a field does not match)
+    """
+    if not isinstance(v, ConstructorValue) or v.constructor.name != p.constructor.name:
+        return None
+    return _match_all(ev, p.patterns, v.fields)
+
+
+@matching_rule("M-Tuple")
+def m_tuple(ev: Evaluator, p: PatternTuple, v: Value) -> Bindings | None:
+    """M-Tuple
+    p1 ⊨ v1 ⇒ ρ1  ..  pn ⊨ vn ⇒ ρn
+    ───────────────────────────────────
+    (p1, .., pn) ⊨ (v1, .., vn) ⇒ ρ1 .. ρn
+    (no match if v is not a tuple of n fields, or a field does not match)
+    """
+    if not isinstance(v, TupleValue) or len(v.fields) != len(p.patterns):
+        return None
+    return _match_all(ev, p.patterns, v.fields)
 
 
 def _match_all(
-    ev: Evaluator, patterns: Sequence[Pattern], values: Sequence[Value], store: Store
-) -> list[tuple[Var, Value]] | None:
-    out: list[tuple[Var, Value]] = []
+    ev: Evaluator, patterns: Sequence[Pattern], values: Sequence[Value]
+) -> Bindings | None:
+    out: Bindings = []
     for p, v in zip(patterns, values, strict=True):
-        bound = match_pattern(ev, p, v, store)
+        bound = match_pattern(ev, p, v)
         if bound is None:
             return None
         out.extend(bound)
     return out
 
 
-def e_ref_create(ev: Evaluator, e: RefCreate, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-RefCreate")
+def e_ref_create(ev: Evaluator, e: RefCreate, env: Env, state: State) -> Outcome:
     """E-RefCreate
     ρ, σ ⊢ e ⇓ v, σ1    ℓ not in σ1
     ─────────────────────────────────
     ρ, σ ⊢ ref(e) ⇓ ref(ℓ), σ1[ℓ ↦ v]
     """
-    with ev.rule("E-RefCreate", e) as node:
-        v, state = evaluate_expr(ev, e.value, env, state)
-        location = state.next_location
-        state = replace(state, store={**state.store, location: v}, next_location=location + 1)
-        node.value = RefValue(location)
-        return node.value, state
+    v, state = evaluate_expr(ev, e.value, env, state)
+    location = state.next_location
+    state = replace(state, store={**state.store, location: v}, next_location=location + 1)
+    return RefValue(location), state
 
 
-def e_ref_read(ev: Evaluator, e: RefRead, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-RefRead")
+def e_ref_read(ev: Evaluator, e: RefRead, env: Env, state: State) -> Outcome:
     """E-RefRead
     ρ, σ ⊢ e ⇓ ref(ℓ), σ1    σ1(ℓ) = v
     ────────────────────────────────────
     ρ, σ ⊢ ref_read(e) ⇓ v, σ1
     """
-    with ev.rule("E-RefRead", e) as node:
-        r, state = evaluate_expr(ev, e.ref, env, state)
-        if not isinstance(r, RefValue) or r.location not in state.store:
-            raise Stuck("ref_read of a value that is not a reference", e.span, rule="E-RefRead")
-        node.value = state.store[r.location]
-        return node.value, state
+    r, state = evaluate_expr(ev, e.ref, env, state)
+    if not isinstance(r, RefValue) or r.location not in state.store:
+        raise Stuck("ref_read of a value that is not a reference", e.span, rule="E-RefRead")
+    return state.store[r.location], state
 
 
-def e_ref_write(ev: Evaluator, e: RefWrite, env: Env, state: State) -> tuple[Value, State]:
+@rule("E-RefWrite")
+def e_ref_write(ev: Evaluator, e: RefWrite, env: Env, state: State) -> Outcome:
     """E-RefWrite
     ρ, σ ⊢ e1 ⇓ ref(ℓ), σ1    ρ, σ1 ⊢ e2 ⇓ v, σ2
     ──────────────────────────────────────────────
     ρ, σ ⊢ ref_write(e1, e2) ⇓ (), σ2[ℓ ↦ v]
     """
-    with ev.rule("E-RefWrite", e) as node:
-        r, state = evaluate_expr(ev, e.ref, env, state)
-        v, state = evaluate_expr(ev, e.value, env, state)
-        if not isinstance(r, RefValue):
-            raise Stuck("ref_write to a value that is not a reference", e.span,
-                        rule="E-RefWrite")  # fmt: skip
-        state = replace(state, store={**state.store, r.location: v})
-        node.value = TupleValue(())
-        return node.value, state
+    r, state = evaluate_expr(ev, e.ref, env, state)
+    v, state = evaluate_expr(ev, e.value, env, state)
+    if not isinstance(r, RefValue):
+        raise Stuck("ref_write to a value that is not a reference", e.span,
+                    rule="E-RefWrite")  # fmt: skip
+    state = replace(state, store={**state.store, r.location: v})
+    return TupleValue(()), state
+
+
+RULES: tuple[str, ...] = tuple(_DECLARED)
+"""Every rule of the judgement (and of matching), in the order they are declared above."""
 
 
 # ---------------------------------------------------------------------------------------------
 # Running a module
+
+SPEC_RECURSION_LIMIT = 14_000
+"""The Python recursion limit the spec runs under (it recurses on program depth)."""
+
+
+@contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    """Raise Python's recursion limit to at least ``limit`` for the duration, and put back the
+    value found on entry when leaving, however the block ends (so nested uses restore in
+    turn)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def evaluate(
@@ -647,7 +833,11 @@ def evaluate(
 ) -> Result:
     """Apply the global ``entry`` to ``args`` by the rules above (E-Call-Closure).
 
-    Raises ``Stuck``, ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion``.
+    Raises ``Stuck``, ``RelayRuntimeError``, ``UndefinedBehavior`` or ``Exhaustion``. The spec
+    recurses on program depth, so this raises Python's recursion limit to
+    ``SPEC_RECURSION_LIMIT`` while it runs and restores the caller's limit when it returns or
+    raises (a process-wide setting: other threads see it meanwhile); past that depth it
+    raises ``Exhaustion``.
     """
     if entry not in mod:
         raise RelayRuntimeError(f"the module has no function @{entry}")
@@ -656,25 +846,18 @@ def evaluate(
     call = Call(mod.get_global_var(entry), tuple(Constant(np.zeros(())) for _ in args),
                 span=fn.span)  # fmt: skip
     state = State(fuel=fuel)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 12_000))
     try:
-        with ev.rule("E-Call-Closure", call) as root:
+        with _recursion_limit(SPEC_RECURSION_LIMIT):
             value, state = e_call_closure(ev, call, ClosureValue(fn), args, state)
-            root.value = value
     except RecursionError:
         raise Exhaustion("out of depth: the program nests deeper than the spec evaluator "
                          "can follow (use the interpreter)", fn.span) from None  # fmt: skip
-    finally:
-        sys.setrecursionlimit(limit)
     derivation = ev.trace[0].premises[0] if explain and ev.trace[0].premises else None
     return Result(value, state.store, derivation, ev.fired)
 
 
 def format_derivation(d: Derivation) -> str:
     """The derivation tree, one line per rule, premises indented under their conclusion."""
-    from .values import format_value
-
     lines: list[str] = []
     stack: list[tuple[Derivation, int]] = [(d, 0)]
     while stack:
@@ -698,4 +881,5 @@ def _describe(e: Expr | Pattern) -> str:
             return f"{name}(..){where}"
         case Constructor(name) | PatternConstructor(Constructor(name)):
             return f"{name}{where}"
-    return f"{type(e).__name__}{where}"
+        case _:
+            return f"{type(e).__name__}{where}"

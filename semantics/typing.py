@@ -44,25 +44,36 @@ float32]`` applied to a ``Tensor[(5, 3), float32]`` has type ``Tensor[(5, 3), fl
 Dimensions are compared with ``ops.shapes.dims_equal``: ``?`` is compatible with any size;
 otherwise two sizes must be provably equal (``n`` and ``n`` are, ``n`` and ``3`` are not).
 
+A function found where a function with fewer type parameters is expected is instantiated, as
+TVM's unifier did: ``fn [A](%x: A) { %x }`` passed for a parameter of type ``fn (int32) ->
+int32`` gets ``A`` a fresh hole, here solved to ``int32``. (With type parameters on both
+sides, the found function's first ones are renamed to the expected one's, and its extra ones
+instantiated.) The other way round is an error: a function of type ``fn (int32) -> int32``
+cannot be used where ``fn [A](A) -> A`` is expected. In argument positions the roles swap
+(what the expected function type's arguments supply is what the found one's receive).
+
 There is no let-generalisation: a ``let``-bound function is polymorphic only if it was written
 with type parameters (``fn [A](%x: A) { %x }``).
 """
 
 from __future__ import annotations
 
-import gc
 import itertools
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import assert_never
 
+import numpy as np
 import sympy
 
 from .errors import RelayTypeError, Span
-from .ops.registry import OPS, RelationError
+from .ops import OPS
+from .ops.registry import RelationError
 from .ops.shapes import dims_equal
 from .syntax import (
+    ATOMS,
     AnyDim,
     Call,
     Clause,
@@ -114,15 +125,15 @@ UNIT = TupleType(())
 
 @dataclass
 class TypeInfo:
-    """The inferred types: of every global, and (a side table) of every sub-expression."""
+    """The inferred types: of every global, and (a side table keyed by the nodes themselves,
+    which hash by identity) of every sub-expression."""
 
     globals: dict[str, Type]
-    expr_types: dict[int, Type]
-    _keep: list[Expr] = field(default_factory=list, repr=False)
+    expr_types: dict[Expr, Type]
 
     def type_of(self, e: Expr) -> Type:
         """The type of the sub-expression ``e`` (``KeyError`` if it was not checked)."""
-        return self.expr_types[id(e)]
+        return self.expr_types[e]
 
     def global_type(self, name: str) -> Type:
         """The type of the global function ``@name``."""
@@ -174,7 +185,8 @@ class Solver:
                 return TypeCall(func, tuple(self.resolve(a) for a in args), span=t.span)
             case TypeVar() | GlobalTypeVar():
                 return t
-        raise AssertionError(f"unknown type {t!r}")
+            case _:
+                assert_never(t)
 
     def resolve_dim(self, d: Dim) -> Dim:
         if isinstance(d, int | AnyDim) or not self.dim_vars:
@@ -191,7 +203,9 @@ class Solver:
 
     def is_known(self, t: Type) -> bool:
         """Whether ``t`` (resolved) has no holes left."""
-        stack = [t]
+        if isinstance(t, TensorType):
+            return True
+        stack: list[Type] = [t]
         while stack:
             u = stack.pop()
             if isinstance(u, IncompleteType):
@@ -202,7 +216,9 @@ class Solver:
     # -- unification -----------------------------------------------------------------------
 
     def unify(self, a: Type, b: Type) -> Type:
-        """Make ``a`` and ``b`` equal by filling holes; ``_Mismatch`` if they cannot be."""
+        """Make ``a`` (expected) and ``b`` (found) equal by filling holes; ``_Mismatch`` if
+        they cannot be. Symmetric, except that a polymorphic function type found where a less
+        polymorphic one is expected is instantiated (see the module docstring)."""
         a = self.resolve(a)
         b = self.resolve(b)
         if isinstance(a, IncompleteType):
@@ -235,12 +251,25 @@ class Solver:
                         f"a function of {len(a.arg_types)} arguments and one of "
                         f"{len(b.arg_types)} differ"
                     )
-                if len(a.type_params) != len(b.type_params):
-                    raise _Mismatch("functions with different numbers of type parameters differ")
-                rename = dict(zip(b.type_params, a.type_params, strict=True))
+                if len(a.type_params) > len(b.type_params):
+                    raise _Mismatch(
+                        f"a function with {len(a.type_params)} type parameters and one with "
+                        f"{len(b.type_params)} differ (a function can be used at a less "
+                        "polymorphic type, not a more polymorphic one)"
+                    )
+                # b (found) has at least as many type parameters as a (expected). As TVM's
+                # unifier did, b's first ones are renamed to a's, and the extra ones (all of
+                # them, when a is not polymorphic) are instantiated with fresh holes. Argument
+                # types are unified the other way round: there, the roles of expected and
+                # found are swapped.
+                shared = len(a.type_params)
+                mapping: dict[TypeVar, Type] = dict(
+                    zip(b.type_params[:shared], a.type_params, strict=True)
+                )
+                mapping.update((tv, IncompleteType()) for tv in b.type_params[shared:])
                 for x, y in zip(a.arg_types, b.arg_types, strict=True):
-                    self.unify(x, substitute(y, rename))
-                self.unify(a.ret_type, substitute(b.ret_type, rename))
+                    self.unify(substitute(y, mapping), x)
+                self.unify(a.ret_type, substitute(b.ret_type, mapping))
                 return self.resolve(a)
             case RefType(), RefType():
                 self.unify(a.value, b.value)
@@ -291,7 +320,10 @@ def _kind(t: Type) -> str:
             return "a function " + format_type(t)
         case RefType():
             return "a reference " + format_type(t)
-    return format_type(t)
+        case TypeCall() | TypeVar() | GlobalTypeVar() | IncompleteType():
+            return format_type(t)
+        case _:
+            assert_never(t)
 
 
 def substitute(t: Type, mapping: Mapping[TypeVar, Type]) -> Type:
@@ -311,7 +343,10 @@ def substitute(t: Type, mapping: Mapping[TypeVar, Type]) -> Type:
             return RefType(substitute(value, mapping))
         case TypeCall(func, args):
             return TypeCall(func, tuple(substitute(a, mapping) for a in args))
-    return t
+        case TensorType() | GlobalTypeVar() | IncompleteType():
+            return t
+        case _:
+            assert_never(t)
 
 
 def _dim_symbols(t: Type) -> set[sympy.Symbol]:
@@ -342,7 +377,10 @@ def _replace_dims(t: Type, mapping: dict[sympy.Symbol, sympy.Symbol]) -> Type:
             return RefType(_replace_dims(value, mapping))
         case TypeCall(func, args):
             return TypeCall(func, tuple(_replace_dims(a, mapping) for a in args))
-    return t
+        case TypeVar() | GlobalTypeVar() | IncompleteType():
+            return t
+        case _:
+            assert_never(t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,11 +400,11 @@ class Checker:
     def __init__(self, mod: IRModule) -> None:
         self.mod = mod
         self.solver = Solver()
-        self.var_types: dict[int, Type] = {}
-        self.expr_types: dict[int, Type] = {}
+        self.var_types: dict[Var, Type] = {}
+        self.expr_types: dict[Expr, Type] = {}
         self.global_types: dict[str, Type] = {}
         self.postponed: list[_Postponed] = []
-        self.keep: list[Expr] = []
+        self.const_types: dict[tuple[tuple[int, ...], np.dtype[np.generic]], TensorType] = {}
 
     # -- errors ----------------------------------------------------------------------------
 
@@ -394,12 +432,11 @@ class Checker:
             self.unify(self.global_types[gv.name], fn_type, "T-Global",
                        f"the definition of @{gv.name}", fn.span)  # fmt: skip
         self.solve_postponed(final=True)
-        info = TypeInfo(
-            {name: self.solver.resolve(t) for name, t in self.global_types.items()},
-            {k: self.solver.resolve(t) for k, t in self.expr_types.items()},
-            self.keep,
-        )
-        return info
+        resolve = self.solver.resolve
+        types = self.expr_types
+        for e, t in types.items():  # in place: one table, not two
+            types[e] = resolve(t)
+        return TypeInfo({name: resolve(t) for name, t in self.global_types.items()}, types)
 
     def check_type_data(self, data: TypeData) -> None:
         known = {tv.name for tv in data.type_vars}
@@ -440,6 +477,10 @@ class Checker:
                     stack.append(ret)
                 case RefType(value):
                     stack.append(value)
+                case TensorType() | GlobalTypeVar() | IncompleteType():
+                    pass
+                case _:
+                    assert_never(u)
 
     def signature(self, fn: Function) -> Type:
         """A global's declared type: annotations where written, holes elsewhere."""
@@ -454,14 +495,14 @@ class Checker:
         return FuncType(params, ret, fn.type_params)
 
     def var_type(self, var: Var) -> Type:
-        t = self.var_types.get(id(var))
+        t = self.var_types.get(var)
         if t is None:
             if var.type_annotation is not None:
                 self.check_well_formed(var.type_annotation, None, var.span)
                 t = var.type_annotation
             else:
                 t = IncompleteType()
-            self.var_types[id(var)] = t
+            self.var_types[var] = t
         return t
 
     def instantiate(self, t: Type, *, dims: bool) -> Type:
@@ -488,14 +529,18 @@ class Checker:
         being postponed.
         """
         visit, bind, finish = 0, 1, 2
+        types = self.expr_types
         stack: list[tuple[Expr, int]] = [(root, visit)]
-        started: set[int] = set()
+        # A node met again is already typed: the stack is depth-first, so a shared node's
+        # first visit finishes before any later visit of it is popped.
         while stack:
             e, phase = stack.pop()
             if phase == visit:
-                if id(e) in started or id(e) in self.expr_types:
+                if e in types:
                     continue
-                started.add(id(e))
+                if isinstance(e, ATOMS):  # no sub-expressions: its rule applies at once
+                    types[e] = self.rule(e)
+                    continue
                 stack.append((e, finish))
                 match e:
                     case Let(_, value, body):
@@ -511,9 +556,8 @@ class Checker:
                 elif isinstance(e, Match):
                     t_match_bind(self, e)
             else:
-                self.keep.append(e)
-                self.expr_types[id(e)] = self.rule(e)
-        return self.expr_types[id(root)]
+                types[e] = self.rule(e)
+        return types[root]
 
     def t(self, e: Expr) -> Type:
         """The type of the sub-expression ``e`` at this use."""
@@ -521,7 +565,7 @@ class Checker:
             # One global or constructor node may be used in many places; each use of a
             # polymorphic one is instantiated afresh.
             return self.rule(e)
-        return self.expr_types[id(e)]
+        return self.expr_types[e]
 
     def rule(self, e: Expr) -> Type:
         """The table of contents: the rule for each kind of expression."""
@@ -558,7 +602,8 @@ class Checker:
                 return t_op(self, e)
             case Constructor():
                 return t_ctor(self, e)
-        raise AssertionError(f"unknown expression {type(e).__name__}")
+            case _:
+                assert_never(e)
 
     # -- postponed relations ---------------------------------------------------------------
 
@@ -630,7 +675,12 @@ def t_const(ctx: Checker, e: Constant) -> Type:
     ─────────────────────────────────────
     Γ ⊢ c : Tensor[s, d]
     """
-    return TensorType(tuple(int(d) for d in e.data.shape), e.data.dtype.name)
+    key = (e.data.shape, e.data.dtype)
+    t = ctx.const_types.get(key)
+    if t is None:  # one type object per shape and dtype: a program has many equal constants
+        t = ctx.const_types[key] = TensorType(tuple(int(d) for d in e.data.shape),
+                                              e.data.dtype.name)  # fmt: skip
+    return t
 
 
 def t_tuple(ctx: Checker, e: Tuple) -> Type:
@@ -746,9 +796,16 @@ def t_let(ctx: Checker, e: Let) -> Type:
 
 
 def t_let_bind(ctx: Checker, e: Let) -> None:
-    """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation)."""
-    ctx.unify(ctx.var_type(e.var), ctx.t(e.value), "T-Let",
-              f"the value bound to %{e.var.name_hint}", _where(e.value, e))  # fmt: skip
+    """T-Let, first premise: x : τ1 where Γ ⊢ e1 : τ1 (and τ1 agrees with x's annotation).
+
+    An unannotated variable not yet used (the value is not a function calling itself through
+    it) simply gets τ1: the hole it would get would be unified with τ1 at once."""
+    value = ctx.t(e.value)
+    if e.var.type_annotation is None and e.var not in ctx.var_types:
+        ctx.var_types[e.var] = value
+        return
+    ctx.unify(ctx.var_type(e.var), value, "T-Let", f"the value bound to %{e.var.name_hint}",
+              _where(e.value, e))  # fmt: skip
 
 
 def t_if(ctx: Checker, e: If) -> Type:
@@ -890,6 +947,8 @@ def check_pattern(ctx: Checker, p: Pattern, expected: Type) -> None:
             ctx.unify(TupleType(fields), expected, "P-Tuple", "the tuple pattern", p.span)
             for sub, field_type in zip(patterns, fields, strict=True):
                 check_pattern(ctx, sub, field_type)
+        case _:
+            assert_never(p)
 
 
 # Exhaustiveness: the usefulness algorithm of Maranget ("Warnings for pattern matching").
@@ -995,29 +1054,32 @@ def _call_text(e: Call) -> str:
     return f"{e.op.name}({', '.join(parts)})"
 
 
+TYPE_RECURSION_LIMIT = 20_000
+"""The Python recursion limit ``infer_types`` runs under (see ``_deep_types``)."""
+
+
 @contextmanager
 def _deep_types() -> Iterator[None]:
-    # Expressions are walked with an explicit stack; types (whose nesting is not program
-    # depth, but can be deep in generated programs) are resolved recursively.
-    # The cyclic garbage collector is paused too: the checker allocates many long-lived
-    # objects and no cycles, and full collections made large programs superlinear.
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    collecting = gc.isenabled()
-    gc.disable()
+    """Raise Python's recursion limit to at least ``TYPE_RECURSION_LIMIT`` for the duration,
+    and put back the value found on entry however the block ends (so nested uses restore in
+    turn). Expressions are walked with an explicit stack; types (whose nesting is not program
+    depth, but can be deep in generated programs) are resolved and unified recursively."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, TYPE_RECURSION_LIMIT))
     try:
         yield
     finally:
-        sys.setrecursionlimit(limit)
-        if collecting:
-            gc.enable()
+        sys.setrecursionlimit(before)
 
 
 def infer_types(mod: IRModule) -> TypeInfo:
     """Infer the type of every global and sub-expression of ``mod``.
 
     Raises ``RelayTypeError`` (whose ``rule`` names the typing rule or relation) if the module
-    is ill-typed.
+    is ill-typed. Types are resolved recursively, so while it runs this raises Python's
+    recursion limit to ``TYPE_RECURSION_LIMIT`` (a process-wide setting, which other threads
+    see meanwhile) and restores the caller's limit when it returns or raises. It changes no
+    other process-wide state (the garbage collector is left alone).
     """
     with _deep_types():
         return Checker(mod).check_module()

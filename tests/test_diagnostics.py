@@ -89,17 +89,20 @@ CASES = [
     (
         "duplicate definition",
         "def @f() { 1 }\ndef @f() { 2 }",
-        "bad.relay:2:5: error: duplicate definition of @f\ndef @f() { 2 }\n    ^~",
+        "bad.relay:2:5: error: duplicate definition of @f\ndef @f() { 2 }\n    ^~\n"
+        "bad.relay:1:5: note: previous definition here\ndef @f() { 1 }\n    ^~",
     ),
     (
         "duplicate type",
         "type T { A }\ntype T { B }",
-        "bad.relay:2:6: error: duplicate definition of type T\ntype T { B }\n     ^",
+        "bad.relay:2:6: error: duplicate definition of type T\ntype T { B }\n     ^\n"
+        "bad.relay:1:6: note: previous definition here\ntype T { A }\n     ^",
     ),
     (
         "duplicate constructor",
         "type T { A }\ntype U { A }",
-        "bad.relay:2:10: error: duplicate constructor A\ntype U { A }\n         ^",
+        "bad.relay:2:10: error: duplicate constructor A\ntype U { A }\n         ^\n"
+        "bad.relay:1:10: note: previous definition here\ntype T { A }\n         ^",
     ),
     (
         "wrong arity",

@@ -8,6 +8,7 @@ recursion, references, matches), and programs far deeper than the spec can follo
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import relay
-from relay.interpreter import evaluate
+from relay.interpreter import evaluate, program_for
+from relay.interpreter.instructions import OpCall
 from relay.semantics import evaluation as spec
 from relay.semantics import syntax as s
 from relay.semantics.errors import (
@@ -30,7 +32,7 @@ from relay.semantics.errors import (
     Stuck,
     UndefinedBehavior,
 )
-from relay.semantics.ops.elementwise import CastAttrs
+from relay.semantics.ops import lookup
 from relay.semantics.values import (
     ClosureValue,
     ConstructorFnValue,
@@ -373,13 +375,72 @@ def test_deep_non_tail_recursion_over_a_list() -> None:
     assert sys.getrecursionlimit() * 10 < DEEP
 
 
+BUILD_AND_LENGTH = (
+    LIST
+    + """
+def @build(%n: int64) -> List[int64] {
+  if (%n == 0i64) { Nil } else { Cons(%n, @build(%n - 1i64)) }
+}
+def @length(%xs: List[int64]) -> int64 {
+  match (%xs) { Cons(_, %rest) => 1i64 + @length(%rest), Nil => 0i64 }
+}
+def @main(%n: int64) -> int64 { @length(@build(%n)) }
+"""
+)
+
+
+def test_deep_recursion_without_a_fuel_limit() -> None:
+    """About 200,000 nested calls (build a list, then take its length) with ``fuel=None``."""
+    mod = relay.parse(BUILD_AND_LENGTH)
+    check_agree(mod, [tensor(40, "int64")])
+    result = evaluate(mod, [tensor(DEEP, "int64")], fuel=None)
+    assert isinstance(result.value, TensorValue) and result.value.data.item() == DEEP
+    with pytest.raises(Exhaustion, match="out of fuel"):
+        evaluate(mod, [tensor(DEEP, "int64")], fuel=DEEP)  # a limit still stops it
+
+
+def test_gc_thresholds_are_restored_and_never_switched_on() -> None:
+    """The interpreter raises the collector's thresholds only while it runs (see
+    ``few_full_collections``), restores them on success and on failure, and leaves automatic
+    collection off where the caller turned it off."""
+    mod = relay.parse(BUILD_AND_LENGTH)
+    during: list[tuple[int, int, int]] = []
+    program = program_for(mod)
+    for ins in program.instructions():
+        if isinstance(ins, OpCall) and ins.name == "add":
+            kernel = ins.kernel
+
+            def spy(args: object, attrs: object, kernel: object = kernel) -> object:
+                during.append(gc.get_threshold())
+                return kernel(args, attrs)  # type: ignore[operator]
+
+            ins.kernel = spy  # type: ignore[assignment]
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        evaluate(mod, [tensor(3, "int64")])
+        assert gc.get_threshold() == (700, 10, 10)
+        assert during and during[-1] == (5_000, 10, 1_000)
+        with pytest.raises(Exhaustion):
+            evaluate(mod, [tensor(3, "int64")], fuel=5)
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(0, 10, 10)
+        evaluate(mod, [tensor(3, "int64")])
+        assert during[-1] == (0, 10, 10) and gc.get_threshold() == (0, 10, 10)
+    finally:
+        gc.set_threshold(*before)
+
+
 def test_deep_let_chain_built_through_the_api() -> None:
     x = s.Var("x", s.TensorType((), "int8"))
     variables = [x] + [s.Var(f"v{i}") for i in range(DEEP)]
+    cast = lookup("cast")
+    assert cast is not None and cast.attrs_type is not None
+    to_int8 = cast.attrs_type.from_kwargs({"dtype": "int8"})
     body: s.Expr = variables[-1]
     for i in reversed(range(DEEP)):
         # negative twice per link would cost two kernels; one cast per link is enough
-        value = s.Call(s.Op("cast"), (variables[i],), CastAttrs("int8"))
+        value = s.Call(s.Op("cast"), (variables[i],), to_int8)
         body = s.Let(variables[i + 1], value, body)
     mod = s.IRModule({s.GlobalVar("main"): s.Function((x,), body)})
     result = evaluate(mod, [tensor(7, "int8")])

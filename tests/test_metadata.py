@@ -406,12 +406,17 @@ def test_parse_hand_written_tvm_json() -> None:
     assert table["relay.attrs.Conv2DAttrs"] == [OpaqueMetaNode("relay.attrs.Conv2DAttrs")]
 
 
-def test_parse_empty_string_name() -> None:
+@pytest.mark.parametrize(
+    "name",
+    ["", "1), float32]) { %x }\ndef @evil(%x: Tensor[(1", "let", "True", "_", "a b", "inff", "2n"],
+)
+def test_a_shape_variable_name_must_be_an_identifier(name: str) -> None:
+    # The name is printed as a dimension: an empty one would drop a dimension, others would
+    # inject text into the printed module.
     document = json.loads(json.dumps(HAND_WRITTEN))
-    document["nodes"][12] = {"type_key": "runtime.String"}
-    assert parse_metadata(json.dumps(document))["tir.SizeVar"][0] == sympy.Symbol(
-        "", integer=True, nonnegative=True
-    )
+    document["nodes"][12] = {"type_key": "runtime.String", "repr_str": name}
+    with pytest.raises(MetadataError, match="is not an identifier"):
+        parse_metadata(json.dumps(document))
 
 
 def test_invalid_json_has_line_and_column() -> None:
@@ -510,7 +515,18 @@ def test_parse_rejects_malformed_graph(change: str, message: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "[1, 2]", "null", '"root"', "[" * 100_000, '{"root": 1, "nodes": [], "x": ' + "9" * 5000],
+    [
+        "",
+        "[1, 2]",
+        "null",
+        '"root"',
+        "[" * 100_000,
+        '{"root": 1, "nodes": [], "x": ' + "9" * 5000,
+        '{"root": "' + "9" * 5000 + '", "nodes": []}',
+        '{"root": ' + "9" * 5000 + ', "nodes": []}',
+        '{"root": 1e999, "nodes": []}',
+        '{"root": NaN, "nodes": []}',
+    ],
 )
 def test_parse_never_raises_another_exception(text: str) -> None:
     with pytest.raises(MetadataError):

@@ -117,6 +117,7 @@ PREFIXES = {
     "dyn.": "dyn",
     "image.": "image",
     "annotation.": "annotation",
+    "vm.": "vm",
 }
 """The name prefixes that say an operator's family (or, for ``nn.``, the family's folder)."""
 
@@ -131,14 +132,38 @@ def test_op_name_predicts_its_family(name: str) -> None:
         assert not op.family.startswith(("nn/", "dyn", "image")), f"{name} is in {op.family}"
 
 
+TESTS_DIR = Path(__file__).parent
+
+NOT_AN_OP_FAMILY = {"test_ops_cli.py"}
+"""``tests/test_ops_*.py`` files that test no family (``relay ops``, the command)."""
+
+
+def op_test_file(family: str) -> Path:
+    """The test file an op family's name predicts: ``nn/conv`` is ``tests/test_ops_nn_conv.py``."""
+    return TESTS_DIR / f"test_ops_{family.replace('/', '_')}.py"
+
+
+def test_every_family_has_its_test_file() -> None:
+    missing = sorted(f for f in _family_modules() if not op_test_file(f).is_file())
+    assert not missing, f"families without a tests/test_ops_<family>.py: {missing}"
+
+
+def test_every_op_test_file_has_its_family() -> None:
+    predicted = {op_test_file(f).name for f in _family_modules()}
+    found = {p.name for p in TESTS_DIR.glob("test_ops_*.py")} - NOT_AN_OP_FAMILY
+    assert not found - predicted, f"op test files of no family: {sorted(found - predicted)}"
+
+
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_op_has_an_independent_check(name: str) -> None:
+    """An ``onnxruntime:<Op>`` check runs ``<Op>`` in the op's own family's test file."""
     op = OPS[name]
     kind, _, what = op.check.partition(":")
     assert kind in ("onnxruntime", "independent") and what.strip(), f"{name}: {op.check!r}"
     if kind == "onnxruntime":
-        tests = "".join(p.read_text() for p in Path(__file__).parent.glob("test_ops_*.py"))
-        assert f'"{what}"' in tests, f"{name}: no onnxruntime run of {what} in the op tests"
+        path = op_test_file(op.family)
+        tests = path.read_text() if path.is_file() else ""
+        assert f'"{what}"' in tests, f"{name}: no onnxruntime run of {what} in {path.name}"
 
 
 def defaults(attrs_type: type[Attrs]) -> dict[str, object]:

@@ -314,3 +314,183 @@ def test_spans_point_at_the_source() -> None:
     assert (call.span.source.name, call.span.line, call.span.column) == ("m.relay", 2, 3)
     assert isinstance(call, s.Call)
     assert call.args[1].span is not None and call.args[1].span.column == 11
+
+
+def test_parse_leaves_the_recursion_limit_as_it_found_it() -> None:
+    import sys
+    import threading
+
+    before = sys.getrecursionlimit()
+    relay.parse("def @main() { ((((1)))) }")
+    with pytest.raises(relay.ParseError):
+        relay.parse("def @main() { ((((1 }")
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                relay.parse("def @main() { " + "(" * 200 + "1" + ")" * 200 + " }")
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sys.getrecursionlimit() == before
+
+
+@pytest.mark.parametrize(
+    ("text", "error_at", "note_at"),
+    [
+        ("def @f() { 1 }\n\ndef @f() { 2 }", (3, 5), (1, 5)),
+        ("type T { A }\ntype T { B }\ndef @main() { 1 }", (2, 6), (1, 6)),
+        ("type T { A, A }\ndef @main() { 1 }", (1, 13), (1, 10)),
+        ("def @main(%x: int32,\n          %x: int32) { %x }", (2, 11), (1, 11)),
+    ],
+)
+def test_a_duplicate_definition_notes_the_previous_one(
+    text: str, error_at: tuple[int, int], note_at: tuple[int, int]
+) -> None:
+    with pytest.raises(relay.ParseError, match="duplicate") as info:
+        relay.parse(text, source_name="dup.relay")
+    lines = info.value.render().split("\n")
+    assert lines[0].startswith(f"dup.relay:{error_at[0]}:{error_at[1]}: error: duplicate")
+    note = lines.index(f"dup.relay:{note_at[0]}:{note_at[1]}: note: previous definition here")
+    assert lines[note + 1] == text.split("\n")[note_at[0] - 1]
+    assert lines[note + 2] == " " * (note_at[1] - 1) + lines[note + 2].strip()
+    assert lines[note + 2].strip().startswith("^")
+
+
+def _virtual_device_metadata() -> str:
+    """A #[metadata] section holding VirtualDevice [CPU 0, GPU 0 with scope "global"]."""
+    import json
+
+    return json.dumps(
+        {
+            "root": 1,
+            "nodes": [
+                {"type_key": ""},
+                {"type_key": "Map", "keys": ["VirtualDevice"], "data": [2]},
+                {"type_key": "Array", "data": [3, 5]},
+                {
+                    "type_key": "VirtualDevice",
+                    "attrs": {
+                        "device_type_int": "1",
+                        "virtual_device_id": "0",
+                        "target": "0",
+                        "memory_scope": "4",
+                    },
+                },
+                {"type_key": "runtime.String"},
+                {
+                    "type_key": "VirtualDevice",
+                    "attrs": {
+                        "device_type_int": "2",
+                        "virtual_device_id": "0",
+                        "target": "0",
+                        "memory_scope": "6",
+                    },
+                },
+                {"type_key": "runtime.String", "repr_str": "global"},
+            ],
+            "b64ndarrays": [],
+        }
+    )
+
+
+DEVICE_PROGRAM = """
+def @main(%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(5, 7), float32],
+          %b {virtual_device= meta[VirtualDevice][1]}: Tensor[(5, 7), float32],
+          virtual_device=meta[VirtualDevice][1]) {
+  %0 = add(%a, %b);
+  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0], constrain_result=True);
+  device_copy(%1, src_virtual_device=meta[VirtualDevice][0],
+              dst_virtual_device=meta[VirtualDevice][1])
+}
+"""
+
+
+def test_tvm_placements_read_from_metadata() -> None:
+    mod = relay.parse(DEVICE_PROGRAM + "#[metadata]\n" + _virtual_device_metadata())
+    printed = relay.astext(mod)
+    assert "def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {" in printed
+    assert "on_device(%0, device_type=1, virtual_device_id=0, constrain_result=True)" in printed
+    assert (
+        "device_copy(%1, src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
+        'dst_virtual_device_id=0, dst_memory_scope="global")'
+    ) in printed
+    again = relay.parse(printed)
+    assert relay.astext(again) == printed
+    relay.infer_types(again)
+
+
+def test_a_placement_needs_its_metadata() -> None:
+    with pytest.raises(relay.ParseError, match="there is none"):
+        relay.parse(DEVICE_PROGRAM)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("add(%a, %a, virtual_device=meta[VirtualDevice][0])", "takes no attributes"),
+        ("nn.relu(%a, virtual_device=meta[VirtualDevice][0])", "takes no attributes"),
+        ("sum(%a, axis=meta[VirtualDevice][0])", "'axis' is not a virtual device attribute"),
+        (
+            "on_device(%a, device_type=1, virtual_device=meta[VirtualDevice][0])",
+            "duplicate attribute 'device_type'",
+        ),
+        ("on_device(%a, virtual_device=[meta[VirtualDevice][0]])", "cannot be inside a list"),
+    ],
+)
+def test_misplaced_placements_are_parse_errors(call: str, message: str) -> None:
+    text = f"def @main(%a: Tensor[(5, 7), float32]) {{ {call} }}"
+    with pytest.raises(relay.ParseError, match=message):
+        relay.parse(text + "\n#[metadata]\n" + _virtual_device_metadata())
+
+
+def test_int_is_tvms_name_for_int32() -> None:
+    mod = relay.parse("def @main(%z: int, %t: Tensor[(2), int]) -> int { %z }")
+    assert "def @main(%z: int32, %t: Tensor[(2), int32]) -> int32 {" in relay.astext(mod)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('def @main() {\n  nn.relu(1f, x="a\nb", y=) }', "3:7"),
+        ("def @main() {\n  /* one\n two */ add(1, 2,, 3) }", "3:18"),
+        ("def @main() {\r\n  add(1, )) }", "2:3"),
+        ("\n\n\n\ndef @main() { % }", "5:15"),
+    ],
+)
+def test_error_positions_after_multiline_tokens(text: str, where: str) -> None:
+    with pytest.raises(relay.ParseError) as info:
+        relay.parse(text, source_name="f.relay")
+    assert str(info.value).startswith(f"f.relay:{where}: "), str(info.value)
+
+
+def test_call_lowered_reads_as_a_plain_call() -> None:
+    """TVM's LowerTE form ``call_lowered(f, (args))`` is the call ``f(args)``."""
+    e = body(
+        "def @f(%x: int32, %y: int32) -> int32 { add(%x, %y) }\n"
+        "def @main(%a: int32) { %0 = (%a, 1); call_lowered(@f, %0) }"
+    )
+    assert isinstance(e, s.Call) and isinstance(e.op, s.GlobalVar) and len(e.args) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("def @main(%a: int32) { call_lowered(@f, %a) } def @f(%x: int32) { %x }",
+         "call_lowered: the arguments must be a tuple written out"),
+        ("def @main(%a: int32) { call_lowered(@f) } def @f(%x: int32) { %x }",
+         "call_lowered expects 2 arguments"),
+        ("def @main(%a: int32) { call_lowered(@f, (%a,), bogus=1) } def @f(%x: int32) { %x }",
+         "call_lowered: unknown attribute 'bogus'"),
+    ],
+)  # fmt: skip
+def test_call_lowered_errors(text: str, message: str) -> None:
+    with pytest.raises(relay.ParseError, match=message):
+        relay.parse(text)

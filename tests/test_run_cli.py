@@ -323,3 +323,26 @@ def test_explain_reports_runtime_errors_like_run(program: Path) -> None:
     result = run("explain", "--entry", "divide", str(program), "1", "0")
     assert result.returncode == 1
     assert "integer division by zero" in result.stderr.splitlines()[0]
+
+
+LONG_LIST = """#[version = "0.0.5"]
+type List[A] { Cons(A, List[A]), Nil }
+def @build(%n: int32, %acc: List[int32]) -> List[int32] {
+  if (%n == 0) { %acc } else { @build(%n - 1, Cons(%n, %acc)) }
+}
+def @main() -> List[int32] { @build(5000, Nil) }
+"""
+
+
+@pytest.mark.parametrize("mode", [[], ["--json"]])
+def test_run_prints_a_5000_element_list(tmp_path: Path, mode: list[str]) -> None:
+    path = tmp_path / "long.relay"
+    path.write_text(LONG_LIST)
+    done = run("run", *mode, str(path))
+    assert done.returncode == 0, done.stderr
+    if mode:  # too deep for json.loads: check the shape of the text
+        cons = '{"kind": "constructor", "name": "Cons", "fields": [{"kind": "tensor", '
+        assert done.stdout.count(cons) == 5000
+        assert done.stdout.rstrip().endswith('"name": "Nil", "fields": []}' + "]}" * 5000)
+    else:
+        assert done.stdout.count("Cons(") == 5000

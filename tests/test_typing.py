@@ -1,5 +1,8 @@
 """The typing rules, on programs whose types are known by hand, and their error messages."""
 
+import gc
+import sys
+
 import pytest
 
 import relay
@@ -103,6 +106,78 @@ def test_local_polymorphic_function_needs_type_parameters() -> None:
     # Without type parameters there is no generalisation: the two uses clash.
     err = type_error("def @f() { let %id = fn (%x) { %x }; (%id(1), %id(True)) }")
     assert err.rule == "T-Call"
+
+
+APPLY = "def @apply(%f: fn (int32) -> int32, %x: int32) -> int32 { %f(%x) }\n"
+
+
+def test_a_polymorphic_function_is_instantiated_where_a_monomorphic_one_is_expected() -> None:
+    # As TVM's unifier did: A becomes a fresh hole, solved to int32 by the expected type.
+    got = types_of(APPLY + "def @main() { @apply(fn [A](%y: A) -> A { %y }, 1) }")
+    assert got["main"] == "fn () -> int32"
+    # A let-bound polymorphic function stays polymorphic after such a use.
+    got = types_of(
+        APPLY + "def @main() { let %id = fn [A](%y: A) { %y }; (@apply(%id, 1), %id(True)) }"
+    )
+    assert got["main"] == "fn () -> (int32, bool)"
+    # The same through a let annotation, and through a function's declared return type.
+    got = types_of("def @main() { let %f: fn (float32) -> float32 = fn [A](%y: A) { %y }; %f }")
+    assert got["main"] == "fn () -> fn (float32) -> float32"
+    got = types_of("def @main() -> fn (bool) -> bool { fn [T](%y: T) -> T { %y } }")
+    assert got["main"] == "fn () -> fn (bool) -> bool"
+
+
+def test_the_instantiation_must_fit_the_expected_type() -> None:
+    # A := int32 from the argument, then the result A = int32 clashes with float32.
+    err = type_error(
+        "def @apply(%f: fn (int32) -> float32) -> float32 { %f(1) }\n"
+        "def @main() { @apply(fn [A](%y: A) -> A { %y }) }"
+    )
+    assert err.rule == "T-Call"
+    assert "argument 0: expected fn (int32) -> float32, found fn [A](A) -> A" in err.message
+    # A function of A that uses its argument as a tensor of a fixed dtype is not polymorphic
+    # enough to be anything else: the body decides A.
+    err = type_error(APPLY + "def @main() { @apply(fn [A](%y: A) -> A { add(%y, 1f) }, 1) }")
+    assert err.rule in ("T-Fn", "Broadcast")
+
+
+def test_extra_type_parameters_are_instantiated_and_the_others_renamed() -> None:
+    # fn [A, B](A, B) -> A where fn [C](C, int32) -> C is expected: A is renamed C, B := int32.
+    got = types_of(
+        "def @g(%f: fn [C](C, int32) -> C) { (%f(True, 1), %f(1f, 2)) }\n"
+        "def @main() { @g(fn [A, B](%x: A, %y: B) -> A { %x }) }"
+    )
+    assert got["g"] == "fn (fn [C](C, int32) -> C) -> (bool, float32)"
+    assert got["main"] == "fn () -> (bool, float32)"
+    # B cannot be both int32 (expected) and the type of a float32 use inside.
+    err = type_error(
+        "def @g(%f: fn [C](C, int32) -> C) { %f(True, 1) }\n"
+        "def @main() { @g(fn [A, B](%x: A, %y: B) -> A { let %z: float32 = %y; %x }) }"
+    )
+    assert err.rule in ("T-Let", "T-Call")
+
+
+def test_a_monomorphic_function_is_not_accepted_where_a_polymorphic_one_is_expected() -> None:
+    # @g uses %f at bool and at float32; a function of bool alone would be applied to 1f.
+    err = type_error(
+        "def @g(%f: fn [C](C) -> C) { (%f(True), %f(1f)) }\n"
+        "def @main() { @g(fn (%x: bool) -> bool { %x }) }"
+    )
+    assert err.rule == "T-Call"
+    assert "type parameters" in err.message
+    # In argument position the roles swap: a function expecting a polymorphic argument cannot
+    # be used where one that is given a monomorphic argument is expected...
+    err = type_error(
+        "def @h(%k: fn (fn (int32) -> int32) -> int32) { %k(fn (%x: int32) { %x }) }\n"
+        "def @main() { @h(fn (%f: fn [A](A) -> A) -> int32 { %f(1) }) }"
+    )
+    assert err.rule == "T-Call"
+    # ...but the converse is fine: it is given a polymorphic one, and uses it at int32.
+    got = types_of(
+        "def @h(%k: fn (fn [A](A) -> A) -> int32) { %k(fn [B](%x: B) { %x }) }\n"
+        "def @main() { @h(fn (%f: fn (int32) -> int32) -> int32 { %f(1) }) }"
+    )
+    assert got["main"] == "fn () -> int32"
 
 
 def test_symbolic_dimensions_flow_through_relations() -> None:
@@ -259,6 +334,34 @@ def test_long_let_chain_type_checks_without_recursion() -> None:
     assert format_type(infer_types(mod).global_type("main")) == (
         "fn (Tensor[(2), float32]) -> Tensor[(2), float32]"
     )
+
+
+def test_side_table_is_keyed_by_the_nodes_themselves() -> None:
+    mod = relay.parse("def @f(%x: int32) { let %y = add(%x, 1); (%y, %y) }")
+    info = infer_types(mod)
+    body = mod["f"].body
+    assert isinstance(body, s.Let)
+    assert body in info.expr_types and format_type(info.expr_types[body]) == "(int32, int32)"
+    assert format_type(info.type_of(body.value)) == "int32"
+    assert all(not isinstance(k, int) for k in info.expr_types)
+
+
+def test_infer_types_leaves_the_process_state_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse() -> None:
+        raise AssertionError("infer_types must not pause the garbage collector")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 7)  # an unusual value, to see it restored exactly
+    try:
+        infer_types(relay.parse("def @f(%x: int32) { %x }"))
+        assert sys.getrecursionlimit() == limit + 7
+        with pytest.raises(relay.RelayTypeError):
+            infer_types(relay.parse("def @f(%x: int32) -> bool { %x }"))
+        assert sys.getrecursionlimit() == limit + 7
+        assert gc.isenabled()
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_check_command_prints_globals_in_definition_order() -> None:

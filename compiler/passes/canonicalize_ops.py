@@ -41,9 +41,9 @@ from ..ir import map_functions, rewrite_pairs
 from ..pass_manager import Pass, register_pass
 
 
-def canonical_bias_add(types: dict[int, Type], original: Call, rebuilt: Call) -> Expr | None:
+def canonical_bias_add(types: dict[Expr, Type], original: Call, rebuilt: Call) -> Expr | None:
     """``nn.bias_add(x, b, axis=a)`` -> ``add(x, expand_dims(b, ..))`` (module docstring)."""
-    data, bias = (types.get(id(a)) for a in original.args)
+    data, bias = (types.get(a) for a in original.args)
     attrs = rebuilt.attrs
     if not isinstance(data, TensorType) or not isinstance(bias, TensorType):
         return None

@@ -101,8 +101,8 @@ def _static(t: object) -> TensorType | None:
 
 def _conv2d_key(call: Call, info: TypeInfo) -> tuple[object, ...] | None:
     attrs = call.attrs
-    weight = _static(info.expr_types.get(id(call.args[1])))
-    out = _static(info.expr_types.get(id(call)))
+    weight = _static(info.expr_types.get(call.args[1]))
+    out = _static(info.expr_types.get(call))
     if not isinstance(attrs, Conv2DAttrs) or attrs.groups != 1 or weight is None or out is None:
         return None
     o_axis = attrs.kernel_layout.index("O")
@@ -128,8 +128,8 @@ def _conv2d_combine(
 
 def _dense_key(call: Call, info: TypeInfo) -> tuple[object, ...] | None:
     attrs = call.attrs
-    weight = _static(info.expr_types.get(id(call.args[1])))
-    out = _static(info.expr_types.get(id(call)))
+    weight = _static(info.expr_types.get(call.args[1]))
+    out = _static(info.expr_types.get(call))
     if not isinstance(attrs, DenseAttrs) or weight is None or out is None:
         return None
     units, k = weight.shape
@@ -146,7 +146,7 @@ def _dense_combine(
     all_set = all(isinstance(b.call.attrs, DenseAttrs) and b.call.attrs.units for b in branches)
     total = sum(b.outputs for b in branches)
     new_attrs = replace(attrs, units=total if all_set else None)
-    out = info.expr_types[id(first)]
+    out = info.expr_types[first]
     assert isinstance(out, TensorType)
     return Call(Op("nn.dense"), (data, concat), new_attrs, span=first.span), len(out.shape) - 1
 
@@ -172,7 +172,7 @@ def groups_of(
     for e in post_order(fn):
         if not (isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == combiner.op):
             continue
-        scope = plan.scope.get(id(e))
+        scope = plan.scope.get(e)
         key = combiner.key(e, info)
         weight = e.args[1]
         if scope is None or key is None or not is_pure(weight):

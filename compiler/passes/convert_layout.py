@@ -153,7 +153,7 @@ class Converter:
             out = transpose(new, inverse(perm))
         else:
             assert field_perms is not None
-            t = self.info.expr_types[id(original)]
+            t = self.info.expr_types[original]
             assert isinstance(t, TupleType)
             projections = [TupleGetItem(new, i) for i in range(len(t.fields))]
             out = Tuple(
@@ -241,7 +241,7 @@ class Converter:
     def broadcast(self, original: Call, rebuilt: Call) -> Expr | None:
         """A broadcasting operator with an operand that carries a permutation."""
         perm = next((self.carries[id(a)] for a in original.args if id(a) in self.carries), None)
-        out_t = self.info.expr_types.get(id(original))
+        out_t = self.info.expr_types.get(original)
         if perm is None or not isinstance(out_t, TensorType) or len(out_t.shape) != len(perm):
             return None
         args: list[Expr] = []
@@ -250,7 +250,7 @@ class Converter:
                 args.append(n)
                 continue
             n = self.restore(o, n)
-            t = self.info.expr_types.get(id(o))
+            t = self.info.expr_types.get(o)
             assert isinstance(t, TensorType)
             rank = len(t.shape)
             if rank == 0:

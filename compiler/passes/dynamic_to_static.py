@@ -209,11 +209,11 @@ REWRITES: dict[str, Callable[[Call, list[TensorType]], Static]] = {
 }
 
 
-def to_static(types: dict[int, Type], original: Call, rebuilt: Call) -> Expr | None:
+def to_static(types: dict[Expr, Type], original: Call, rebuilt: Call) -> Expr | None:
     """The static call replacing ``rebuilt`` (argument types from ``original``), or ``None``."""
     assert isinstance(rebuilt.op, Op)
     rewrite = REWRITES.get(rebuilt.op.name)
-    arg_types = [types.get(id(a)) for a in original.args]
+    arg_types = [types.get(a) for a in original.args]
     tensors = [t for t in arg_types if isinstance(t, TensorType)]
     if rewrite is None or len(tensors) != len(arg_types):
         return None
@@ -222,7 +222,7 @@ def to_static(types: dict[int, Type], original: Call, rebuilt: Call) -> Expr | N
         return None
     name, args, attrs = found
     relation = OPS[name].relation
-    kept = tuple(types[id(a)] for a in original.args[: len(args)])
+    kept = tuple(types[a] for a in original.args[: len(args)])
     if relation is None:
         return None
     try:

@@ -41,7 +41,7 @@ def eliminate(fn: Function) -> Function:
         opdef = OPS.get(rebuilt.op.name)
         if opdef is None or opdef.family == "annotation":
             return None
-        scope = plan.scope.get(id(original))
+        scope = plan.scope.get(original)
         if scope is None:
             return None
         key = (scope, rebuilt.op.name, _attrs_key(rebuilt.attrs), *(id(a) for a in rebuilt.args))

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...semantics.errors import RelayError
 from ...semantics.ops import OPS
+from ...semantics.ops.registry import OpInput
 from ...semantics.syntax import (
     Call,
     Constant,
@@ -46,7 +47,7 @@ UNFOLDABLE_FAMILIES = frozenset({"annotation"})
 """Operator families never folded."""
 
 
-def constant_input(e: Expr) -> object | None:
+def constant_input(e: Expr) -> OpInput | None:
     """The operator input ``e`` denotes if it is constant: an array, or a tuple of arrays."""
     if isinstance(e, Constant):
         return e.data
@@ -63,11 +64,12 @@ def fold_call(e: Call) -> Expr | None:
     if opdef is None or opdef.reference is None or opdef.family in UNFOLDABLE_FAMILIES:
         return None
     inputs = [constant_input(a) for a in e.args]
-    if any(i is None for i in inputs):
+    arrays = tuple(i for i in inputs if i is not None)
+    if len(arrays) != len(inputs):
         return None
     try:
         with np.errstate(all="ignore"):
-            out = opdef.reference(tuple(inputs), e.attrs)  # type: ignore[arg-type]
+            out = opdef.reference(arrays, e.attrs)
     except RelayError:
         return None
     arrays = out if isinstance(out, tuple) else (out,)

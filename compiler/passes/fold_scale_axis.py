@@ -222,9 +222,9 @@ def folding(call: Call, info: TypeInfo) -> Folding | None:
     and result share one float dtype and whose weight's shape and channels are static."""
     if op_call(call, "nn.conv2d", "nn.dense") is None:
         return None
-    data_t = static_tensor(info.expr_types.get(id(call.args[0])))
-    weight_t = static_tensor(info.expr_types.get(id(call.args[1])))
-    out_t = info.expr_types.get(id(call))
+    data_t = static_tensor(info.expr_types.get(call.args[0]))
+    weight_t = static_tensor(info.expr_types.get(call.args[1]))
+    out_t = info.expr_types.get(call)
     if data_t is None or weight_t is None or not isinstance(out_t, TensorType):
         return None
     if data_t.dtype not in FLOAT_DTYPES or not data_t.dtype == weight_t.dtype == out_t.dtype:
@@ -295,11 +295,11 @@ class Folder:
         if mul is None or new_mul is None or not self.single(mul):
             return None
         operand = scaled_operand(mul)
-        data_t = self.info.expr_types.get(id(mul))
+        data_t = self.info.expr_types.get(mul)
         if operand is None or not isinstance(data_t, TensorType):
             return None
         index, scale = operand
-        if self.info.expr_types.get(id(mul.args[index])) != data_t:
+        if self.info.expr_types.get(mul.args[index]) != data_t:
             return None
         v = channel_vector(scale, data_t, fold.data_channel_axis)
         if v is None or (path and not np.all(v > 0)):
@@ -314,12 +314,12 @@ class Folder:
         """``multiply(chain(conv2d(x, w)), s) -> chain'(conv2d(x, multiply(w, f_out(v))))``,
         the chain of bias additions and positively homogeneous operators (module docstring)."""
         operand = scaled_operand(original)
-        out_t = self.info.expr_types.get(id(original))
+        out_t = self.info.expr_types.get(original)
         if operand is None or not isinstance(out_t, TensorType):
             return None
         index, scale = operand
         node, new = original.args[index], rebuilt.args[index]
-        if self.info.expr_types.get(id(node)) != out_t:
+        if self.info.expr_types.get(node) != out_t:
             return None
         # The chain, top down: (original step, rebuilt step, index of the continuing operand).
         path: list[tuple[Call, Call, int]] = []
@@ -364,7 +364,7 @@ class Folder:
             candidates = [
                 i
                 for i, arg in enumerate(node.args)
-                if self.info.expr_types.get(id(arg)) == t and op_name(arg) is not None
+                if self.info.expr_types.get(arg) == t and op_name(arg) is not None
             ]
             # Prefer the operand that is the convolution itself, then the first.
             for i in candidates:

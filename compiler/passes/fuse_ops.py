@@ -185,7 +185,7 @@ def _call_pattern(e: Call, info: TypeInfo) -> OpPattern:
     opdef = OPS.get(e.op.name)
     if opdef is None:
         return OpPattern.OPAQUE
-    result = info.expr_types.get(id(e))
+    result = info.expr_types.get(e)
     if opdef.shape_func is not None and (result is None or _has_any(result)):
         # TVM: the output of a shape function cannot feed a data-dependent one.
         return OpPattern.OPAQUE
@@ -206,7 +206,7 @@ def build_graph(fn: Function, info: TypeInfo) -> Graph:
 
     def edge(child: Expr, parent: Expr, pattern: OpPattern) -> None:
         c = g.index[id(child)]
-        if not isinstance(child, ATOMS) and plan.scope.get(id(child)) != plan.scope.get(id(parent)):
+        if not isinstance(child, ATOMS) and plan.scope.get(child) != plan.scope.get(parent):
             g.extern_ref[c] = True  # evaluated in another scope: never fused across
         else:
             g.outputs[c].append((g.index[id(parent)], pattern))
@@ -219,10 +219,10 @@ def build_graph(fn: Function, info: TypeInfo) -> Graph:
             case Call(Op(), args):
                 pattern = _call_pattern(e, info)
                 g.pattern[i] = pattern
-                result = info.expr_types.get(id(e))
+                result = info.expr_types.get(e)
                 for a in args:
                     edge_pattern = pattern
-                    arg_type = info.expr_types.get(id(a))
+                    arg_type = info.expr_types.get(a)
                     if (
                         pattern == OpPattern.BROADCAST
                         and isinstance(arg_type, TensorType)
@@ -239,12 +239,12 @@ def build_graph(fn: Function, info: TypeInfo) -> Graph:
             case Tuple(fields):
                 g.pattern[i] = OpPattern.TUPLE
                 for f in fields:
-                    if isinstance(info.expr_types.get(id(f)), TensorType):
+                    if isinstance(info.expr_types.get(f), TensorType):
                         edge(f, e, OpPattern.INJECTIVE)
                     else:
                         extern(f)
             case TupleGetItem(tup):
-                tuple_type = info.expr_types.get(id(tup))
+                tuple_type = info.expr_types.get(tup)
                 if isinstance(tuple_type, TupleType) and all(
                     isinstance(t, TensorType) for t in tuple_type.fields
                 ):
@@ -544,7 +544,7 @@ class _Fuser:
             if not member(e):
                 new = self.done[id(e)]
                 if id(new) not in param_of:
-                    t = _annotation(self.info.expr_types.get(id(e)))
+                    t = _annotation(self.info.expr_types.get(e))
                     param_of[id(new)] = Var(f"p{len(params)}", t)
                     params.append(param_of[id(new)])
                     args.append(new)
@@ -568,7 +568,7 @@ class _Fuser:
             and all(isinstance(v.type_annotation, TensorType) for v in params)
         ):
             attrs.append((RESHAPE_ONLY, 1))
-        ret = _annotation(self.info.expr_types.get(id(root)))
+        ret = _annotation(self.info.expr_types.get(root))
         fn = Function(tuple(params), new_body, ret, attrs=tuple(attrs), span=root.span)
         return Call(fn, tuple(args), span=root.span)
 

@@ -48,12 +48,12 @@ def binder_types(root: Expr, info: TypeInfo) -> dict[int, Type]:
     out: dict[int, Type] = {}
     for e in post_order(root):
         if isinstance(e, Function):
-            ft = info.expr_types.get(id(e))
+            ft = info.expr_types.get(e)
             if isinstance(ft, FuncType):
                 for p, t in zip(e.params, ft.arg_types, strict=True):
                     out[id(p)] = t
         elif isinstance(e, Let):
-            value_type = info.expr_types.get(id(e.value))
+            value_type = info.expr_types.get(e.value)
             if value_type is not None:
                 out[id(e.var)] = value_type
     return out
@@ -66,7 +66,7 @@ def annotate(root: Function, info: TypeInfo) -> Function:
     def with_return(original: Expr, rebuilt: Expr) -> Expr | None:
         if not isinstance(rebuilt, Function) or rebuilt.ret_type is not None:
             return None
-        ft = info.expr_types.get(id(original))
+        ft = info.expr_types.get(original)
         if isinstance(ft, FuncType) and is_complete(ft.ret_type):
             return replace(rebuilt, ret_type=ft.ret_type)
         return None

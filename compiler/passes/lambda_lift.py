@@ -108,9 +108,9 @@ def crosses_a_function(root: Function, lambdas: list[Function]) -> bool:
     if not plan.shared:
         return False
     for fn in lambdas:
-        inside = {id(n) for n in post_order(fn)}
+        inside = set(post_order(fn))
         for n in post_order(fn.body):
-            if id(n) in plan.shared and plan.scope[id(n)][0] not in inside:
+            if n in plan.shared and plan.scope[n][0] not in inside:
                 return True
     return False
 
@@ -232,7 +232,7 @@ class _Lifter:
         return out
 
     def var_type(self, v: Var) -> Type | None:
-        t = self.info.expr_types.get(id(v), v.type_annotation)
+        t = self.info.expr_types.get(v, v.type_annotation)
         return None if t is None or has_hole(t) else t
 
     def lift(
@@ -247,7 +247,7 @@ class _Lifter:
         gv = GlobalVar(next(self.names))
         captured = tuple(v for v in free_vars(fn) if v is not rec)
         mentioned = type_vars_in(
-            [t for n in post_order(orig) if (t := self.info.expr_types.get(id(n))) is not None]
+            [t for n in post_order(orig) if (t := self.info.expr_types.get(n)) is not None]
             + written_types(fn)
             + [t for v in captured if (t := self.var_type(v)) is not None]
         )
@@ -261,7 +261,7 @@ class _Lifter:
             self.lifted.append((gv, fn))
             return gv
         params = tuple(Var(v.name_hint, self.var_type(v), span=v.span) for v in captured)
-        fn_type = self.info.expr_types.get(id(orig))
+        fn_type = self.info.expr_types.get(orig)
         ret = fn_type if fn_type is not None and not has_hole(fn_type) else None
         # A type parameter that no captured variable's type mentions is instantiated by
         # nothing at the call: the call's result is ascribed the function's type.

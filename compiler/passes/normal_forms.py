@@ -61,15 +61,15 @@ def bound_before(opener: Expr, plan: SharingPlan) -> list[Expr]:
     the scope that holds all their uses), in the order they complete."""
     if not isinstance(opener, If | Match | Function):
         return []
-    out = list(plan.hoisted.get(id(opener), []))
-    scope = plan.scope.get(id(opener))
+    out = list(plan.hoisted.get(opener, []))
+    scope = plan.scope.get(opener)
     taken = {id(h) for h in out}
     kids = children(opener)
     for i, c in enumerate(kids):
         if not opens_scope(opener, i):
             continue
         for n in post_order(c):
-            if id(n) in plan.shared and id(n) not in taken and plan.scope.get(id(n)) == scope:
+            if n in plan.shared and id(n) not in taken and plan.scope.get(n) == scope:
                 taken.add(id(n))
                 out.append(n)
     return out
@@ -103,15 +103,15 @@ class _Anf:
         if isinstance(e, Let):
             # Flattened into the block; a shared let is evaluated here, at its first use.
             inner: Expr = e
-            while isinstance(inner, Let) and (inner is e or id(inner) not in self.plan.shared):
+            while isinstance(inner, Let) and (inner is e or inner not in self.plan.shared):
                 value = inner.value
                 known = self.memo.get(id(value))
                 bindings.append((inner.var, known or self.compound(value, bindings)))
-                if id(value) in self.plan.shared and known is None:
+                if value in self.plan.shared and known is None:
                     self.memo[id(value)] = inner.var  # a shared value is evaluated once
                 inner = inner.body
             result = self.atom(inner, bindings)
-            if id(e) in self.plan.shared:
+            if e in self.plan.shared:
                 self.memo[id(e)] = result
             return result
         if isinstance(e, ATOMS):
@@ -119,7 +119,7 @@ class _Anf:
         value = self.compound(e, bindings)
         var = self.fresh()
         bindings.append((var, value))
-        if id(e) in self.plan.shared:
+        if e in self.plan.shared:
             self.memo[id(e)] = var
         return var
 

@@ -188,16 +188,16 @@ def fill_value(e: Expr, wanted: float) -> bool:
 class Simplifier:
     """The rules' shared state: the type of every node seen or built, by identity."""
 
-    types: dict[int, Type]
+    types: dict[Expr, Type]
     keep: list[Expr]
 
     def type_of(self, e: Expr) -> Type | None:
-        return self.types.get(id(e))
+        return self.types.get(e)
 
     def typed(self, e: Expr, t: Type | None) -> Expr:
         """Record ``t`` as the type of the new node ``e``; return ``e``."""
         if t is not None:
-            self.types[id(e)] = t
+            self.types[e] = t
             self.keep.append(e)
         return e
 
@@ -486,11 +486,11 @@ def simplify_function(fn: Function, s: Simplifier) -> Function:
     """``fn`` with every rule applied bottom-up to a fixpoint at each node."""
 
     def visit(original: Expr, rebuilt: Expr) -> Expr | None:
-        t = s.types.get(id(original))
+        t = s.types.get(original)
         if rebuilt is not original:
             s.typed(rebuilt, t)
         out = simplify_node(s, rebuilt)
-        if out is not None and id(out) not in s.types:
+        if out is not None and out not in s.types:
             s.typed(out, t)
         return out
 

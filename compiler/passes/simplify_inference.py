@@ -139,10 +139,10 @@ def normalise(x: Expr, axes: tuple[int, ...], eps: Constant) -> Expr:
 class Lowering:
     """The argument types of one call, and the checks the lowerings share."""
 
-    types: dict[int, Type]
+    types: dict[Expr, Type]
 
     def data_type(self, e: Call) -> TensorType | None:
-        t = self.types.get(id(e.args[0]))
+        t = self.types.get(e.args[0])
         if isinstance(t, TensorType) and t.dtype in FLOATS and t.shape:
             return t
         return None
@@ -150,7 +150,7 @@ class Lowering:
     def vectors_fit(self, e: Call, data: TensorType, axis: int, count: int) -> bool:
         """Whether the ``count`` arguments after ``data`` are exactly ``(C,)`` of data's dtype."""
         want = TensorType((data.shape[axis],), data.dtype)
-        return all(self.types.get(id(a)) == want for a in e.args[1 : 1 + count])
+        return all(self.types.get(a) == want for a in e.args[1 : 1 + count])
 
 
 def known_positive(t: TensorType, axes: tuple[int, ...]) -> bool:

@@ -23,6 +23,7 @@ from . import (
     reduce,
     shape,
     sort,
+    vm,
 )
 from .core import MAX_DIM, MAX_RANK, Builder, Built, DataflowProgram, OpCall
 from .nn import activation as nn_activation
@@ -53,6 +54,7 @@ BUILDERS_BY_FAMILY: dict[str, dict[str, Builder]] = {
     "reduce": reduce.BUILDERS,
     "shape": shape.BUILDERS,
     "sort": sort.BUILDERS,
+    "vm": vm.BUILDERS,
 }
 """Each ``relay.semantics.ops`` module's entries, by family (``Op.family``: the module's path
 below ``relay.semantics.ops``)."""

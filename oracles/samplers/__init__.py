@@ -23,6 +23,7 @@ from . import (
     reduce,
     shape,
     sort,
+    vm,
 )
 from .core import N, Sample, Sampler
 from .nn import activation as nn_activation
@@ -53,6 +54,7 @@ SAMPLERS_BY_FAMILY: dict[str, dict[str, Sampler]] = {
     "reduce": reduce.SAMPLERS,
     "shape": shape.SAMPLERS,
     "sort": sort.SAMPLERS,
+    "vm": vm.SAMPLERS,
 }
 """Each ``relay.semantics.ops`` module's entries, by family (``Op.family``: the module's path
 below ``relay.semantics.ops``)."""

@@ -25,6 +25,7 @@ from . import (
     reduce,
     shape,
     sort,
+    vm,
 )
 from .core import (
     Arg,
@@ -69,6 +70,7 @@ ENCODINGS_BY_FAMILY: dict[str, dict[str, Encoding]] = {
     "reduce": reduce.RULES,
     "shape": shape.RULES,
     "sort": sort.RULES,
+    "vm": vm.RULES,
 }
 """Each ``relay.semantics.ops`` module's entries, by family (``Op.family``: the module's path
 below ``relay.semantics.ops``)."""

@@ -14,7 +14,7 @@ module is a family (``OpDef.family`` is the module's path below this package, se
     linalg         einsum, trilu, matrix_set_diag
     nn/activation  nn.relu, nn.leaky_relu, nn.prelu, nn.softmax, nn.log_softmax, ...
     nn/dense       nn.dense, nn.matmul, nn.batch_matmul, nn.bias_add
-    nn/conv        nn.conv1d/2d/3d, nn.conv1d_transpose, nn.conv2d_transpose
+    nn/conv        nn.conv1d/2d/3d, nn.conv1d/2d_transpose, nn.contrib_conv2d_NCHWc
     nn/pool        max, average, global and adaptive pools
     nn/norm        batch, layer, group, instance and l2 normalisation, lrn, nn.dropout
     nn/loss        nn.cross_entropy, nn.nll_loss
@@ -23,10 +23,14 @@ module is a family (``OpDef.family`` is the module's path below this package, se
     dyn            dyn.*
     qnn            qnn.* and fixed_point_multiply
     annotation     annotation.stop_fusion, on_device, device_copy
+    vm             vm.shape_of, vm.reshape_tensor
 
 A prefixed name says its module (``nn.*`` in ``nn/``, ``qnn.*``, ``dyn.*``, ``image.*``);
 ``nn/common`` holds helpers the ``nn`` modules and ``image`` share, ``registry`` and
-``shapes`` the framework.
+``shapes`` the framework. A family's tests are ``tests/test_ops_<family>.py`` with ``/`` written
+``_`` (``nn/conv``: ``tests/test_ops_nn_conv.py``); ``tests/test_op_registry.py`` fails on a
+family without its test file, a test file without its family, or an ``onnxruntime:<Op>``
+check whose ONNX op is not run in the operator's own family's test file.
 """
 
 from . import (
@@ -42,6 +46,7 @@ from . import (
     reduce,
     shape,
     sort,
+    vm,
 )
 from .nn import activation, common, conv, dense, loss, norm, pool  # noqa: F401
 from .nn import shape as _nn_shape  # noqa: F401
@@ -68,4 +73,5 @@ __all__ = [
     "register",
     "shape",
     "sort",
+    "vm",
 ]

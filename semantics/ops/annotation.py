@@ -1,6 +1,5 @@
-"""Annotations: annotation.stop_fusion, on_device, device_copy.
-
-Annotations: operators that mean the identity and carry a hint for the compiler.
+"""Annotations: annotation.stop_fusion, on_device, device_copy: operators that mean the
+identity and carry a hint for the compiler.
 
 ::
 
@@ -30,17 +29,22 @@ type is ``-1`` (unconstrained, TVM's ``kInvalidDeviceType``) or one of DLPack's
 virtual device id is ``-1`` (unconstrained) or at least 0. A virtual device is *fully
 unconstrained* when its device type and id are both ``-1`` and its memory scope is ``""``.
 
-**Typing** (``Identity``): the result has the argument's type, a tensor or a tuple of
-tensors, provided the attributes are valid: device types and ids as above; ``on_device``
+**Typing** (``Identity``): the result has the argument's type — for ``on_device`` and
+``device_copy`` any type, as TVM's ``IdentityRel`` allowed (TVM placed closures, references,
+ADT values and tuples of them); for ``annotation.stop_fusion`` a tensor or a tuple of
+tensors — provided the attributes are valid: device types and ids as above; ``on_device``
 with ``constrain_result`` or ``constrain_body`` set (``constrain_body`` is by default) must
 name a device that is not fully unconstrained, and ``device_copy``'s source and destination
 must both be constrained (TVM's ``OnDevice`` and ``DeviceCopy`` constructors check both).
 
 **Meaning**: the identity on values. Placement is not observable in values, so every
-annotation evaluates to its argument; nothing is undefined.
+annotation evaluates to its argument; nothing is undefined. The placements
+(``PLACEMENTS``: ``on_device``, ``device_copy``) take any value, so the evaluation rules give
+them their own rule, ``E-Call-Placement``; ``_identity`` is their meaning on the tensors an
+operator's reference receives (what constant folding uses).
 
-Deviation from TVM's ``IdentityRel``, which accepted any type: the argument must be a tensor
-or a tuple of tensors, the values an operator can receive.
+Deviation from TVM's ``IdentityRel``, which accepted any type: ``annotation.stop_fusion``'s
+argument must be a tensor or a tuple of tensors, the values an operator can receive.
 """
 
 from __future__ import annotations
@@ -51,7 +55,20 @@ from typing import ClassVar
 import numpy as np
 
 from ..syntax import TupleType, Type
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpInput,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    Tensor,
+    attr_field,
+    register,
+)
 from .shapes import tensor_arg
 
 DEVICE_TYPES: dict[int, str] = {
@@ -133,6 +150,17 @@ def _argument(arg_types: tuple[Type, ...], name: str) -> Type:
     return tensor_arg(t, name)
 
 
+PLACEMENTS = frozenset({"on_device", "device_copy"})
+"""The annotations that are the identity on any value, not only on tensors."""
+
+
+def _any_argument(arg_types: tuple[Type, ...]) -> Type:
+    """The one argument, of any type."""
+    if len(arg_types) != 1:
+        raise RelationError(f"expected 1 argument, found {len(arg_types)}")
+    return arg_types[0]
+
+
 def _check_device(type_name: str, device_type: int, id_name: str, device_id: int) -> None:
     """A device type in ``DEVICE_TYPES`` and a virtual device id of at least -1."""
     if device_type not in DEVICE_TYPES:
@@ -156,8 +184,9 @@ def _stop_fusion_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
 
 
 def _on_device_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Identity``, with valid ``OnDeviceAttrs``: a constraint needs a constrained device."""
-    t = _argument(arg_types, "body")
+    """``Identity`` on any type, with valid ``OnDeviceAttrs``: a constraint needs a
+    constrained device."""
+    t = _any_argument(arg_types)
     a = attrs if attrs is not None else OnDeviceAttrs()
     if not isinstance(a, OnDeviceAttrs):
         raise RelationError(f"expected OnDeviceAttrs, found {type(a).__name__}")
@@ -172,8 +201,8 @@ def _on_device_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
 
 
 def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """``Identity``, with valid ``DeviceCopyAttrs``: both devices constrained."""
-    t = _argument(arg_types, "data")
+    """``Identity`` on any type, with valid ``DeviceCopyAttrs``: both devices constrained."""
+    t = _any_argument(arg_types)
     a = attrs if attrs is not None else DeviceCopyAttrs()
     if not isinstance(a, DeviceCopyAttrs):
         raise RelationError(f"expected DeviceCopyAttrs, found {type(a).__name__}")
@@ -189,7 +218,7 @@ def _device_copy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return t
 
 
-def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+def _identity(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
     """The argument itself: a tensor, or the tensors of a tuple (copied)."""
     (x,) = args
     if isinstance(x, tuple):
@@ -197,46 +226,62 @@ def _identity(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[T
     return np.array(x, copy=True)
 
 
-register(
-    OpDef(
-        "annotation.stop_fusion",
-        ("data",),
-        None,
-        OpPattern.OPAQUE,
-        "The identity; the fusion pass does not fuse across it.",
-        relation=_stop_fusion_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "annotation.stop_fusion",
+    "The identity; the fusion pass does not fuse across it.",
+    relation=_stop_fusion_relation,
+    reference=_identity,
+    check="independent:identity",
 )
 
 
-register(
-    OpDef(
-        "on_device",
-        ("body",),
-        OnDeviceAttrs,
-        OpPattern.OPAQUE,
-        "The identity; constrains the body (or result) to a virtual device.",
-        relation=_on_device_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "on_device",
+    "The identity; constrains the body (or result) to a virtual device.",
+    relation=_on_device_relation,
+    reference=_identity,
+    check="independent:identity",
+    inputs=("body",),
+    attrs_type=OnDeviceAttrs,
 )
 
 
-register(
-    OpDef(
-        "device_copy",
-        ("data",),
-        DeviceCopyAttrs,
-        OpPattern.OPAQUE,
-        "The identity; copies the value from the source to the destination device.",
-        relation=_device_copy_relation,
-        reference=_identity,
-        relation_name="Identity",
-        check="independent:identity",
-    )
+_op(
+    "device_copy",
+    "The identity; copies the value from the source to the destination device.",
+    relation=_device_copy_relation,
+    reference=_identity,
+    check="independent:identity",
+    attrs_type=DeviceCopyAttrs,
 )

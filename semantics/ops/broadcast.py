@@ -4,21 +4,13 @@ Elementwise operators: unary math, binary broadcasting arithmetic and comparison
 
 ::
 
-    unary      negative abs floor ceil round nn.relu zeros_like ones_like   (data)
-                   any dtype                                  Identity        elemwise
-               exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
-               logical_not                                    bool   Identity elemwise
     binary     add subtract multiply divide floor_divide mod floor_mod maximum minimum
                    any dtype, lhs and rhs alike   (lhs, rhs)  Broadcast       broadcast
                power                                          float  Broadcast
                logical_and logical_or                         bool   Broadcast
                equal not_equal less less_equal greater greater_equal
                    any dtype, result bool                     BroadcastComp   broadcast
-    clip(data, a_min=, a_max=)                 ClipAttrs      Identity        elemwise
-    cast(data, dtype=)                         CastAttrs      Cast            elemwise
-    nn.leaky_relu(data, alpha=0.25)            LeakyReluAttrs Identity        elemwise
     where(condition, x, y)                                    Where           broadcast
-    full_like(data, fill_value)                               FullLike        elemwise
 
 Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
 (``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
@@ -58,12 +50,6 @@ Meaning: what TVM's TOPI compute lowered through its LLVM code generator (defaul
   ``nn.leaky_relu`` is ``x > 0 ? x : x * alpha``; ``not_equal`` is ``fcmp one``, false when
   either side is NaN, like every other comparison; a float is true (a ``where`` condition, a
   ``cast`` to bool) when it is ordered and non-zero, so NaN is false.
-- ``clip``'s bounds and ``nn.leaky_relu``'s ``alpha`` are converted to the data dtype as TVM's
-  ``make_const`` did: truncated toward zero for integers, rounded for floats.
-- ``cast`` is LLVM's conversion: integer to integer truncates or sign/zero-extends (by the
-  source's signedness); integer to float rounds to nearest; float to integer truncates toward
-  zero; anything to bool is ``!= 0`` (ordered for floats). ``full_like`` casts its fill value
-  that way.
 
 Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
 
@@ -78,17 +64,6 @@ Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefi
   emits ``nsw``/``nuw`` arithmetic for integers of 32 bits and more
   (``DEFINE_CODEGEN_BINARY_OP`` in ``src/target/llvm/codegen_llvm.cc``), whose overflow is
   poison;
-- ``cast`` (and ``full_like``'s fill value) from a float to an integer type of NaN, of an
-  infinity, or of a value whose truncation does not fit the target: ``fptosi``/``fptoui``
-  return poison;
-- a ``clip`` bound or ``nn.leaky_relu`` ``alpha`` that the data dtype cannot represent (NaN or
-  out of range for an integer dtype, a negative value for an unsigned one, a finite value beyond
-  a float dtype's range): TVM's ``make_const`` refused it (``IntImm``/``FloatImm`` range checks)
-  or converted it with C++ undefined behaviour, so TVM gave such a program no meaning.
-
-Where TVM's own constant folder disagreed with its generated code (``round`` of a constant used
-``std::nearbyint``; folded float comparisons used C++'s unordered ``!=``), this follows the
-generated code.
 
 Deliberate deviations from TVM's relations, both rejecting programs TVM typed but could not
 compile: ``exp log sqrt rsqrt tanh sigmoid power`` require a float dtype (TVM's relations
@@ -113,13 +88,6 @@ More elementwise operators: trigonometry, bit manipulation, predicates and fast 
       left_shift right_shift                        integer         Broadcast         broadcast
       logical_xor                                   bool            Broadcast         broadcast
       trunc_divide trunc_mod                        any             Broadcast         broadcast
-    reinterpret(data, dtype=)          CastAttrs    any, same bits  Reinterpret       elemwise
-
-"integer" is the signed and unsigned integer dtypes, without bool; "signed" the signed ones.
-Names, argument names, relation names and fusion patterns follow TVM 0.18
-(``src/relay/op/tensor/unary.cc``, ``binary.cc``, ``transform.cc``). ``reinterpret`` takes
-TVM's ``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate
-attributes class for it.
 
 Typing. ``Identity``: the result has the argument's type. ``IdentityCompRel``: the argument's
 shape, dtype bool. ``Broadcast``: ``lhs`` and ``rhs`` have one dtype; the result has that dtype
@@ -131,31 +99,6 @@ Meaning: what TVM's TOPI compute lowered through its LLVM code generator compute
 conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
 operation, narrow integer arithmetic wrapping).
 
-- The float functions are the mathematical functions, rounded to the dtype: ``log2``,
-  ``log10``, the trigonometric and hyperbolic functions and their inverses, ``erf``. TVM's
-  lowering computed some of them by formulas (``tan`` as ``sin / cos``, ``sinh`` and ``cosh``
-  through ``exp``, ``erf`` on some targets by ``fast_erf``'s approximation) that differ from the
-  correctly rounded value by a few ulps; the comparison policy (``oracles/compare.py``)
-  absorbs that, not this reference. Outside a function's domain the result is NaN
-  (``asin(2)``, ``acosh(0.5)``, ``log2(-1)``); at a pole it is an infinity (``atanh(1)``,
-  ``log10(0)``).
-- ``fast_exp``, ``fast_tanh``, ``fast_erf`` are defined as ``exp``, ``tanh`` and ``erf``.
-  TVM computed them by approximation formulas (``topi/elemwise.h``): ``fast_exp`` of float32
-  by range reduction to ``2^n * p(f)`` with a degree-7 polynomial, ``fast_tanh`` of float32 by
-  Eigen's rational function of ``x`` clamped to [-9, 9], ``fast_erf`` of float16 and float32
-  by Eigen's rational function; other dtypes fall back to the exact function. The documented
-  tolerance, measured by the tests on TVM's formulas over float32 (error relative to
-  ``max(|f(x)|, 1)``, as the comparison policy measures): ``fast_tanh`` within 3 ulps;
-  ``fast_exp`` within 6 ulps for ``|x| <= 10`` but up to 36 ulps (4.3e-6 relative) towards
-  ``|x| = 88``, because its range reduction ``x - n * ln2`` uses a single-precision ``ln2``.
-  That exceeds ``oracles/compare.py``'s float32 budget of 8 ulps for large arguments, so a
-  target that computes TVM's ``fast_exp`` formula needs that tolerance there. ``fast_erf``'s
-  error is not measured here (the tests compare with onnxruntime's ``Erf``). The cases
-  where the approximations are not the function at all are undefined, below.
-- ``trunc`` rounds toward zero and, like ``floor``, returns integers unchanged. ``sign`` is
-  ``x > 0 ? 1 : (x < 0 ? -1 : 0)`` with LLVM's ordered compares, so ``sign(NaN) = 0`` and
-  ``sign(-0.0) = +0.0``. ``isnan``/``isinf`` are false and ``isfinite`` true on integers and
-  bool. ``copy`` is the identity.
 - Bitwise ops act on the two's-complement bits. ``left_shift`` is LLVM's ``shl`` without
   ``nsw``/``nuw``: bits shifted out are lost (``int8`` ``64 << 1`` is -128) at every width.
   ``right_shift`` is arithmetic (``ashr``, sign-filling) for signed and logical (``lshr``) for
@@ -164,7 +107,6 @@ operation, narrow integer arithmetic wrapping).
 - ``trunc_divide`` is ``divide``'s truncating integer division, and ``trunc(a / b)`` for
   floats; ``trunc_mod`` is the truncated remainder (the sign of the dividend; C's ``fmod`` for
   floats), exactly ``mod``. Bool operands are the integers 0 and 1 (LLVM's ``i1``).
-- ``reinterpret`` keeps the bits and changes their dtype (NaN payloads kept).
 
 Undefined behaviour (``UndefinedBehavior``):
 
@@ -173,12 +115,6 @@ Undefined behaviour (``UndefinedBehavior``):
   without masking the amount);
 - ``trunc_divide`` and ``trunc_mod`` of integers (or bool) by zero, and of the smallest signed
   integer by -1: LLVM ``sdiv``/``udiv``/``srem``/``urem`` as for ``divide`` and ``mod``;
-- ``fast_exp`` of a float32 value above 88.3762626647950 (and below +inf): TVM clamps the
-  argument there and returns ``max(approximation, x)``, a finite number that is neither
-  ``exp(x)`` nor its overflow to +inf;
-- ``fast_tanh`` of a float32 NaN, ``fast_erf`` of a float16 or float32 NaN: TVM clamps with
-  ``select``-based minimum and maximum, and whether the NaN survives depends on the operand
-  order of those selects, which changed between TVM versions (one order gives about ±1).
 
 Deliberate deviations from TVM's relations, each rejecting programs TVM typed but could not
 compile: the float functions require a float dtype (no integer lowering); the bitwise ops and
@@ -200,10 +136,8 @@ from ..syntax import Dim, TensorType, Type
 from .elementwise import (
     Accepts,
     Array,
-    MathAccepts,
     _bits,
     _check_accepts,
-    _check_math_accepts,
     _exact,
     _fit,
     _int_bounds,
@@ -221,7 +155,10 @@ from .registry import (
     Reference,
     Relation,
     RelationError,
+    ShapeFunc,
+    TensorReference,
     register,
+    tensor_reference,
 )
 from .shapes import broadcast_shapes
 
@@ -315,7 +252,7 @@ def _float_divide(op: str) -> Callable[[Array, Array], Array]:
 BinaryKernel: TypeAlias = Callable[[Array, Array], Array]
 
 
-def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> Reference:
+def _binary(kernel: BinaryKernel, *, comparison: bool = False) -> TensorReference:
     """A reference applying ``kernel`` to the broadcast ``lhs`` and ``rhs``."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -354,118 +291,102 @@ def _where(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
     return np.asarray(np.where(_truthy(condition), x, y)).astype(x.dtype, copy=False)
 
 
-_BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str], ...] = (
-    # name, operand dtypes, comparison (bool result), kernel, doc
+_BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str, str], ...] = (
+    # name, operand dtypes, comparison (bool result), kernel, doc, check
     ("add", "any", False, _integer_arithmetic("add", lambda a, b: a + b),
-     "Elementwise addition with broadcasting."),
+     "Elementwise addition with broadcasting.", "onnxruntime:Add"),
     ("subtract", "any", False, _integer_arithmetic("subtract", lambda a, b: a - b),
-     "Elementwise subtraction with broadcasting."),
+     "Elementwise subtraction with broadcasting.", "onnxruntime:Sub"),
     ("multiply", "any", False, _integer_arithmetic("multiply", lambda a, b: a * b),
-     "Elementwise multiplication with broadcasting."),
+     "Elementwise multiplication with broadcasting.", "onnxruntime:Mul"),
     ("divide", "any", False, _divide_family("divide"),
-     "Elementwise division with broadcasting (truncating for integers)."),
+     "Elementwise division with broadcasting (truncating for integers).", "onnxruntime:Div"),
     ("floor_divide", "any", False, _divide_family("floor_divide"),
-     "Elementwise division rounded towards negative infinity, broadcasting."),
+     "Elementwise division rounded towards negative infinity, broadcasting.",
+     "independent:Python scalar loop (int //, math.floor of the rounded quotient)"),
     ("mod", "any", False, _divide_family("mod"),
-     "Elementwise remainder with the sign of the dividend, broadcasting."),
+     "Elementwise remainder with the sign of the dividend, broadcasting.", "onnxruntime:Mod"),
     ("floor_mod", "any", False, _divide_family("floor_mod"),
-     "Elementwise remainder with the sign of the divisor, broadcasting."),
+     "Elementwise remainder with the sign of the divisor, broadcasting.", "onnxruntime:Mod"),
     ("power", "float", False, np.power,
-     "Elementwise lhs raised to the power rhs, broadcasting."),
-    ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting."),
-    ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting."),
+     "Elementwise lhs raised to the power rhs, broadcasting.", "onnxruntime:Pow"),
+    ("maximum", "any", False, _maximum, "Elementwise maximum with broadcasting.",
+     "onnxruntime:Max"),
+    ("minimum", "any", False, _minimum, "Elementwise minimum with broadcasting.",
+     "onnxruntime:Min"),
     ("equal", "any", True, np.equal,
-     "Elementwise lhs == rhs with broadcasting; the result is bool."),
+     "Elementwise lhs == rhs with broadcasting; the result is bool.", "onnxruntime:Equal"),
     ("not_equal", "any", True, _not_equal,
-     "Elementwise lhs != rhs with broadcasting; the result is bool."),
+     "Elementwise lhs != rhs with broadcasting; the result is bool.",
+     "independent:Python scalar loop (ordered !=, false on NaN)"),
     ("less", "any", True, np.less,
-     "Elementwise lhs < rhs with broadcasting; the result is bool."),
+     "Elementwise lhs < rhs with broadcasting; the result is bool.", "onnxruntime:Less"),
     ("less_equal", "any", True, np.less_equal,
-     "Elementwise lhs <= rhs with broadcasting; the result is bool."),
+     "Elementwise lhs <= rhs with broadcasting; the result is bool.", "onnxruntime:LessOrEqual"),
     ("greater", "any", True, np.greater,
-     "Elementwise lhs > rhs with broadcasting; the result is bool."),
+     "Elementwise lhs > rhs with broadcasting; the result is bool.", "onnxruntime:Greater"),
     ("greater_equal", "any", True, np.greater_equal,
-     "Elementwise lhs >= rhs with broadcasting; the result is bool."),
+     "Elementwise lhs >= rhs with broadcasting; the result is bool.", "onnxruntime:GreaterOrEqual"),
     ("logical_and", "bool", False, np.logical_and,
-     "Elementwise boolean and with broadcasting."),
+     "Elementwise boolean and with broadcasting.", "onnxruntime:And"),
     ("logical_or", "bool", False, np.logical_or,
-     "Elementwise boolean or with broadcasting."),
+     "Elementwise boolean or with broadcasting.", "onnxruntime:Or"),
 )  # fmt: skip
 """Binary operators without attributes: inputs ``lhs, rhs``, pattern broadcast; the relation is
 ``BroadcastComp`` for comparisons and ``Broadcast`` otherwise."""
 
 
-_CHECKS: dict[str, str] = {
-    "add": "onnxruntime:Add",
-    "subtract": "onnxruntime:Sub",
-    "multiply": "onnxruntime:Mul",
-    "divide": "onnxruntime:Div",
-    "floor_divide": "independent:Python scalar loop (int //, math.floor of the rounded quotient)",
-    "mod": "onnxruntime:Mod",
-    "floor_mod": "onnxruntime:Mod",
-    "power": "onnxruntime:Pow",
-    "maximum": "onnxruntime:Max",
-    "minimum": "onnxruntime:Min",
-    "equal": "onnxruntime:Equal",
-    "not_equal": "independent:Python scalar loop (ordered !=, false on NaN)",
-    "less": "onnxruntime:Less",
-    "less_equal": "onnxruntime:LessOrEqual",
-    "greater": "onnxruntime:Greater",
-    "greater_equal": "onnxruntime:GreaterOrEqual",
-    "logical_and": "onnxruntime:And",
-    "logical_or": "onnxruntime:Or",
-    "where": "onnxruntime:Where",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
-
-
-for _name, _accepts, _comparison, _binary_kernel, _doc in _BINARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("lhs", "rhs"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.BROADCAST,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs lhs, rhs, pattern broadcast."""
     register(
         OpDef(
-            _name,
-            ("lhs", "rhs"),
-            None,
-            OpPattern.BROADCAST,
-            _doc,
-            relation=_broadcast_relation(_accepts, comparison=_comparison),
-            reference=_binary(_binary_kernel, comparison=_comparison),
-            relation_name="BroadcastComp" if _comparison else "Broadcast",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "where",
-        ("condition", "x", "y"),
-        None,
-        OpPattern.BROADCAST,
-        "Select from x where condition is non-zero, else from y; all three broadcast.",
-        relation=_where_relation,
-        reference=_where,
-        relation_name="Where",
-        check=_CHECKS["where"],
+for _name, _accepts, _comparison, _binary_kernel, _doc, _check in _BINARY:
+    _op(
+        _name,
+        _doc,
+        relation=_broadcast_relation(_accepts, comparison=_comparison),
+        reference=tensor_reference(_binary(_binary_kernel, comparison=_comparison)),
+        check=_check,
+        relation_name="BroadcastComp" if _comparison else "Broadcast",
     )
+
+
+_op(
+    "where",
+    "Select from x where condition is non-zero, else from y; all three broadcast.",
+    relation=_where_relation,
+    reference=tensor_reference(_where),
+    check="onnxruntime:Where",
+    relation_name="Where",
+    inputs=("condition", "x", "y"),
 )
-
-
-def _math_broadcast_relation(accepts: MathAccepts) -> Relation:
-    """``Broadcast``: ``lhs`` and ``rhs`` of one dtype that ``accepts`` allows; the broadcast
-    shape."""
-
-    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-        lhs, rhs = _tensors(arg_types, ("lhs", "rhs"))
-        if lhs.dtype != rhs.dtype:
-            raise RelationError(
-                f"data types {lhs.dtype} and {rhs.dtype} do not match: "
-                "expected rhs to have the dtype of lhs"
-            )
-        _check_math_accepts(lhs, accepts, "lhs and rhs")
-        return TensorType(broadcast_shapes(lhs.shape, rhs.shape), lhs.dtype)
-
-    return relation
 
 
 def _shift(op: str) -> BinaryKernel:
@@ -501,7 +422,7 @@ def _trunc_mod(a: Array, b: Array) -> Array:
     return _int_divide("mod")(a, b)  # the sign of the dividend, as LLVM's srem/urem
 
 
-_MATH_BINARY: tuple[tuple[str, MathAccepts, BinaryKernel, str, str], ...] = (
+_MATH_BINARY: tuple[tuple[str, Accepts, BinaryKernel, str, str], ...] = (
     ("bitwise_and", "integer", np.bitwise_and, "Elementwise bitwise and with broadcasting.",
      "onnxruntime:BitwiseAnd"),
     ("bitwise_or", "integer", np.bitwise_or, "Elementwise bitwise or with broadcasting.",
@@ -523,17 +444,12 @@ _MATH_BINARY: tuple[tuple[str, MathAccepts, BinaryKernel, str, str], ...] = (
 """Binary broadcasting operators: name, operand dtypes, kernel, doc, check."""
 
 
-for _name, _math_accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
-    register(
-        OpDef(
-            _name,
-            ("lhs", "rhs"),
-            None,
-            OpPattern.BROADCAST,
-            _doc,
-            relation=_math_broadcast_relation(_math_accepts),
-            reference=_binary(_binary_kernel),
-            relation_name="Broadcast",
-            check=_check,
-        )
+for _name, _accepts, _binary_kernel, _doc, _check in _MATH_BINARY:
+    _op(
+        _name,
+        _doc,
+        relation=_broadcast_relation(_accepts, comparison=False),
+        reference=tensor_reference(_binary(_binary_kernel)),
+        check=_check,
+        relation_name="Broadcast",
     )

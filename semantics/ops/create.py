@@ -8,16 +8,6 @@ Elementwise operators: unary math, binary broadcasting arithmetic and comparison
                    any dtype                                  Identity        elemwise
                exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
                logical_not                                    bool   Identity elemwise
-    binary     add subtract multiply divide floor_divide mod floor_mod maximum minimum
-                   any dtype, lhs and rhs alike   (lhs, rhs)  Broadcast       broadcast
-               power                                          float  Broadcast
-               logical_and logical_or                         bool   Broadcast
-               equal not_equal less less_equal greater greater_equal
-                   any dtype, result bool                     BroadcastComp   broadcast
-    clip(data, a_min=, a_max=)                 ClipAttrs      Identity        elemwise
-    cast(data, dtype=)                         CastAttrs      Cast            elemwise
-    nn.leaky_relu(data, alpha=0.25)            LeakyReluAttrs Identity        elemwise
-    where(condition, x, y)                                    Where           broadcast
     full_like(data, fill_value)                               FullLike        elemwise
 
 Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
@@ -37,29 +27,6 @@ rank-0 ``fill_value`` of any dtype.
 Meaning: what TVM's TOPI compute lowered through its LLVM code generator (default target, no
 ``-fast-math`` flags) computed.
 
-- Integers: ``divide`` and ``mod`` truncate (``sdiv``/``srem``; the remainder has the sign of
-  the dividend); ``floor_divide`` and ``floor_mod`` floor (the remainder has the sign of the
-  divisor). ``int8``, ``int16``, ``uint8``, ``uint16`` and ``bool`` (LLVM's ``i1``) arithmetic
-  wraps: ``add`` of two ``True`` is ``False``. ``abs`` of an unsigned or bool value, and
-  ``floor``/``ceil``/``round`` of any integer, is the value itself (``tir::abs``,
-  ``tir::floor``... return integers unchanged).
-- Floats are computed in their own dtype, one rounding per TIR operation; for ``float16`` numpy
-  computes each operation in float32 and rounds, as LLVM's promotion of ``half`` does.
-  ``floor_divide`` is ``floor(a / b)`` and ``floor_mod`` is ``a - floor(a / b) * b`` (TOPI's
-  formulas, not numpy's); ``mod`` is C's ``fmod`` (``frem``); ``round`` rounds halves away from
-  zero (``llvm.round``); ``rsqrt`` is ``1 / sqrt(x)``; ``sigmoid`` is ``1 / (1 + exp(-x))``.
-  ``tanh`` is the mathematical function (TVM's LLVM legalisation ``(1 - e^-2x) / (1 + e^-2x)``
-  loses relative accuracy near 0: the comparison tolerance, not this reference, absorbs that).
-- NaN follows TVM's ``select``-based definitions and LLVM's *ordered* float comparisons:
-  ``maximum(a, b)`` is ``a > b ? a : b`` and ``minimum(a, b)`` is ``a < b ? a : b`` (so
-  ``maximum(NaN, 1) = 1`` but ``maximum(1, NaN) = NaN``); ``nn.relu`` is ``maximum(x, 0)``
-  (``relu(NaN) = 0``); ``clip`` is ``maximum(minimum(x, a_max), a_min)``, where TVM drops the
-  ``minimum`` when ``a_max`` is +inf and the ``maximum`` when ``a_min`` is -inf;
-  ``nn.leaky_relu`` is ``x > 0 ? x : x * alpha``; ``not_equal`` is ``fcmp one``, false when
-  either side is NaN, like every other comparison; a float is true (a ``where`` condition, a
-  ``cast`` to bool) when it is ordered and non-zero, so NaN is false.
-- ``clip``'s bounds and ``nn.leaky_relu``'s ``alpha`` are converted to the data dtype as TVM's
-  ``make_const`` did: truncated toward zero for integers, rounded for floats.
 - ``cast`` is LLVM's conversion: integer to integer truncates or sign/zero-extends (by the
   source's signedness); integer to float rounds to nearest; float to integer truncates toward
   zero; anything to bool is ``!= 0`` (ordered for floats). ``full_like`` casts its fill value
@@ -67,50 +34,16 @@ Meaning: what TVM's TOPI compute lowered through its LLVM code generator (defaul
 
 Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
 
-- integer ``divide``, ``floor_divide``, ``mod``, ``floor_mod`` by zero (a ``False`` divisor for
-  bool): LLVM ``sdiv``/``udiv``/``srem``/``urem`` by zero is UB (``codegen_llvm.cc``
-  ``DivNode``/``ModNode``; ``floordiv``/``floormod`` lower to them);
 - the smallest signed integer divided by -1, in the same four ops, at every signed width: the
   quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
-- ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
-  ``nn.leaky_relu``'s ``x * alpha``, and ``uint32``/``uint64`` wrap-around in ``add``,
-  ``subtract``, ``multiply`` and ``negative`` (``-x`` is ``0 - x``): TVM's LLVM code generator
-  emits ``nsw``/``nuw`` arithmetic for integers of 32 bits and more
-  (``DEFINE_CODEGEN_BINARY_OP`` in ``src/target/llvm/codegen_llvm.cc``), whose overflow is
-  poison;
 - ``cast`` (and ``full_like``'s fill value) from a float to an integer type of NaN, of an
   infinity, or of a value whose truncation does not fit the target: ``fptosi``/``fptoui``
   return poison;
-- a ``clip`` bound or ``nn.leaky_relu`` ``alpha`` that the data dtype cannot represent (NaN or
-  out of range for an integer dtype, a negative value for an unsigned one, a finite value beyond
-  a float dtype's range): TVM's ``make_const`` refused it (``IntImm``/``FloatImm`` range checks)
-  or converted it with C++ undefined behaviour, so TVM gave such a program no meaning.
-
-Where TVM's own constant folder disagreed with its generated code (``round`` of a constant used
-``std::nearbyint``; folded float comparisons used C++'s unordered ``!=``), this follows the
-generated code.
-
-Deliberate deviations from TVM's relations, both rejecting programs TVM typed but could not
-compile: ``exp log sqrt rsqrt tanh sigmoid power`` require a float dtype (TVM's relations
-accepted integers, then lowering failed: ``tir::pow`` checks "power only applies to float", the
-other intrinsics have no integer lowering), and ``logical_and logical_or logical_not`` require
-bool (TIR's ``&&``, ``||``, ``!`` check for boolean operands).
 
 Transforms: operators that move, copy, select or create elements without arithmetic.
 
 ::
 
-    reshape(data, newshape=, allowzero=False)                       ReshapeAttrs      injective
-    transpose(data, axes=)                                          TransposeAttrs    injective
-    concatenate(data, axis=0)            data is a tuple            ConcatenateAttrs  injective
-    stack(data, axis=0)                  data is a tuple            StackAttrs        injective
-    split(data, indices_or_sections=, axis=0)                       SplitAttrs        injective
-    expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
-    squeeze(data, axis=None)                                        SqueezeAttrs      injective
-    take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
-    strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
-                                                                    StridedSliceAttrs injective
-    broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
     zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
     full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
 
@@ -123,23 +56,6 @@ and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Reshape       TVM's InferNewShape: 0 copies, -1 infers, -2 copies the rest, -3 merges two,
-                  -4 splits one in two; the element counts must agree when every dimension is
-                  a known integer (TVM skips the check otherwise)
-    Transpose     axes None reverses; otherwise a permutation of the axes (negative allowed)
-    Concatenate   equal rank and dtype; the axis extents add (? if any is ?); other extents
-                  agree where known, and are ? only if unknown everywhere or the axis is known
-    Stack         equal rank and dtype; axis in [-(ndim + 1), ndim]; a new axis of extent n
-    Split         a tuple: equal sections (which must divide the extent) or the pieces between
-                  strictly increasing indices, the last below the extent
-    ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
-    Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
-                  listed axes, whose known extents must be 1
-    Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
-                  data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
-    StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
-                  the extent of an axis that is not a known integer becomes ?
-    BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
     InitOp        zeros and ones: the shape and dtype attributes
     Full          a rank-0 fill_value; dtype "" means fill_value's dtype
 
@@ -151,22 +67,6 @@ at run time; every reference first re-checks its relation on the run-time shapes
 
 Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
 
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic: a reshape whose element counts differ, squeezing an extent other than 1, unequal
-  non-axis extents in concatenate or stack, split sections that do not divide the extent or
-  indices beyond it, take's batch extents differing, a strided slice whose clamped bounds run
-  backwards or whose stride is 0, broadcast_to from an incompatible shape. TVM's computes
-  (``topi::reshape``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``take``,
-  ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
-  ``broadcast.h``) index the input without checking, so they read out of bounds or pick
-  arbitrary elements.
-- ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
-  StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
-  relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
-- ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
-  ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
-  when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
-  ``truncmod`` by 0).
 - ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
   output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
   ``fptoui``, whose result is poison then.
@@ -181,154 +81,31 @@ rely on):
   other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
   wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
   build, get the evident meaning (clip's batch indexing with their own index rule).
-- strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
-  ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
-- reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
-  negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
-  (allowzero) is rejected (TVM divides by zero).
-- zeros, ones, broadcast_to and full need a shape (TVM dereferences the empty Optional) with
-  no negative entries; zeros and ones need a dtype (TVM would make a tensor of type void).
-
-TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
-output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
-must be strictly increasing, start above 0 and end below the extent; strided_slice pads a
-missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone stops before
-index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
-fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
-
-The argument of ``concatenate`` and ``stack`` arrives at a reference as ``args[0]``, a tuple of
-arrays; ``split`` returns a tuple of arrays.
 
 Indexing: operators that read or write elements at computed positions, sort, or make grids.
 
 ::
 
-    gather(data, indices, axis=)                          GatherAttrs          injective
-    gather_nd(data, indices, batch_dims=0, index_rank=None)
-                                                          GatherNDAttrs        injective
-    scatter_elements(data, indices, updates, axis=0, reduction="update")
-                                                          ScatterElementsAttrs opaque
-    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
-    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
-                                                          OneHotAttrs          out-elemwise-fusable
-    sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
-    argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
-    topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
-                                                          TopkAttrs            opaque
-    searchsorted(sorted_sequence, values, right=False, dtype="int32")
-                                                          SearchSortedAttrs    opaque
-    unravel_index(data, shape)                            (none)               injective
-    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
-                                                          SparseToDenseAttrs   opaque
-    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
-                                                          SequenceMaskAttrs    injective
-    invert_permutation(data)                              (none)               injective
     arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
-    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
-
-``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
-null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
-``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
-always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
-defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
-``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
-``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
-``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
-                    extent on axis >= 1 where known, the other extents equal data's; result
-                    indices' shape, data's dtype
-    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
-                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
-                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
-    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
-                    dtype and indices' shape; axis in range; reduction update, add, mul, min
-                    or max; indices' other extents at most data's where known; data's type
-    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
-                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
-                    mul, min or max; data's type
-    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
-                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
-    Sort            axis in range; data's type
-    Argsort         axis in range; data's shape, dtype attribute
-    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
-                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
-                    "both" gives the tuple (values, indices)
-    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
-                    sequence of rank > 1 has values' rank and agrees on the outer extents
-                    where known; result values' shape, dtype attribute (an integer dtype)
-    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
-                    or (S, n), data's dtype
-    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
-                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
-                    a rank-0 default_value of the values' dtype; output_shape non-negative;
-                    result output_shape, values' dtype
-    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
-                    data's extent at 1 - axis; data's type
     Identity        invert_permutation: an integer vector; its type
     Arange          rank-0 start, stop and step of dtype; result (?), dtype
-    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
-                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
-                    indexing is "xy"
 
 Meaning (what TVM's TOPI computes, on CPU):
 
-- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
-  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
-  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
-- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
-  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
-  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
-  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
-  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
-  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
-  32 bits, undefined overflow at 32 and 64).
-- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
-  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
-- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
-  descending too (ties keep the smaller index first). topk's values and indices are the first
-  k of that order. Index outputs are cast to dtype.
-- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
-  right), along the innermost axis of the matching row of the sequence.
-- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
-- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
-  each index tuple ``sparse_indices[n]``.
-- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
-  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
-  (truncated for integers, as ``make_const`` did); the rest are kept.
-- invert_permutation: ``out[data[i]] = i``.
 - arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
   ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
   relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
   when the three arguments were constants, which it read from copies kept in the attributes;
   those copies are Relay expressions, not attribute values, and are omitted here). The shape
   function gives ``(n,)``.
-- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
-  "xy" the first two grid axes are swapped.
 
 Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
 
-- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
-  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
-  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
-  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
-  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
-  the output unwritten).
-- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
-  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
-- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
-  entry <= 0 (TOPI divides by the entries and trusts the bound).
-- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
-  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
-  sorted ascending, or with NaN (its binary search assumes order).
-- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
-  reads past the end of the sorted row).
 - arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
   negative extent), or an element that the integer dtype cannot hold.
-- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
-  (float to integer out of range or NaN, as ``cast``).
 - Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
   symbolic (every reference re-checks its relation on the run-time shapes).
 
@@ -364,10 +141,14 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import (
     tensor_arg,
@@ -400,50 +181,76 @@ def _ones_like(x: Array) -> Array:
     return np.ones_like(x)
 
 
-_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
-    ("zeros_like", "any", _zeros_like, "Zeros with the shape and dtype of the input."),
-    ("ones_like", "any", _ones_like, "Ones with the shape and dtype of the input."),
+_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
+    (
+        "zeros_like",
+        "any",
+        _zeros_like,
+        "Zeros with the shape and dtype of the input.",
+        "onnxruntime:ConstantOfShape",
+    ),
+    (
+        "ones_like",
+        "any",
+        _ones_like,
+        "Ones with the shape and dtype of the input.",
+        "onnxruntime:ConstantOfShape",
+    ),
 )
-"""Unary operators without attributes: one input ``data``, relation ``Identity``, elemwise."""
+"""Fills of data's type without attributes: name, dtypes, kernel, doc, check."""
 
 
-_CHECKS: dict[str, str] = {
-    "zeros_like": "onnxruntime:ConstantOfShape",
-    "ones_like": "onnxruntime:ConstantOfShape",
-    "full_like": "independent:Python scalar conversion (math.trunc, modular wrap-around)",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
-
-
-for _name, _accepts, _kernel, _doc in _UNARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "InitOp",
+    inputs: tuple[str, ...] = (),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.ELEMWISE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs , pattern elemwise, relation "InitOp"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_relation(_accepts),
-            reference=_unary(_kernel),
-            relation_name="Identity",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "full_like",
-        ("data", "fill_value"),
-        None,
-        OpPattern.ELEMWISE,
-        "The scalar fill_value, cast to the dtype of data, with the shape of data.",
-        relation=_full_like_relation,
-        reference=_full_like,
-        relation_name="FullLike",
-        check=_CHECKS["full_like"],
+for _name, _accepts, _kernel, _doc, _check in _UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
+        relation_name="Identity",
+        inputs=("data",),
     )
+
+
+_op(
+    "full_like",
+    "The scalar fill_value, cast to the dtype of data, with the shape of data.",
+    relation=_full_like_relation,
+    reference=tensor_reference(_full_like),
+    check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
+    relation_name="FullLike",
+    inputs=("data", "fill_value"),
 )
 
 
@@ -568,48 +375,35 @@ def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.full(_out_shape(t), _cast_scalar(fill, t.dtype), dtype=t.dtype)
 
 
-register(
-    OpDef(
-        "zeros",
-        (),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape and dtype filled with zeros.",
-        relation=_init_relation,
-        reference=_init_reference(0),
-        relation_name="InitOp",
-        check="onnxruntime:ConstantOfShape",
-    )
+_op(
+    "zeros",
+    "A tensor of the given shape and dtype filled with zeros.",
+    relation=_init_relation,
+    reference=tensor_reference(_init_reference(0)),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
 )
 
 
-register(
-    OpDef(
-        "ones",
-        (),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape and dtype filled with ones.",
-        relation=_init_relation,
-        reference=_init_reference(1),
-        relation_name="InitOp",
-        check="onnxruntime:ConstantOfShape",
-    )
+_op(
+    "ones",
+    "A tensor of the given shape and dtype filled with ones.",
+    relation=_init_relation,
+    reference=tensor_reference(_init_reference(1)),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
 )
 
 
-register(
-    OpDef(
-        "full",
-        ("fill_value",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the given shape filled with the scalar fill_value.",
-        relation=_full_relation,
-        reference=_full_reference,
-        relation_name="Full",
-        check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
-    )
+_op(
+    "full",
+    "A tensor of the given shape filled with the scalar fill_value.",
+    relation=_full_relation,
+    reference=tensor_reference(_full_reference),
+    check="independent:Python scalar conversion (math.trunc, modular wrap-around)",
+    relation_name="Full",
+    inputs=("fill_value",),
+    attrs_type=InitOpAttrs,
 )
 
 
@@ -684,21 +478,15 @@ def _arange_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
         return np.asarray(start + step * i, dtype=t.dtype).reshape((n,))
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "arange",
-        ("start", "stop", "step"),
-        ArangeAttrs,
-        OpPattern.OPAQUE,
-        "Evenly spaced values from start towards stop by step.",
-        relation=_arange_relation,
-        reference=_arange_reference,
-        relation_name="Arange",
-        check="onnxruntime:Range",
-        shape_func=_arange_shape,
-    ),
+_op(
+    "arange",
+    "Evenly spaced values from start towards stop by step.",
+    relation=_arange_relation,
+    reference=tensor_reference(_arange_reference),
+    check="onnxruntime:Range",
+    relation_name="Arange",
+    inputs=("start", "stop", "step"),
+    attrs_type=ArangeAttrs,
+    pattern=OpPattern.OPAQUE,
+    shape_func=_arange_shape,
 )
-
-
-for _record in _RECORDS:
-    register(_record)

@@ -1,6 +1,5 @@
-"""Dynamic-shape operators (dyn.*): the static ones with shape arguments as tensors.
-
-Dynamic operators (``dyn.*``): a shape, or slice bounds, taken from a tensor argument's value.
+"""Dynamic-shape operators (``dyn.*``): the static ones with a shape, or slice bounds, taken
+from a tensor argument's value.
 
 ::
 
@@ -16,67 +15,24 @@ Dynamic operators (``dyn.*``): a shape, or slice bounds, taken from a tensor arg
     dyn.one_hot(indices, on_value, off_value, depth, axis=-1, dtype=)
                                                    OneHotAttrs        DynOneHot   out_elemwise
 
-The attributes classes are the static operators' (``ops.transform``, ``ops.shaping``,
-``ops.indexing``); TVM 0.18's dynamic ops read only some of their fields (``allowzero``,
+The attributes classes are the static operators' (``ops.shape``, ``ops.create``, ``ops.index``,
+``ops.sort``); TVM 0.18's dynamic ops read only some of their fields (``allowzero``,
 ``dtype``, ``slice_mode``, ``axis``, ``ret_type``, ``is_ascend``) and ignore the rest
 (``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``axes``, ``reps``, ``k``,
 ``depth``), which this module also ignores. Patterns follow
 ``src/relay/op/dyn/tensor/transform.cc`` (``dyn.zeros`` and ``dyn.ones`` register none there;
 ``python/tvm/relay/op/dyn/_tensor.py`` makes them elemwise).
 
-Typing. A *shape tensor* (``newshape``, ``shape``, ``begin``, ``end``, ``strides``, ``reps``) is a
-rank-1 tensor of an integer dtype whose length is a known integer: the result's rank comes
-from that length (TVM: "Dynamic Reshape doesn't support Dynamic Rank"), each result dimension
-is ``?``. ``dyn.reshape``, ``dyn.zeros``, ``dyn.ones``, ``dyn.full``: rank ``len(shape)``;
-``dyn.broadcast_to``: rank ``len(shape)``, which must be at least the data's rank
-(``topi::broadcast_to`` refused a lower one at compile time); ``dyn.strided_slice``: begin,
-end and strides have one length ``k <= rank(data)`` (TVM's compute checks this), the first
-``k`` dimensions are ``?`` and the others the data's; ``dyn.tile``: rank
-``max(rank(data), len(reps))``, every dimension ``?``; ``dyn.topk``: ``k`` is an integer scalar
-or a ``(1,)`` tensor, the axis in range, the axis dimension ``?`` and the others the data's,
-values of data's dtype and indices of the (integer) ``dtype`` attribute, a tuple of both,
-or one, as ``ret_type`` says; ``dyn.one_hot``: as ``one_hot`` (integer indices, scalar on and
-off values, axis in ``[-1, rank]``, a ``dtype``), with a scalar integer ``depth`` tensor and
-a ``?`` at the inserted axis. The dtype is the data's, or the ``dtype`` attribute
-(``dyn.zeros``/``dyn.ones`` need one; ``dyn.full``'s "" means the fill value's, which must be
-rank 0).
-
-Meaning. Each op's *shape function* (``OpDef.shape_func``: TVM's hybrid-script shape
-functions in ``python/tvm/relay/op/dyn/_transform.py`` and ``_tensor.py``) computes the
-result shape from the values; the result is then what the static op computes for that shape:
-
-- ``dyn.reshape``: left to right, a positive entry is a size, 0 copies the input dimension at
-  the same position (with ``allowzero`` it is a size 0), -1 is inferred as the input's element
-  count over the product of the other output sizes, -3 merges the next two input dimensions.
-  Every entry but -3 consumes one input dimension; -3 consumes two;
-- ``dyn.broadcast_to``, ``dyn.zeros``, ``dyn.ones``, ``dyn.full``: the shape values;
-- ``dyn.strided_slice``: per sliced axis of extent ``d``, with stride ``s`` (must be
-  non-zero): an absent begin is 0 (``d`` for ``s < 0``); ``end > d`` becomes ``d``; in
-  ``size`` mode the end is ``begin + end`` (a negative size: to the end) and ``s = 1``; a
-  negative begin or end is increased by ``d`` once; for ``s < 0`` an end still negative
-  becomes -1 and a begin above ``d - 1`` becomes ``d - 1``; the extent is
-  ``ceil(|end - begin| / |s|)`` (signed: ``end - begin`` for ``s > 0``) and the elements are
-  those at ``begin + i * s``;
-- ``dyn.tile``: shape and reps aligned on the right (missing entries 1), each extent the
-  product; a rep of 0 gives an empty axis (``np.tile``); then ``tile``;
-- ``dyn.topk``: ``topk`` with ``k`` the tensor's value (``k < 1``: the whole axis);
-- ``dyn.one_hot``: ``one_hot`` with ``depth`` the tensor's value; a depth of 0 gives an
-  empty axis.
-
-Failures. ``RelayRuntimeError`` where TVM's shape function asserted: a -2, -4 or other
-negative special value, or a second -1, in a dynamic reshape; -3 without two input dimensions
-left; a zero stride. ``UndefinedBehavior`` where TVM computed on without checking: a negative
-size in a shape; 0 copying an input dimension past the input's rank; -1 next to a 0-sized
-output dimension (TVM's shape function divides by zero); element counts that differ after a
-reshape (``topi::reshape`` reads out of bounds); a shape that the data does not broadcast to;
-a strided slice whose computed extent is negative or whose elements lie outside the axis; a
-fill value that the output dtype cannot hold (as for ``full``); a negative rep or depth; and
-whatever the static ``topk`` and ``one_hot`` leave undefined (NaN data, ``k`` beyond the
-axis extent).
-
-Deliberate departures from TVM: a shape tensor must be rank 1 and of an integer dtype (TVM
-read ``shape[0]`` of any tensor type, then failed later or crashed); so must ``dyn.topk``'s
-``k`` and ``dyn.one_hot``'s ``depth`` be of an integer dtype.
+Conventions. A *shape tensor* (``newshape``, ``shape``, ``begin``, ``end``, ``strides``,
+``reps``) is a rank-1 tensor of an integer dtype whose length is a known integer: the
+result's rank comes from that length (TVM: "Dynamic Reshape doesn't support Dynamic Rank"),
+each result dimension is ``?`` (deliberate departure: TVM read ``shape[0]`` of any tensor type,
+then failed later or crashed). Each op's *shape function* (``OpDef.shape_func``: TVM's
+hybrid-script shape functions in ``python/tvm/relay/op/dyn/_transform.py`` and ``_tensor.py``)
+computes the result shape from the values; the result is then what the static op computes
+for that shape. A shape function fails with ``RelayRuntimeError`` where TVM's asserted and
+with ``UndefinedBehavior`` where TVM computed on without checking, such as a negative size in
+a shape. Each relation's, shape function's and reference's docstring states the rest.
 """
 
 from __future__ import annotations
@@ -92,7 +48,19 @@ from ..errors import RelayRuntimeError, UndefinedBehavior
 from ..syntax import ANY, Dim, TensorType, TupleType, Type, is_dtype
 from .create import InitOpAttrs, _cast_scalar
 from .index import OneHotAttrs, StridedSliceAttrs
-from .registry import OPS, Attrs, OpDef, OpPattern, RelationError, Tensor, register
+from .registry import (
+    OPS,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    Tensor,
+    register,
+    tensor_reference,
+)
 from .shape import ReshapeAttrs, TileAttrs
 from .shapes import broadcast_shapes, normalize_axis, tensor_arg
 from .sort import TopKAttrs
@@ -144,6 +112,7 @@ def _sizes(name: str, values: Sequence[int]) -> tuple[int, ...]:
 
 
 def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynamicReshape``: rank ``len(newshape)``, every dimension ``?``, data's dtype."""
     _attrs(attrs, ReshapeAttrs)
     data, newshape = _arity(arg_types, ("data", "newshape"))
     rank = _shape_length(newshape, "newshape")
@@ -151,7 +120,16 @@ def _reshape_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _reshape_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
-    """TVM's ``_reshape_shape_func_input_data``, with its assertions and unchecked cases."""
+    """TVM's ``_reshape_shape_func_input_data``: left to right, a positive entry is a size, 0
+    copies the input dimension at the same position (with ``allowzero`` it is a size 0), -1 is
+    inferred as the input's element count over the product of the other output sizes, -3
+    merges the next two input dimensions. Every entry but -3 consumes one input dimension; -3
+    consumes two.
+
+    ``RelayRuntimeError`` (TVM asserted): a -2, -4 or other negative special value, or a second
+    -1; -3 without two input dimensions left. Undefined (TVM computed on): a negative size; 0
+    copying an input dimension past the input's rank; -1 next to a 0-sized output dimension
+    (TVM's shape function divides by zero)."""
     a = _attrs(attrs, ReshapeAttrs)
     data, newshape = args
     ishape = data.shape
@@ -197,6 +175,10 @@ def _reshape_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, 
 
 
 def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.reshape``: ``reshape`` to the shape function's shape.
+
+    Undefined: element counts that differ after the reshape (``topi::reshape`` reads out of
+    bounds)."""
     data = args[0]
     shape = _reshape_shape(args, attrs)
     if math.prod(shape) != data.size:
@@ -207,6 +189,8 @@ def _reshape_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _broadcast_to_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynamicBroadCastTo``: rank ``len(shape)``, which must be at least the data's rank
+    (``topi::broadcast_to`` refused a lower one at compile time); data's dtype."""
     _attrs(attrs, InitOpAttrs)
     data, shape = _arity(arg_types, ("data", "shape"))
     rank = _shape_length(shape, "shape")
@@ -222,6 +206,9 @@ def _broadcast_to_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[
 
 
 def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.broadcast_to``: ``broadcast_to`` the shape's values.
+
+    Undefined: a negative size; a shape that the data does not broadcast to."""
     data = args[0]
     target = _broadcast_to_shape(args, attrs)
     merged: tuple[Dim, ...] | None
@@ -235,6 +222,8 @@ def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
 
 
 def _init_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynamicInitOp`` (``dyn.zeros``, ``dyn.ones``): rank ``len(shape)``, the ``dtype``
+    attribute (which must be given)."""
     a = _attrs(attrs, InitOpAttrs)
     (shape,) = _arity(arg_types, ("shape",))
     rank = _shape_length(shape, "shape")
@@ -248,16 +237,20 @@ def _init_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...
 
 
 def _zeros_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.zeros``: zeros of the shape's values (undefined: a negative size)."""
     a = _attrs(attrs, InitOpAttrs)
     return np.zeros(_init_shape(args, attrs), dtype=a.dtype)
 
 
 def _ones_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.ones``: ones of the shape's values (undefined: a negative size)."""
     a = _attrs(attrs, InitOpAttrs)
     return np.ones(_init_shape(args, attrs), dtype=a.dtype)
 
 
 def _full_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynamicFull``: rank ``len(shape)``; the ``dtype`` attribute, "" meaning the fill
+    value's, which must be rank 0."""
     a = _attrs(attrs, InitOpAttrs)
     fill, shape = _arity(arg_types, ("fill_value", "shape"))
     if fill.shape:
@@ -271,6 +264,10 @@ def _full_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...
 
 
 def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.full``: ``full`` of the shape's values.
+
+    Undefined: a negative size; a fill value that the output dtype cannot hold (as for
+    ``full``)."""
     a = _attrs(attrs, InitOpAttrs)
     fill = args[0]
     dtype = a.dtype or fill.dtype.name
@@ -278,6 +275,8 @@ def _full_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynStridedSlice``: begin, end and strides have one length ``k <= rank(data)`` (TVM's
+    compute checks this); the first ``k`` dimensions are ``?`` and the others the data's."""
     a = _attrs(attrs, StridedSliceAttrs)
     data, begin, end, strides = _arity(arg_types, ("data", "begin", "end", "strides"))
     if a.slice_mode not in ("end", "size"):
@@ -299,7 +298,14 @@ def _strided_slice_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _slice_plan(args: tuple[Tensor, ...], attrs: Attrs | None) -> list[tuple[int, int, int]]:
-    """Per axis of data: (canonical begin, stride, extent), as TVM's shape function computes."""
+    """Per axis of data: (canonical begin, stride, extent), as TVM's shape function computes.
+
+    Per sliced axis of extent ``d``, with stride ``s`` (must be non-zero, else
+    ``RelayRuntimeError``): an absent begin is 0 (``d`` for ``s < 0``); ``end > d`` becomes
+    ``d``; in ``size`` mode the end is ``begin + end`` (a negative size: to the end) and
+    ``s = 1``; a negative begin or end is increased by ``d`` once; for ``s < 0`` an end still
+    negative becomes -1 and a begin above ``d - 1`` becomes ``d - 1``; the extent is
+    ``ceil(|end - begin| / |s|)`` (signed: ``end - begin`` for ``s > 0``)."""
     a = _attrs(attrs, StridedSliceAttrs)
     data, begin_t, end_t, strides_t = args
     begin, end, strides = _values(begin_t), _values(end_t), _values(strides_t)
@@ -332,6 +338,9 @@ def _strided_slice_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple
 
 
 def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.strided_slice``: the elements at ``begin + i * s`` of each sliced axis.
+
+    Undefined: a computed extent that is negative, or elements outside the axis."""
     data = args[0]
     positions = []
     for axis, (b, stride, extent) in enumerate(_slice_plan(args, attrs)):
@@ -351,6 +360,7 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
 
 
 def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynamicTile``: rank ``max(rank(data), len(reps))``, every dimension ``?``."""
     _attrs(attrs, TileAttrs)
     data, reps = _arity(arg_types, ("data", "reps"))
     rank = max(len(data.shape), _shape_length(reps, "reps"))
@@ -358,7 +368,9 @@ def _tile_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _tile_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...]:
-    """TVM's ``_tile_shape_func``: shape and reps aligned on the right, missing entries 1."""
+    """TVM's ``_tile_shape_func``: shape and reps aligned on the right (missing entries 1),
+    each extent the product; a rep of 0 gives an empty axis (``np.tile``). Undefined: a
+    negative rep."""
     data, reps_t = args
     reps = list(_sizes("dyn.tile", _values(reps_t)))
     rank = max(data.ndim, len(reps))
@@ -368,6 +380,7 @@ def _tile_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, ...
 
 
 def _tile_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.tile``: ``tile`` with the reps' values (undefined: a negative rep)."""
     data, reps = args
     _tile_shape(args, attrs)
     values = _values(reps)
@@ -383,6 +396,10 @@ def _k_tensor(t: TensorType) -> None:
 
 
 def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynTopK``: ``k`` is an integer scalar or a ``(1,)`` tensor (deliberate departure: TVM
+    did not require an integer dtype), the axis in range, the axis dimension ``?`` and the
+    others the data's, values of data's dtype and indices of the (integer) ``dtype``
+    attribute: a tuple of both, or one, as ``ret_type`` says."""
     a = _attrs(attrs, TopKAttrs)
     data, k = _arity(arg_types, ("data", "k"))
     _k_tensor(k)
@@ -419,12 +436,19 @@ def _topk_shape(
 
 
 def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+    """``dyn.topk``: ``topk`` with ``k`` the tensor's value (``k < 1``: the whole axis).
+
+    Undefined: what the static ``topk`` leaves undefined (NaN data, ``k`` beyond the axis
+    extent)."""
     static = OPS["topk"].reference
     assert static is not None
     return static((args[0],), _static_topk(args, attrs))
 
 
 def _one_hot_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``DynOneHot``: as ``one_hot`` (integer indices, scalar on and off values, axis in
+    ``[-1, rank]``, a ``dtype``), with a scalar integer ``depth`` tensor (deliberate departure:
+    TVM did not require an integer dtype) and a ``?`` at the inserted axis."""
     a = _attrs(attrs, OneHotAttrs)
     indices, on, off, depth = _arity(arg_types, ("indices", "on_value", "off_value", "depth"))
     if depth.shape or depth.dtype not in _INTEGER_DTYPES:
@@ -450,6 +474,10 @@ def _one_hot_shape(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[int, 
 
 
 def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``dyn.one_hot``: ``one_hot`` with ``depth`` the tensor's value; a depth of 0 gives an
+    empty axis.
+
+    Undefined: a negative depth, and what the static ``one_hot`` leaves undefined."""
     a = _attrs(attrs, OneHotAttrs)
     shape = _one_hot_shape(args, attrs)
     depth = _values(args[3])[0]
@@ -462,145 +490,151 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return out
 
 
-register(
-    OpDef(
-        "dyn.reshape",
-        ("data", "newshape"),
-        ReshapeAttrs,
-        OpPattern.INJECTIVE,
-        "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
-        relation=_reshape_relation,
-        reference=_reshape_reference,
-        relation_name="DynamicReshape",
-        check="independent:the static reshape (relation and reference) on the same values",
-        shape_func=_reshape_shape,
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "DynamicInitOp",
+    inputs: tuple[str, ...] = ("shape",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs shape, pattern injective, relation "DynamicInitOp"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "dyn.reshape",
+    "Reshape data to the shape held by the tensor newshape (0, -1, -3 special).",
+    relation=_reshape_relation,
+    reference=tensor_reference(_reshape_reference),
+    check="independent:the static reshape (relation and reference) on the same values",
+    relation_name="DynamicReshape",
+    inputs=("data", "newshape"),
+    attrs_type=ReshapeAttrs,
+    shape_func=_reshape_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.broadcast_to",
-        ("data", "shape"),
-        InitOpAttrs,
-        OpPattern.BROADCAST,
-        "Broadcast data to the shape held by the tensor shape.",
-        relation=_broadcast_to_relation,
-        reference=_broadcast_to_reference,
-        relation_name="DynamicBroadCastTo",
-        check="onnxruntime:Expand",
-        shape_func=_broadcast_to_shape,
-    )
+_op(
+    "dyn.broadcast_to",
+    "Broadcast data to the shape held by the tensor shape.",
+    relation=_broadcast_to_relation,
+    reference=tensor_reference(_broadcast_to_reference),
+    check="onnxruntime:Expand",
+    relation_name="DynamicBroadCastTo",
+    inputs=("data", "shape"),
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.BROADCAST,
+    shape_func=_broadcast_to_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.zeros",
-        ("shape",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of zeros of the shape held by the tensor shape.",
-        relation=_init_relation,
-        reference=_zeros_reference,
-        relation_name="DynamicInitOp",
-        check="onnxruntime:ConstantOfShape",
-        shape_func=_init_shape,
-    )
+_op(
+    "dyn.zeros",
+    "A tensor of zeros of the shape held by the tensor shape.",
+    relation=_init_relation,
+    reference=tensor_reference(_zeros_reference),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_init_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.ones",
-        ("shape",),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of ones of the shape held by the tensor shape.",
-        relation=_init_relation,
-        reference=_ones_reference,
-        relation_name="DynamicInitOp",
-        check="onnxruntime:ConstantOfShape",
-        shape_func=_init_shape,
-    )
+_op(
+    "dyn.ones",
+    "A tensor of ones of the shape held by the tensor shape.",
+    relation=_init_relation,
+    reference=tensor_reference(_ones_reference),
+    check="onnxruntime:ConstantOfShape",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_init_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.full",
-        ("fill_value", "shape"),
-        InitOpAttrs,
-        OpPattern.ELEMWISE,
-        "A tensor of the shape held by the tensor shape, filled with fill_value.",
-        relation=_full_relation,
-        reference=_full_reference,
-        relation_name="DynamicFull",
-        check="onnxruntime:Expand",
-        shape_func=_full_shape,
-    )
+_op(
+    "dyn.full",
+    "A tensor of the shape held by the tensor shape, filled with fill_value.",
+    relation=_full_relation,
+    reference=tensor_reference(_full_reference),
+    check="onnxruntime:Expand",
+    relation_name="DynamicFull",
+    inputs=("fill_value", "shape"),
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.ELEMWISE,
+    shape_func=_full_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.strided_slice",
-        ("data", "begin", "end", "strides"),
-        StridedSliceAttrs,
-        OpPattern.INJECTIVE,
-        "A strided slice of data with begin, end and strides held by tensors.",
-        relation=_strided_slice_relation,
-        reference=_strided_slice_reference,
-        relation_name="DynStridedSlice",
-        check="independent:Python range slicing of nested lists",
-        shape_func=_strided_slice_shape,
-    )
+_op(
+    "dyn.strided_slice",
+    "A strided slice of data with begin, end and strides held by tensors.",
+    relation=_strided_slice_relation,
+    reference=tensor_reference(_strided_slice_reference),
+    check="independent:Python range slicing of nested lists",
+    relation_name="DynStridedSlice",
+    inputs=("data", "begin", "end", "strides"),
+    attrs_type=StridedSliceAttrs,
+    shape_func=_strided_slice_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.tile",
-        ("data", "reps"),
-        TileAttrs,
-        OpPattern.INJECTIVE,
-        "Repeat data along each axis as many times as the tensor reps says.",
-        relation=_tile_relation,
-        reference=_tile_reference,
-        relation_name="DynamicTile",
-        check="onnxruntime:Tile",
-        shape_func=_tile_shape,
-    )
+_op(
+    "dyn.tile",
+    "Repeat data along each axis as many times as the tensor reps says.",
+    relation=_tile_relation,
+    reference=tensor_reference(_tile_reference),
+    check="onnxruntime:Tile",
+    relation_name="DynamicTile",
+    inputs=("data", "reps"),
+    attrs_type=TileAttrs,
+    shape_func=_tile_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.topk",
-        ("data", "k"),
-        TopKAttrs,
-        OpPattern.OPAQUE,
-        "The k largest (or smallest) elements along an axis, k held by a tensor.",
-        relation=_topk_relation,
-        reference=_topk_reference,
-        relation_name="DynTopK",
-        check="onnxruntime:TopK",
-        shape_func=_topk_shape,
-    )
+_op(
+    "dyn.topk",
+    "The k largest (or smallest) elements along an axis, k held by a tensor.",
+    relation=_topk_relation,
+    reference=tensor_reference(_topk_reference),
+    check="onnxruntime:TopK",
+    relation_name="DynTopK",
+    inputs=("data", "k"),
+    attrs_type=TopKAttrs,
+    pattern=OpPattern.OPAQUE,
+    shape_func=_topk_shape,
 )
 
 
-register(
-    OpDef(
-        "dyn.one_hot",
-        ("indices", "on_value", "off_value", "depth"),
-        OneHotAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "One-hot encode indices with a depth held by a scalar tensor.",
-        relation=_one_hot_relation,
-        reference=_one_hot_reference,
-        relation_name="DynOneHot",
-        check="onnxruntime:OneHot",
-        shape_func=_one_hot_shape,
-    )
+_op(
+    "dyn.one_hot",
+    "One-hot encode indices with a depth held by a scalar tensor.",
+    relation=_one_hot_relation,
+    reference=tensor_reference(_one_hot_reference),
+    check="onnxruntime:OneHot",
+    relation_name="DynOneHot",
+    inputs=("indices", "on_value", "off_value", "depth"),
+    attrs_type=OneHotAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func=_one_hot_shape,
 )

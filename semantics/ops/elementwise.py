@@ -8,17 +8,8 @@ Elementwise operators: unary math, binary broadcasting arithmetic and comparison
                    any dtype                                  Identity        elemwise
                exp log sqrt rsqrt tanh sigmoid                float  Identity elemwise
                logical_not                                    bool   Identity elemwise
-    binary     add subtract multiply divide floor_divide mod floor_mod maximum minimum
-                   any dtype, lhs and rhs alike   (lhs, rhs)  Broadcast       broadcast
-               power                                          float  Broadcast
-               logical_and logical_or                         bool   Broadcast
-               equal not_equal less less_equal greater greater_equal
-                   any dtype, result bool                     BroadcastComp   broadcast
     clip(data, a_min=, a_max=)                 ClipAttrs      Identity        elemwise
     cast(data, dtype=)                         CastAttrs      Cast            elemwise
-    nn.leaky_relu(data, alpha=0.25)            LeakyReluAttrs Identity        elemwise
-    where(condition, x, y)                                    Where           broadcast
-    full_like(data, fill_value)                               FullLike        elemwise
 
 Argument names, attribute fields, relation names and fusion patterns follow TVM 0.18
 (``RELAY_REGISTER_UNARY_OP`` and ``RELAY_REGISTER_BINARY_OP`` name their arguments ``data`` and
@@ -67,9 +58,6 @@ Meaning: what TVM's TOPI compute lowered through its LLVM code generator (defaul
 
 Undefined behaviour (``UndefinedBehavior``), each where TVM left the case undefined:
 
-- integer ``divide``, ``floor_divide``, ``mod``, ``floor_mod`` by zero (a ``False`` divisor for
-  bool): LLVM ``sdiv``/``udiv``/``srem``/``urem`` by zero is UB (``codegen_llvm.cc``
-  ``DivNode``/``ModNode``; ``floordiv``/``floormod`` lower to them);
 - the smallest signed integer divided by -1, in the same four ops, at every signed width: the
   quotient overflows and LLVM makes ``sdiv``/``srem`` overflow UB;
 - ``int32``/``int64`` overflow in ``add``, ``subtract``, ``multiply``, ``negative``, ``abs`` and
@@ -108,11 +96,6 @@ More elementwise operators: trigonometry, bit manipulation, predicates and fast 
       sign                                          signed, float   Identity          elemwise
       bitwise_not                                   integer         Identity          elemwise
       isnan isinf isfinite                          any, -> bool    IdentityCompRel   elemwise
-    binary (lhs, rhs)
-      bitwise_and bitwise_or bitwise_xor
-      left_shift right_shift                        integer         Broadcast         broadcast
-      logical_xor                                   bool            Broadcast         broadcast
-      trunc_divide trunc_mod                        any             Broadcast         broadcast
     reinterpret(data, dtype=)          CastAttrs    any, same bits  Reinterpret       elemwise
 
 "integer" is the signed and unsigned integer dtypes, without bool; "signed" the signed ones.
@@ -120,12 +103,6 @@ Names, argument names, relation names and fusion patterns follow TVM 0.18
 (``src/relay/op/tensor/unary.cc``, ``binary.cc``, ``transform.cc``). ``reinterpret`` takes
 TVM's ``CastAttrs`` (``relay.attrs.CastAttrs``, one field ``dtype``): TVM had no separate
 attributes class for it.
-
-Typing. ``Identity``: the result has the argument's type. ``IdentityCompRel``: the argument's
-shape, dtype bool. ``Broadcast``: ``lhs`` and ``rhs`` have one dtype; the result has that dtype
-and their broadcast shape (as for ``add``, see ``ops.elementwise``). ``Reinterpret``: the
-data's shape with the ``dtype`` attribute, which must be given and have the data's bit width
-(bool is one bit: it reinterprets only as bool).
 
 Meaning: what TVM's TOPI compute lowered through its LLVM code generator computed, with the
 conventions of ``ops.elementwise`` (float16 computed through float32 and rounded after each
@@ -156,23 +133,10 @@ operation, narrow integer arithmetic wrapping).
   ``x > 0 ? 1 : (x < 0 ? -1 : 0)`` with LLVM's ordered compares, so ``sign(NaN) = 0`` and
   ``sign(-0.0) = +0.0``. ``isnan``/``isinf`` are false and ``isfinite`` true on integers and
   bool. ``copy`` is the identity.
-- Bitwise ops act on the two's-complement bits. ``left_shift`` is LLVM's ``shl`` without
-  ``nsw``/``nuw``: bits shifted out are lost (``int8`` ``64 << 1`` is -128) at every width.
-  ``right_shift`` is arithmetic (``ashr``, sign-filling) for signed and logical (``lshr``) for
-  unsigned dtypes.
-- ``logical_xor`` is boolean exclusive or.
-- ``trunc_divide`` is ``divide``'s truncating integer division, and ``trunc(a / b)`` for
-  floats; ``trunc_mod`` is the truncated remainder (the sign of the dividend; C's ``fmod`` for
-  floats), exactly ``mod``. Bool operands are the integers 0 and 1 (LLVM's ``i1``).
 - ``reinterpret`` keeps the bits and changes their dtype (NaN payloads kept).
 
 Undefined behaviour (``UndefinedBehavior``):
 
-- ``left_shift`` and ``right_shift`` by an amount that is negative or at least the bit width
-  of the dtype: LLVM's ``shl``/``ashr``/``lshr`` give poison (``codegen_llvm.cc`` emits them
-  without masking the amount);
-- ``trunc_divide`` and ``trunc_mod`` of integers (or bool) by zero, and of the smallest signed
-  integer by -1: LLVM ``sdiv``/``udiv``/``srem``/``urem`` as for ``divide`` and ``mod``;
 - ``fast_exp`` of a float32 value above 88.3762626647950 (and below +inf): TVM clamps the
   argument there and returns ``max(approximation, x)``, a finite number that is neither
   ``exp(x)`` nor its overflow to +inf;
@@ -193,7 +157,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -208,8 +172,11 @@ from .registry import (
     Reference,
     Relation,
     RelationError,
+    ShapeFunc,
+    TensorReference,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import tensor_arg
 
@@ -236,8 +203,17 @@ Array: TypeAlias = npt.NDArray[Any]
 only to arrays whose element type is open)."""
 
 
-Accepts: TypeAlias = Literal["any", "float", "bool"]
-"""Which dtypes an operand may have: any dtype, a float dtype, or bool."""
+Accepts: TypeAlias = Literal["any", "float", "bool", "integer", "signed_or_float"]
+"""Which dtypes an operand may have: any dtype, a float dtype, bool, an integer dtype (not
+bool), or a signed integer or float dtype."""
+
+
+_DESCRIBE: dict[str, str] = {
+    "float": "a float dtype",
+    "bool": "bool",
+    "integer": "an integer dtype (int8 to uint64, not bool)",
+    "signed_or_float": "a signed integer or float dtype",
+}
 
 
 def _is_float(dtype: str) -> bool:
@@ -271,11 +247,25 @@ def _tensors(arg_types: tuple[Type, ...], names: tuple[str, ...]) -> tuple[Tenso
     return tuple(tensor_arg(t, name) for t, name in zip(arg_types, names, strict=True))
 
 
+def _allows(dtype: str, accepts: Accepts) -> bool:
+    match accepts:
+        case "any":
+            return True
+        case "float":
+            return _is_float(dtype)
+        case "bool":
+            return dtype == "bool"
+        case "integer":
+            return dtype.startswith(("int", "uint"))
+        case "signed_or_float":
+            return dtype.startswith(("int", "float"))
+        case _:
+            assert_never(accepts)
+
+
 def _check_accepts(t: TensorType, accepts: Accepts, what: str) -> None:
-    if accepts == "float" and not _is_float(t.dtype):
-        raise RelationError(f"expected a float dtype for {what}, found {t.dtype}")
-    if accepts == "bool" and t.dtype != "bool":
-        raise RelationError(f"expected bool for {what}, found {t.dtype}")
+    if not _allows(t.dtype, accepts):
+        raise RelationError(f"expected {_DESCRIBE[accepts]} for {what}, found {t.dtype}")
 
 
 def _identity_relation(accepts: Accepts) -> Relation:
@@ -362,7 +352,7 @@ def _attr_constant(value: float, dtype: str, what: str) -> Array:
 UnaryKernel: TypeAlias = Callable[[Array], Array]
 
 
-def _unary(kernel: UnaryKernel) -> Reference:
+def _unary(kernel: UnaryKernel) -> TensorReference:
     """A reference applying ``kernel`` to ``data``; the result keeps the dtype of ``data``."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -424,129 +414,107 @@ def _cast_reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
         return _cast(x, attrs.dtype, "cast")
 
 
-_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str], ...] = (
-    ("negative", "any", _by_kind(np.negative, _negative), "Elementwise negation, -x."),
-    ("abs", "any", _by_kind(np.abs, _abs), "Elementwise absolute value."),
-    ("exp", "float", np.exp, "Elementwise exponential, e**x."),
-    ("log", "float", np.log, "Elementwise natural logarithm."),
-    ("sqrt", "float", np.sqrt, "Elementwise square root."),
-    ("rsqrt", "float", lambda x: 1 / np.sqrt(x), "Elementwise reciprocal square root, 1/sqrt(x)."),
-    ("tanh", "float", np.tanh, "Elementwise hyperbolic tangent."),
-    ("sigmoid", "float", lambda x: 1 / (1 + np.exp(-x)), "Elementwise logistic 1/(1+exp(-x))."),
-    ("floor", "any", _by_kind(np.floor), "Elementwise floor."),
-    ("ceil", "any", _by_kind(np.ceil), "Elementwise ceiling."),
-    ("round", "any", _by_kind(_round_half_away), "Elementwise rounding, halves away from zero."),
-    ("logical_not", "bool", np.logical_not, "Elementwise boolean negation."),
+_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
+    (
+        "negative",
+        "any",
+        _by_kind(np.negative, _negative),
+        "Elementwise negation, -x.",
+        "onnxruntime:Neg",
+    ),
+    ("abs", "any", _by_kind(np.abs, _abs), "Elementwise absolute value.", "onnxruntime:Abs"),
+    ("exp", "float", np.exp, "Elementwise exponential, e**x.", "onnxruntime:Exp"),
+    ("log", "float", np.log, "Elementwise natural logarithm.", "onnxruntime:Log"),
+    ("sqrt", "float", np.sqrt, "Elementwise square root.", "onnxruntime:Sqrt"),
+    (
+        "rsqrt",
+        "float",
+        lambda x: 1 / np.sqrt(x),
+        "Elementwise reciprocal square root, 1/sqrt(x).",
+        "independent:1 / sqrt(x) in decimal arithmetic, correctly rounded",
+    ),
+    ("tanh", "float", np.tanh, "Elementwise hyperbolic tangent.", "onnxruntime:Tanh"),
+    (
+        "sigmoid",
+        "float",
+        lambda x: 1 / (1 + np.exp(-x)),
+        "Elementwise logistic 1/(1+exp(-x)).",
+        "onnxruntime:Sigmoid",
+    ),
+    ("floor", "any", _by_kind(np.floor), "Elementwise floor.", "onnxruntime:Floor"),
+    ("ceil", "any", _by_kind(np.ceil), "Elementwise ceiling.", "onnxruntime:Ceil"),
+    (
+        "round",
+        "any",
+        _by_kind(_round_half_away),
+        "Elementwise rounding, halves away from zero.",
+        "independent:decimal quantize with ROUND_HALF_UP (halves away from zero)",
+    ),
+    ("logical_not", "bool", np.logical_not, "Elementwise boolean negation.", "onnxruntime:Not"),
 )
-"""Unary operators without attributes: one input ``data``, relation ``Identity``, elemwise."""
+"""Unary operators without attributes (relation ``Identity``): name, dtypes, kernel, doc, check."""
 
 
-_CHECKS: dict[str, str] = {
-    "negative": "onnxruntime:Neg",
-    "abs": "onnxruntime:Abs",
-    "exp": "onnxruntime:Exp",
-    "log": "onnxruntime:Log",
-    "sqrt": "onnxruntime:Sqrt",
-    "rsqrt": "independent:1 / sqrt(x) in decimal arithmetic, correctly rounded",
-    "tanh": "onnxruntime:Tanh",
-    "sigmoid": "onnxruntime:Sigmoid",
-    "floor": "onnxruntime:Floor",
-    "ceil": "onnxruntime:Ceil",
-    "round": "independent:decimal quantize with ROUND_HALF_UP (halves away from zero)",
-    "logical_not": "onnxruntime:Not",
-    "clip": "onnxruntime:Clip",
-    "cast": "onnxruntime:Cast",
-}
-"""How each op's reference is checked independently (``OpDef.check``), by a test in
-``tests/test_ops_elementwise.py``."""
-
-
-for _name, _accepts, _kernel, _doc in _UNARY:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.ELEMWISE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern elemwise, relation "Identity"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_relation(_accepts),
-            reference=_unary(_kernel),
-            relation_name="Identity",
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
     )
 
 
-register(
-    OpDef(
-        "clip",
-        ("data",),
-        ClipAttrs,
-        OpPattern.ELEMWISE,
-        "Clamp every element into [a_min, a_max].",
-        relation=_identity_relation("any"),
-        reference=_clip,
-        relation_name="Identity",
-        check=_CHECKS["clip"],
+for _name, _accepts, _kernel, _doc, _check in _UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
     )
+
+
+_op(
+    "clip",
+    "Clamp every element into [a_min, a_max].",
+    relation=_identity_relation("any"),
+    reference=tensor_reference(_clip),
+    check="onnxruntime:Clip",
+    attrs_type=ClipAttrs,
 )
 
 
-register(
-    OpDef(
-        "cast",
-        ("data",),
-        CastAttrs,
-        OpPattern.ELEMWISE,
-        "Convert every element to dtype.",
-        relation=_cast_relation,
-        reference=_cast_reference,
-        relation_name="Cast",
-        check=_CHECKS["cast"],
-    )
+_op(
+    "cast",
+    "Convert every element to dtype.",
+    relation=_cast_relation,
+    reference=tensor_reference(_cast_reference),
+    check="onnxruntime:Cast",
+    relation_name="Cast",
+    attrs_type=CastAttrs,
 )
-
-
-MathAccepts: TypeAlias = Literal["any", "float", "bool", "integer", "signed_or_float"]
-"""Which dtypes an operand may have."""
-
-
-_DESCRIBE: dict[str, str] = {
-    "float": "a float dtype",
-    "bool": "bool",
-    "integer": "an integer dtype (int8 to uint64, not bool)",
-    "signed_or_float": "a signed integer or float dtype",
-}
-
-
-def _allows(dtype: str, accepts: MathAccepts) -> bool:
-    match accepts:
-        case "any":
-            return True
-        case "float":
-            return _is_float(dtype)
-        case "bool":
-            return dtype == "bool"
-        case "integer":
-            return dtype.startswith(("int", "uint"))
-        case "signed_or_float":
-            return dtype.startswith(("int", "float"))
-
-
-def _check_math_accepts(t: TensorType, accepts: MathAccepts, what: str) -> None:
-    if not _allows(t.dtype, accepts):
-        raise RelationError(f"expected {_DESCRIBE[accepts]} for {what}, found {t.dtype}")
-
-
-def _math_identity_relation(accepts: MathAccepts) -> Relation:
-    """``Identity``: the result has the type of ``data`` (of a dtype ``accepts`` allows)."""
-
-    def relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-        (data,) = _tensors(arg_types, ("data",))
-        _check_math_accepts(data, accepts, "data")
-        return TensorType(data.shape, data.dtype)
-
-    return relation
 
 
 def _identity_comp_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
@@ -619,7 +587,7 @@ def _nan_is_undefined(op: str, dtypes: tuple[str, ...], exact: UnaryKernel) -> U
     return kernel
 
 
-def _predicate(kernel: UnaryKernel, on_integers: bool) -> Reference:
+def _predicate(kernel: UnaryKernel, on_integers: bool) -> TensorReference:
     """A bool-valued reference: ``kernel`` on floats, the constant ``on_integers`` otherwise."""
 
     def reference(args: tuple[Array, ...], attrs: Attrs | None) -> Array:
@@ -662,7 +630,7 @@ _FLOAT_MATH: tuple[tuple[str, UnaryKernel, str, str], ...] = (
 """Float-only unary operators: name, kernel, doc, check."""
 
 
-_OTHER_UNARY: tuple[tuple[str, MathAccepts, UnaryKernel, str, str], ...] = (
+_OTHER_UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
     ("trunc", "any", _trunc, "Elementwise rounding toward zero.",
      "independent:math.trunc per element"),
     ("sign", "signed_or_float", _sign, "Elementwise sign: -1, 0 or 1.", "onnxruntime:Sign"),
@@ -685,63 +653,42 @@ _PREDICATES: tuple[tuple[str, UnaryKernel, bool, str, str], ...] = (
 
 
 for _name, _kernel, _doc, _check in _FLOAT_MATH:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_math_identity_relation("float"),
-            reference=_unary(_kernel),
-            relation_name="Identity",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation("float"),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
     )
 
 
-for _name, _math_accepts, _kernel, _doc, _check in _OTHER_UNARY:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_math_identity_relation(_math_accepts),
-            reference=_unary(_kernel),
-            relation_name="Identity",
-            check=_check,
-        )
+for _name, _accepts, _kernel, _doc, _check in _OTHER_UNARY:
+    _op(
+        _name,
+        _doc,
+        relation=_identity_relation(_accepts),
+        reference=tensor_reference(_unary(_kernel)),
+        check=_check,
     )
 
 
 for _name, _kernel, _on_integers, _doc, _check in _PREDICATES:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            None,
-            OpPattern.ELEMWISE,
-            _doc,
-            relation=_identity_comp_relation,
-            reference=_predicate(_kernel, _on_integers),
-            relation_name="IdentityCompRel",
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_identity_comp_relation,
+        reference=tensor_reference(_predicate(_kernel, _on_integers)),
+        check=_check,
+        relation_name="IdentityCompRel",
     )
 
 
-register(
-    OpDef(
-        "reinterpret",
-        ("data",),
-        CastAttrs,
-        OpPattern.ELEMWISE,
-        "The bits of every element read as dtype (of the same bit width).",
-        relation=_reinterpret_relation,
-        reference=_reinterpret,
-        relation_name="Reinterpret",
-        check="independent:struct.pack and struct.unpack per element",
-    )
+_op(
+    "reinterpret",
+    "The bits of every element read as dtype (of the same bit width).",
+    relation=_reinterpret_relation,
+    reference=tensor_reference(_reinterpret),
+    check="independent:struct.pack and struct.unpack per element",
+    relation_name="Reinterpret",
+    attrs_type=CastAttrs,
 )

@@ -1,6 +1,4 @@
-"""Image operators: image.resize2d.
-
-Image operators: two-dimensional resizing.
+"""Image operators: image.resize2d, two-dimensional resizing.
 
 ::
 
@@ -14,56 +12,8 @@ Image operators: two-dimensional resizing.
 so a call must give them; the other fields and defaults are TVM's (the attribute default of
 ``rounding_method`` is ``"round"``; the Python builder's ``""`` is also accepted).
 
-Types (``Resize2D``): data of rank 4 in layout NCHW or NHWC; ``size`` is ``(out_h, out_w)``,
-two non-negative integers; ``roi`` holds 4 floats; the result replaces H and W by ``size`` and
-has dtype ``out_dtype`` ("" keeps the data's). ``method`` is nearest_neighbor, linear or cubic;
-``coordinate_transformation_mode`` is half_pixel, align_corners, asymmetric,
-pytorch_half_pixel, tf_half_pixel_for_nn or tf_crop_and_resize; ``rounding_method`` is "",
-round, round_prefer_floor, round_prefer_ceil, floor or ceil.
-
-Meaning (TOPI ``python/tvm/topi/image/resize.py``, ``resize2d``). Every step is float32
-arithmetic, whatever the data's dtype (TOPI reads pixels with ``astype("float")``), one
-rounding per operation; each output row ``y`` and column ``x`` maps to an input coordinate,
-``scale = float(in) / float(out)``::
-
-    half_pixel            (x + 0.5) * scale - 0.5
-    align_corners         float(in - 1) / float(out - 1) * x
-    asymmetric            scale * x
-    pytorch_half_pixel    (x + 0.5) * scale - 0.5 if out > 1, else 0
-    tf_half_pixel_for_nn  (x + 0.5) * scale
-    tf_crop_and_resize    if out > 1: start * (in - 1) + x * (end - start) * float(in - 1)
-                          / float(out - 1), else 0.5 * (start + end) * (in - 1); roi is
-                          (start_h, start_w, end_h, end_w); a coordinate outside
-                          [0, in - 1] on either axis gives extrapolation_value
-
-Every pixel read clamps its index into ``[0, in - 1]``.
-
-- nearest_neighbor: the index is the coordinate rounded (``rounding_method`` ""
-  means round for align_corners, floor otherwise): round is ``nearbyint`` (halves to
-  even), round_prefer_floor ``ceil(c - 0.5)``, round_prefer_ceil ``floor(c + 0.5)``, floor
-  ``floor(c + 1e-5)``, ceil ``ceil(c - 1e-5)``. With asymmetric coordinates and an output
-  extent that is a whole multiple k of the input extent (k <= 1 / (1e-5 * (in + 1))), TOPI
-  uses the integer index ``x // k`` instead (``can_convert_multiply_to_intdiv``).
-- linear: ``i = floor(c)``, ``t = c - i``; ``lerp(a, b, t) = a * (1 - t) + b * t`` along x on
-  rows ``i`` and ``i + 1``, then along y.
-- cubic: the four pixels ``i - 1 .. i + 2`` weighted by Keys' kernel with ``a = cubic_alpha``
-  at ``t = c - floor(c)``: ``a(t^3 - 2t^2 + t)``, ``(a + 2)t^3 - (a + 3)t^2 + 1``,
-  ``-(a + 2)t^3 + (2a + 3)t^2 - at``, ``-at^3 + at^2``, summed left to right along x, then along
-  y; with ``cubic_exclude`` the weights of pixels outside the image become 0 and the rest are
-  divided by their sum.
-
-The float32 value is then converted to the output dtype as TVM's cast does (see ``ops.nn``):
-rounding for floats, truncation toward zero for integers, ``!= 0`` for bool.
-
-Undefined behaviour (``UndefinedBehavior``): a non-empty output from an input whose H or W is 0
-(every read is out of bounds); a NaN or out-of-range coordinate converted to an index
-(``fptosi`` poison), as align_corners with an output extent of 1 gives (0 / 0); converting a
-NaN, infinite or out-of-range value to an integer output dtype (an interpolated value of
-integer data can leave the dtype's range with cubic's overshoot).
-
-Deliberate departures from TVM 0.18: only the layouts NCHW and NHWC (TVM also took packed
-NCHWc layouts) and data of rank 4; unknown methods, coordinate modes and rounding methods are
-type errors rather than TOPI's ``ValueError`` at compile time.
+The relation's and the reference's docstrings state the operator's rule, its undefined
+cases and its departures from TVM.
 """
 
 from __future__ import annotations
@@ -76,7 +26,19 @@ import numpy as np
 
 from ..syntax import Dim, TensorType, Type
 from .nn.common import _attrs, _convert, _Num, _show, _ub
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from .shapes import tensor_arg
 
 _F32 = np.float32
@@ -151,6 +113,17 @@ def _choice(value: str, options: Sequence[str], what: str) -> None:
 
 
 def _resize2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Resize2D``: data of rank 4 in layout NCHW or NHWC; ``size`` is ``(out_h, out_w)``,
+    two non-negative integers; ``roi`` holds 4 floats; the result replaces H and W by ``size`` and
+    has dtype ``out_dtype`` ("" keeps the data's). ``method`` is nearest_neighbor, linear or cubic;
+    ``coordinate_transformation_mode`` is half_pixel, align_corners, asymmetric,
+    pytorch_half_pixel, tf_half_pixel_for_nn or tf_crop_and_resize; ``rounding_method`` is "",
+    round, round_prefer_floor, round_prefer_ceil, floor or ceil.
+
+    Deliberate departures from TVM 0.18: only the layouts NCHW and NHWC (TVM also took packed
+    NCHWc layouts) and data of rank 4; unknown methods, coordinate modes and rounding methods are
+    type errors rather than TOPI's ``ValueError`` at compile time.
+    """
     a = _attrs(attrs, Resize2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     h, w = spatial_axes(a.layout, len(data.shape))
@@ -326,6 +299,45 @@ def resize(data: _Num, layout: str, r: Resize, out_dtype: np.dtype[Any], op: str
 
 
 def _resize2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``image.resize2d`` as TOPI computes it (``topi/image/resize.py``). Every step is float32
+    arithmetic, whatever the data's dtype (TOPI reads pixels with ``astype("float")``), one
+    rounding per operation; each output row ``y`` and column ``x`` maps to an input coordinate,
+    ``scale = float(in) / float(out)``::
+
+        half_pixel            (x + 0.5) * scale - 0.5
+        align_corners         float(in - 1) / float(out - 1) * x
+        asymmetric            scale * x
+        pytorch_half_pixel    (x + 0.5) * scale - 0.5 if out > 1, else 0
+        tf_half_pixel_for_nn  (x + 0.5) * scale
+        tf_crop_and_resize    if out > 1: start * (in - 1) + x * (end - start) * float(in - 1)
+                              / float(out - 1), else 0.5 * (start + end) * (in - 1); roi is
+                              (start_h, start_w, end_h, end_w); a coordinate outside
+                              [0, in - 1] on either axis gives extrapolation_value
+
+    Every pixel read clamps its index into ``[0, in - 1]``.
+
+    - nearest_neighbor: the index is the coordinate rounded (``rounding_method`` ""
+      means round for align_corners, floor otherwise): round is ``nearbyint`` (halves to
+      even), round_prefer_floor ``ceil(c - 0.5)``, round_prefer_ceil ``floor(c + 0.5)``, floor
+      ``floor(c + 1e-5)``, ceil ``ceil(c - 1e-5)``. With asymmetric coordinates and an output
+      extent that is a whole multiple k of the input extent (k <= 1 / (1e-5 * (in + 1))), TOPI
+      uses the integer index ``x // k`` instead (``can_convert_multiply_to_intdiv``).
+    - linear: ``i = floor(c)``, ``t = c - i``; ``lerp(a, b, t) = a * (1 - t) + b * t`` along x on
+      rows ``i`` and ``i + 1``, then along y.
+    - cubic: the four pixels ``i - 1 .. i + 2`` weighted by Keys' kernel with ``a = cubic_alpha``
+      at ``t = c - floor(c)``: ``a(t^3 - 2t^2 + t)``, ``(a + 2)t^3 - (a + 3)t^2 + 1``,
+      ``-(a + 2)t^3 + (2a + 3)t^2 - at``, ``-at^3 + at^2``, summed left to right along x, then along
+      y; with ``cubic_exclude`` the weights of pixels outside the image become 0 and the rest are
+      divided by their sum.
+
+    The float32 value is then converted to the output dtype as TVM's cast does (see ``ops.nn``):
+    rounding for floats, truncation toward zero for integers, ``!= 0`` for bool.
+
+    Undefined (``UndefinedBehavior``): a non-empty output from an input whose H or W is 0
+    (every read is out of bounds); a NaN or out-of-range coordinate converted to an index
+    (``fptosi`` poison), as align_corners with an output extent of 1 gives (0 / 0); converting a
+    NaN, infinite or out-of-range value to an integer output dtype (an interpolated value of
+    integer data can leave the dtype's range with cubic's overshoot)."""
     a = _attrs(attrs, Resize2DAttrs)
     data = args[0]
     assert a.size is not None and a.roi is not None
@@ -342,18 +354,47 @@ def _resize2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return resize(data, a.layout, r, np.dtype(a.out_dtype or data.dtype), "image.resize2d")
 
 
-register(
-    OpDef(
-        "image.resize2d",
-        ("data",),
-        Resize2DAttrs,
-        OpPattern.INJECTIVE,
-        "Resize the H and W axes by nearest, linear or cubic interpolation.",
-        relation=_resize2d_relation,
-        reference=_resize2d_reference,
-        relation_name="Resize2D",
-        check="onnxruntime:Resize",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, nothing."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "image.resize2d",
+    "Resize the H and W axes by nearest, linear or cubic interpolation.",
+    relation=_resize2d_relation,
+    reference=tensor_reference(_resize2d_reference),
+    check="onnxruntime:Resize",
+    relation_name="Resize2D",
+    inputs=("data",),
+    attrs_type=Resize2DAttrs,
+    pattern=OpPattern.INJECTIVE,
 )
 
 

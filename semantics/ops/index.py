@@ -4,19 +4,9 @@ Transforms: operators that move, copy, select or create elements without arithme
 
 ::
 
-    reshape(data, newshape=, allowzero=False)                       ReshapeAttrs      injective
-    transpose(data, axes=)                                          TransposeAttrs    injective
-    concatenate(data, axis=0)            data is a tuple            ConcatenateAttrs  injective
-    stack(data, axis=0)                  data is a tuple            StackAttrs        injective
-    split(data, indices_or_sections=, axis=0)                       SplitAttrs        injective
-    expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
-    squeeze(data, axis=None)                                        SqueezeAttrs      injective
     take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
     strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
                                                                     StridedSliceAttrs injective
-    broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
-    zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
-    full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
 
 ``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
 default and so are required all the same, written ``None`` when absent: ``transpose``'s
@@ -27,25 +17,10 @@ and, for ``zeros`` and ``ones``, ``python/tvm/relay/op/_tensor.py``.
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Reshape       TVM's InferNewShape: 0 copies, -1 infers, -2 copies the rest, -3 merges two,
-                  -4 splits one in two; the element counts must agree when every dimension is
-                  a known integer (TVM skips the check otherwise)
-    Transpose     axes None reverses; otherwise a permutation of the axes (negative allowed)
-    Concatenate   equal rank and dtype; the axis extents add (? if any is ?); other extents
-                  agree where known, and are ? only if unknown everywhere or the axis is known
-    Stack         equal rank and dtype; axis in [-(ndim + 1), ndim]; a new axis of extent n
-    Split         a tuple: equal sections (which must divide the extent) or the pieces between
-                  strictly increasing indices, the last below the extent
-    ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
-    Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
-                  listed axes, whose known extents must be 1
     Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
                   data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
     StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
                   the extent of an axis that is not a known integer becomes ?
-    BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
-    InitOp        zeros and ones: the shape and dtype attributes
-    Full          a rank-0 fill_value; dtype "" means fill_value's dtype
 
 Where TVM's relation asserts something about dimensions it fails only when the assertion folds
 to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
@@ -64,16 +39,10 @@ Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case 
   ``strided_slice_with_axes``, ``broadcast_to`` in ``include/tvm/topi/transform.h`` and
   ``broadcast.h``) index the input without checking, so they read out of bounds or pick
   arbitrary elements.
-- ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
-  StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
-  relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
 - ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
   ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
   when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
   ``truncmod`` by 0).
-- ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
-  output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
-  ``fptoui``, whose result is poison then.
 
 Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
 rely on):
@@ -87,11 +56,6 @@ rely on):
   build, get the evident meaning (clip's batch indexing with their own index rule).
 - strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
   ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
-- reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
-  negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
-  (allowzero) is rejected (TVM divides by zero).
-- zeros, ones, broadcast_to and full need a shape (TVM dereferences the empty Optional) with
-  no negative entries; zeros and ones need a dtype (TVM would make a tensor of type void).
 
 TVM quirks kept: reshape stores the inferred ``-1`` at its position in ``newshape``, not in the
 output, so ``newshape=(-2, -1)`` fails and ``(-4, 1, 2, -1)`` is out of range; split's indices
@@ -100,31 +64,9 @@ missing ``end`` with 0 when the stride is negative (so ``strides=[-1]`` alone st
 index 0), rejects a slice whose canonical bounds run backwards instead of making it empty, and
 fails on a slice of no axes (a rank-0 tensor, or ``axes=[]``); ``size`` mode ignores strides.
 
-The argument of ``concatenate`` and ``stack`` arrives at a reference as ``args[0]``, a tuple of
-arrays; ``split`` returns a tuple of arrays.
-
-Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
-
 ::
 
-    reverse(data, axis=)                                    ReverseAttrs          injective
-    tile(data, reps=)                                       TileAttrs             broadcast
-    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
-    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
-    reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
-                                                            ReshapeLikeAttrs      injective
-    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
-    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
     slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
-    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
-    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
-    einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
-    matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
-                    sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
-    trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
-    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
-    reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
-                                                            ReverseSequenceAttrs  injective
 
 ``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
 in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
@@ -136,35 +78,11 @@ computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Reverse          axis in [-ndim, ndim); the result is data's type
-    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
-                     extent data * rep, ? where data's extent is not a known integer (as TVM)
-    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
-    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
-                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
-                     has its factor as extent; a dst sub-axis of factor f splits its primal
-                     extent (which f must divide) into (extent / f, f)
-    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
-                     + data.shape[lhs_end:] (negative bounds count from the end); element
-                     counts equal when every extent of data and result is a known integer
-    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
-    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
     SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
                      which may not exceed data's; axes non-empty, each below shape_like's rank
-    ShapeOf          Tensor[(ndim,), dtype]
-    NdarraySize      Tensor[(), dtype]
-    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
-                     (letters, one "..." per term); a label has one extent everywhere; "..."
-                     parts broadcast; implicit output: "..." then the labels used once, sorted
     MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
                      one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
                      cols - max(k1, 0)); the result is input's type
-    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
-    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
-                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
-                     ceil((extent - window + 1) / stride) + window_shape
-    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
-                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
 
 Where a relation compares dimensions it fails only when sympy proves the comparison false
 (``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
@@ -172,75 +90,22 @@ reference re-checks its relation on the run-time shapes (a failure there is unde
 
 Meaning:
 
-- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
-- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
-- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
-  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
-  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
-  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
 - ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
   ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
   leading axes and over the axes where collapse_type has 1 and data does not, to
   collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
-- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
-  (numpy's integer conversion; bool is "nonzero").
-- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
-- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
-  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
-  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
-  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
-  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
-- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
-  0 elsewhere; k is read as its mathematical value.
-- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
-- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
-  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
-  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
-  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
-  length is defined, negative ones included.
 
 Undefined behaviour (``UndefinedBehavior``):
 
 - Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
   symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
   than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
-- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
-  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
-  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
-  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
-- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
-  TVM adds 1-bit integers, which is not a defined boolean operation here.
 
 Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
 the meaning to chance):
 
-- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
-  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
-  past the shape).
-- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
-  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
-  (TVM's shape rule ignores the first and floors the second).
-- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
-  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
 - slice_like: a negative axis is counted from data's rank and must land in range (TVM
   indexed out of bounds); an extent larger than data's is an error whenever it is provable.
-- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
-  passes int32).
-- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
-  explicit output has "..." exactly when an input does.
-- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
-  relation calls ``reporter->Assert`` without checking the answer; its length formula is
-  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
-- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
-- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
-  relation checks none of them).
-
-TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
-the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
-``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
-reads the axis's own index as the batch index).
-
-The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
 
 Indexing: operators that read or write elements at computed positions, sort, or make grids.
 
@@ -254,20 +119,12 @@ Indexing: operators that read or write elements at computed positions, sort, or 
     scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
     one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
                                                           OneHotAttrs          out-elemwise-fusable
-    sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
-    argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
-    topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
-                                                          TopkAttrs            opaque
-    searchsorted(sorted_sequence, values, right=False, dtype="int32")
-                                                          SearchSortedAttrs    opaque
     unravel_index(data, shape)                            (none)               injective
     sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
                                                           SparseToDenseAttrs   opaque
     sequence_mask(data, valid_length, mask_value=0.0, axis=0)
                                                           SequenceMaskAttrs    injective
     invert_permutation(data)                              (none)               injective
-    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
-    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
 
 ``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
 null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
@@ -294,11 +151,6 @@ Type relations (named as TVM registered them; the name prefixes their error mess
                     mul, min or max; data's type
     OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
                     [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
-    Sort            axis in range; data's type
-    Argsort         axis in range; data's shape, dtype attribute
-    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
-                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
-                    "both" gives the tuple (values, indices)
     SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
                     sequence of rank > 1 has values' rank and agrees on the outer extents
                     where known; result values' shape, dtype attribute (an integer dtype)
@@ -311,10 +163,6 @@ Type relations (named as TVM registered them; the name prefixes their error mess
     SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
                     data's extent at 1 - axis; data's type
     Identity        invert_permutation: an integer vector; its type
-    Arange          rank-0 start, stop and step of dtype; result (?), dtype
-    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
-                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
-                    indexing is "xy"
 
 Meaning (what TVM's TOPI computes, on CPU):
 
@@ -330,11 +178,6 @@ Meaning (what TVM's TOPI computes, on CPU):
   32 bits, undefined overflow at 32 and 64).
 - one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
   dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
-- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
-  descending too (ties keep the smaller index first). topk's values and indices are the first
-  k of that order. Index outputs are cast to dtype.
-- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
-  right), along the innermost axis of the matching row of the sequence.
 - unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
 - sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
   each index tuple ``sparse_indices[n]``.
@@ -342,14 +185,6 @@ Meaning (what TVM's TOPI computes, on CPU):
   position along the other of axes 0 and 1) become mask_value, converted to data's dtype
   (truncated for integers, as ``make_const`` did); the rest are kept.
 - invert_permutation: ``out[data[i]] = i``.
-- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
-  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
-  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
-  when the three arguments were constants, which it read from copies kept in the attributes;
-  those copies are Relay expressions, not attribute values, and are omitted here). The shape
-  function gives ``(n,)``.
-- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
-  "xy" the first two grid axes are swapped.
 
 Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
 
@@ -363,13 +198,6 @@ Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case 
   in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
 - unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
   entry <= 0 (TOPI divides by the entries and trusts the bound).
-- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
-  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
-  sorted ascending, or with NaN (its binary search assumes order).
-- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
-  reads past the end of the sorted row).
-- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
-  negative extent), or an element that the integer dtype cannot hold.
 - one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
   (float to integer out of range or NaN, as ``cast``).
 - Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
@@ -416,12 +244,16 @@ from .registry import (
     Attrs,
     OpDef,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
     register,
+    tensor_reference,
 )
-from .shape import _axis, _data, _op, _provably_greater, _shape, _two
+from .shape import _axis, _data, _provably_greater, _shape, _two
 from .shapes import (
     dims_equal,
     normalize_axis,
@@ -674,33 +506,57 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
     return data[np.ix_(*positions)]
 
 
-register(
-    OpDef(
-        "take",
-        ("data", "indices"),
-        TakeAttrs,
-        OpPattern.INJECTIVE,
-        "Gather elements of data at indices along an axis.",
-        relation=_take_relation,
-        reference=_take_reference,
-        relation_name="Take",
-        check="onnxruntime:Gather",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data", "indices"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, indices, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "take",
+    "Gather elements of data at indices along an axis.",
+    relation=_take_relation,
+    reference=tensor_reference(_take_reference),
+    check="onnxruntime:Gather",
+    relation_name="Take",
+    attrs_type=TakeAttrs,
 )
 
 
-register(
-    OpDef(
-        "strided_slice",
-        ("data",),
-        StridedSliceAttrs,
-        OpPattern.INJECTIVE,
-        "A strided slice of data, as in numpy's data[begin:end:stride].",
-        relation=_strided_slice_relation,
-        reference=_strided_slice_reference,
-        relation_name="StridedSlice",
-        check="onnxruntime:Slice",
-    )
+_op(
+    "strided_slice",
+    "A strided slice of data, as in numpy's data[begin:end:stride].",
+    relation=_strided_slice_relation,
+    reference=tensor_reference(_strided_slice_reference),
+    check="onnxruntime:Slice",
+    relation_name="StridedSlice",
+    inputs=("data",),
+    attrs_type=StridedSliceAttrs,
 )
 
 
@@ -754,14 +610,13 @@ def _slice_like_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tens
 
 _op(
     "slice_like",
-    ("data", "shape_like"),
-    SliceLikeAttrs,
-    OpPattern.INJECTIVE,
     "Slice data from index 0 to the extents of shape_like on the given axes.",
-    "SliceLike",
-    "onnxruntime:Slice",
-    _slice_like_relation,
-    _slice_like_reference,
+    relation=_slice_like_relation,
+    reference=tensor_reference(_slice_like_reference),
+    check="onnxruntime:Slice",
+    relation_name="SliceLike",
+    inputs=("data", "shape_like"),
+    attrs_type=SliceLikeAttrs,
 )
 
 
@@ -1259,108 +1114,109 @@ def _invert_permutation_reference(args: tuple[Tensor, ...], attrs: Attrs | None)
     return out
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "gather",
-        ("data", "indices"),
-        GatherAttrs,
-        OpPattern.INJECTIVE,
-        "Gather elements of data along axis at the positions in indices.",
-        relation=_gather_relation,
-        reference=_gather_reference,
-        relation_name="Gather",
-        check="onnxruntime:GatherElements",
-    ),
-    OpDef(
-        "gather_nd",
-        ("data", "indices"),
-        GatherNDAttrs,
-        OpPattern.INJECTIVE,
-        "Gather slices of data at the index tuples along the first axis of indices.",
-        relation=_gather_nd_relation,
-        reference=_gather_nd_reference,
-        relation_name="GatherND",
-        check="onnxruntime:GatherND",
-    ),
-    OpDef(
-        "scatter_elements",
-        ("data", "indices", "updates"),
-        ScatterElementsAttrs,
-        OpPattern.OPAQUE,
-        "Combine updates into a copy of data along axis at the positions in indices.",
-        relation=_scatter_elements_relation,
-        reference=_scatter_elements_reference,
-        relation_name="ScatterElements",
-        check="onnxruntime:ScatterElements",
-    ),
-    OpDef(
-        "scatter_nd",
-        ("data", "indices", "updates"),
-        ScatterNDAttrs,
-        OpPattern.OPAQUE,
-        "Combine slices of updates into a copy of data at the index tuples of indices.",
-        relation=_scatter_nd_relation,
-        reference=_scatter_nd_reference,
-        relation_name="ScatterND",
-        check="onnxruntime:ScatterND",
-    ),
-    OpDef(
-        "one_hot",
-        ("indices", "on_value", "off_value"),
-        OneHotAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "A one-hot encoding of indices along a new axis of extent depth.",
-        relation=_one_hot_relation,
-        reference=_one_hot_reference,
-        relation_name="OneHot",
-        check="onnxruntime:OneHot",
-    ),
-    OpDef(
-        "unravel_index",
-        ("data", "shape"),
-        None,
-        OpPattern.INJECTIVE,
-        "The coordinates of flat indices in a row-major tensor of the given shape.",
-        relation=_unravel_index_relation,
-        reference=_unravel_index_reference,
-        relation_name="UnRavelIndexRel",
-        check="independent:numpy.unravel_index",
-    ),
-    OpDef(
-        "sparse_to_dense",
-        ("sparse_indices", "sparse_values", "default_value"),
-        SparseToDenseAttrs,
-        OpPattern.OPAQUE,
-        "A dense tensor of output_shape from sparse index tuples and values.",
-        relation=_sparse_to_dense_relation,
-        reference=_sparse_to_dense_reference,
-        relation_name="SparseToDense",
-        check="independent:dense mask built from the index tuples",
-    ),
-    OpDef(
-        "sequence_mask",
-        ("data", "valid_length"),
-        SequenceMaskAttrs,
-        OpPattern.INJECTIVE,
-        "Replace elements past each sequence's valid length with mask_value.",
-        relation=_sequence_mask_relation,
-        reference=_sequence_mask_reference,
-        relation_name="SequenceMask",
-        check="independent:element-by-element loop",
-    ),
-    OpDef(
-        "invert_permutation",
-        ("data",),
-        None,
-        OpPattern.INJECTIVE,
-        "The inverse of the permutation data.",
-        relation=_invert_permutation_relation,
-        reference=_invert_permutation_reference,
-        relation_name="Identity",
-        check="independent:numpy.argsort of the permutation",
-    ),
+_op(
+    "gather",
+    "Gather elements of data along axis at the positions in indices.",
+    relation=_gather_relation,
+    reference=tensor_reference(_gather_reference),
+    check="onnxruntime:GatherElements",
+    relation_name="Gather",
+    attrs_type=GatherAttrs,
 )
 
 
-for _record in _RECORDS:
-    register(_record)
+_op(
+    "gather_nd",
+    "Gather slices of data at the index tuples along the first axis of indices.",
+    relation=_gather_nd_relation,
+    reference=tensor_reference(_gather_nd_reference),
+    check="onnxruntime:GatherND",
+    relation_name="GatherND",
+    attrs_type=GatherNDAttrs,
+)
+
+
+_op(
+    "scatter_elements",
+    "Combine updates into a copy of data along axis at the positions in indices.",
+    relation=_scatter_elements_relation,
+    reference=tensor_reference(_scatter_elements_reference),
+    check="onnxruntime:ScatterElements",
+    relation_name="ScatterElements",
+    inputs=("data", "indices", "updates"),
+    attrs_type=ScatterElementsAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "scatter_nd",
+    "Combine slices of updates into a copy of data at the index tuples of indices.",
+    relation=_scatter_nd_relation,
+    reference=tensor_reference(_scatter_nd_reference),
+    check="onnxruntime:ScatterND",
+    relation_name="ScatterND",
+    inputs=("data", "indices", "updates"),
+    attrs_type=ScatterNDAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "one_hot",
+    "A one-hot encoding of indices along a new axis of extent depth.",
+    relation=_one_hot_relation,
+    reference=tensor_reference(_one_hot_reference),
+    check="onnxruntime:OneHot",
+    relation_name="OneHot",
+    inputs=("indices", "on_value", "off_value"),
+    attrs_type=OneHotAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
+
+
+_op(
+    "unravel_index",
+    "The coordinates of flat indices in a row-major tensor of the given shape.",
+    relation=_unravel_index_relation,
+    reference=tensor_reference(_unravel_index_reference),
+    check="independent:numpy.unravel_index",
+    relation_name="UnRavelIndexRel",
+    inputs=("data", "shape"),
+)
+
+
+_op(
+    "sparse_to_dense",
+    "A dense tensor of output_shape from sparse index tuples and values.",
+    relation=_sparse_to_dense_relation,
+    reference=tensor_reference(_sparse_to_dense_reference),
+    check="independent:dense mask built from the index tuples",
+    relation_name="SparseToDense",
+    inputs=("sparse_indices", "sparse_values", "default_value"),
+    attrs_type=SparseToDenseAttrs,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+_op(
+    "sequence_mask",
+    "Replace elements past each sequence's valid length with mask_value.",
+    relation=_sequence_mask_relation,
+    reference=tensor_reference(_sequence_mask_reference),
+    check="independent:element-by-element loop",
+    relation_name="SequenceMask",
+    inputs=("data", "valid_length"),
+    attrs_type=SequenceMaskAttrs,
+)
+
+
+_op(
+    "invert_permutation",
+    "The inverse of the permutation data.",
+    relation=_invert_permutation_relation,
+    reference=tensor_reference(_invert_permutation_reference),
+    check="independent:numpy.argsort of the permutation",
+    relation_name="Identity",
+    inputs=("data",),
+)

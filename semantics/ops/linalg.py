@@ -1,143 +1,22 @@
 """Linear-algebra operators on the innermost matrices: einsum, trilu, matrix_set_diag.
 
-Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shapes.
-
 ::
 
-    reverse(data, axis=)                                    ReverseAttrs          injective
-    tile(data, reps=)                                       TileAttrs             broadcast
-    repeat(data, repeats=, axis=)                           RepeatAttrs           broadcast
-    layout_transform(data, src_layout=, dst_layout=)        LayoutTransformAttrs  injective
-    reshape_like(data, shape_like, lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None)
-                                                            ReshapeLikeAttrs      injective
-    broadcast_to_like(data, broadcast_type)                 (none)                broadcast
-    collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
-    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
-    shape_of(data, dtype="")                                ShapeOfAttrs          opaque
-    ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
     einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
     matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
                     sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
     trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
-    sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
-    reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
-                                                            ReverseSequenceAttrs  injective
 
-``name=`` marks a required attribute (``reverse``'s and ``repeat``'s ``axis`` default to None
-in TVM, but TVM's relations read them as integers, so None is rejected; ``slice_like``'s
-``axes`` has no default and is written ``None`` for "every axis"). Attribute fields follow TVM
-0.18's ``include/tvm/relay/attrs/transform.h``; relations and patterns follow
-``src/relay/op/tensor/transform.cc``, ``unary.cc`` (``shape_of``, ``ndarray_size``),
-``math.cc`` (``einsum``) and ``python/tvm/relay/op/_transform.py`` (``layout_transform``);
-computes follow ``include/tvm/topi/transform.h``, ``reduction.h`` and ``einsum.h``.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Reverse          axis in [-ndim, ndim); the result is data's type
-    Tile             every rep > 0; data and reps are padded with leading 1s to the same rank;
-                     extent data * rep, ? where data's extent is not a known integer (as TVM)
-    Repeat           repeats >= 1, axis in [-ndim, ndim); that extent times repeats
-    layout_transform layouts of upper-case primal axes and sub-axes "<factor><lower-case>";
-                     both name the same primal axes; data's rank is src_layout's; a src sub-axis
-                     has its factor as extent; a dst sub-axis of factor f splits its primal
-                     extent (which f must divide) into (extent / f, f)
-    ReshapeLike      data.shape[:lhs_begin] + shape_like.shape[rhs_begin:rhs_end]
-                     + data.shape[lhs_end:] (negative bounds count from the end); element
-                     counts equal when every extent of data and result is a known integer
-    BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
-    CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
-    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
-                     which may not exceed data's; axes non-empty, each below shape_like's rank
-    ShapeOf          Tensor[(ndim,), dtype]
-    NdarraySize      Tensor[(), dtype]
-    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
-                     (letters, one "..." per term); a label has one extent everywhere; "..."
-                     parts broadcast; implicit output: "..." then the labels used once, sorted
-    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
-                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
-                     cols - max(k1, 0)); the result is input's type
-    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
-    SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
-                     in [1, extent], strides >= 1; data.shape[:axis] + the window counts
-                     ceil((extent - window + 1) / stride) + window_shape
-    ReverseSequence  seq_lengths a vector of a signed integer dtype and of data's batch extent;
-                     batch_axis and seq_axis in [-ndim, ndim); the result is data's type
+``name=`` marks a required attribute. Attribute fields follow TVM 0.18's
+``include/tvm/relay/attrs/transform.h``; relations and patterns follow
+``src/relay/op/tensor/transform.cc`` and ``math.cc`` (``einsum``), and are named as TVM
+registered them (the name prefixes their error messages); computes follow
+``include/tvm/topi/transform.h`` and ``einsum.h``. Each relation's and reference's docstring
+states its operator's rule, undefined cases and departures from TVM.
 
 Where a relation compares dimensions it fails only when sympy proves the comparison false
 (``ops.shapes.dims_equal``): ``?`` and undecidable symbolic dimensions are accepted, and every
 reference re-checks its relation on the run-time shapes (a failure there is undefined).
-
-Meaning:
-
-- ``reverse``: ``out[.., i, ..] = data[.., n - 1 - i, ..]`` on the axis.
-- ``tile``: numpy's ``tile``; ``repeat``: numpy's ``repeat`` along the axis.
-- ``layout_transform``: the same logical tensor in another layout: the primal tensor has
-  extent ``P * f`` on a primal axis ``P`` with sub-axis ``f p`` (element ``P * f + p``), and the
-  result indexes that tensor through dst_layout the same way. ``NCHW -> NCHW4c`` is
-  ``out[n, C, h, w, c] = data[n, 4 C + c, h, w]``.
-- ``reshape_like``: ``reshape`` to the shape above; ``broadcast_to_like``: numpy broadcasting;
-  ``collapse_sum_like``: ``sum`` (as ``ops.reduce`` defines it: ``any`` on bool) over data's
-  leading axes and over the axes where collapse_type has 1 and data does not, to
-  collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
-- ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
-  (numpy's integer conversion; bool is "nonzero").
-- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
-- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
-  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
-  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
-  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
-  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
-- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
-  0 elsewhere; k is read as its mathematical value.
-- ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
-- ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
-  seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
-  ``1 < L <= extent``, ``extent - 1 - i`` when ``L > extent`` (the whole axis is reversed);
-  positions ``i >= L``, and every position when ``L <= 1``, keep their element. So every
-  length is defined, negative ones included.
-
-Undefined behaviour (``UndefinedBehavior``):
-
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (a reshape_like whose counts differ, a slice_like longer than data, a window longer
-  than the axis, a non-dividing layout split, ...): TVM's computes index unchecked.
-- ``collapse_sum_like`` and ``einsum`` of int32, int64, uint32 or uint64 where an evaluation
-  order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
-  ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
-  counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
-- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
-  TVM adds 1-bit integers, which is not a defined boolean operation here.
-
-Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
-the meaning to chance):
-
-- reverse and repeat: ``axis=None`` is rejected (TVM dereferences the null integer); repeat's
-  axis must lie in ``[-ndim, ndim)`` (TVM's check admits ``-ndim - 1`` and ``ndim``, then reads
-  past the shape).
-- layout_transform: an empty layout is rejected; data's rank must equal src_layout's; a
-  src sub-axis's extent must equal its factor and a dst factor must divide its primal extent
-  (TVM's shape rule ignores the first and floors the second).
-- reshape_like: the bounds, after adding the rank to negative ones, must satisfy
-  ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
-- slice_like: a negative axis is counted from data's rank and must land in range (TVM
-  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
-- shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
-  passes int32).
-- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
-  explicit output has "..." exactly when an input does.
-- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
-  relation calls ``reporter->Assert`` without checking the answer; its length formula is
-  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
-- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
-- sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
-  relation checks none of them).
-
-TVM quirks kept: tile's extents become ``?`` wherever data's extent is symbolic, even where
-the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (TVM's
-``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
-reads the axis's own index as the batch index).
-
-The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
 """
 
 from __future__ import annotations
@@ -153,12 +32,19 @@ from .create import _attrs, _fmt, _out_shape, _type_of
 from .registry import (
     AttrKind,
     Attrs,
+    OpDef,
+    OpInput,
     OpPattern,
+    Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
     attr_field,
+    register,
+    tensor_reference,
 )
-from .shape import _fields, _op, _run_time, _tuple_value, _two
+from .shape import _fields, _run_time, _tuple_value, _two
 from .shapes import (
     broadcast_shapes,
     dims_equal,
@@ -252,6 +138,12 @@ def _einsum_terms(equation: str, count: int) -> tuple[list[list[str]], list[str]
 
 
 def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Einsum``: a non-empty tuple of one dtype; the equation's terms fit the operands
+    (letters, one "..." per term); a label has one extent everywhere; "..." parts broadcast;
+    implicit output: "..." then the labels used once, sorted.
+
+    Departures from TVM: a label's extents must all be equal (no broadcasting of 1-extent
+    labels), and an explicit output has "..." exactly when an input does."""
     a = _attrs(attrs, EinsumAttrs)
     fields = _fields(arg_types)
     dtype = fields[0].dtype
@@ -294,7 +186,15 @@ def _einsum_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     return TensorType(tuple(oshape), dtype)
 
 
-def _einsum_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _einsum_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
+    """``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
+    The argument arrives as ``args[0]``, a tuple of arrays.
+
+    Undefined: int32, int64, uint32 or uint64 inputs whose sum of products of magnitudes (a 0
+    counted as 1) exceeds the dtype's maximum, which bounds every partial product and sum
+    (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``); bool inputs that sum over
+    a label (a label of the inputs missing from the output): TVM adds 1-bit integers, which is
+    not a defined boolean operation here."""
     fields = _tuple_value(args)
     a = _attrs(attrs, EinsumAttrs)
     t = _run_time(
@@ -333,6 +233,13 @@ def _diagonal_length(rows: int, cols: int, k: int) -> int:
 
 
 def _matrix_set_diag_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``MatrixSetDiag``: ``k1 <= k2``, ``-rows < k1``, ``k2 < cols``; diagonal is
+    ``input.shape[:-2] + (D,)`` for one diagonal, ``+ (k2 - k1 + 1, D)`` for several,
+    ``D = min(rows + min(k2, 0), cols - max(k1, 0))``; the result is input's type.
+
+    Departures from TVM: the diagonal's rank, batch extents, count and length are checked
+    (TVM's relation calls ``reporter->Assert`` without checking the answer; its length formula
+    is also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``)."""
     a = _attrs(attrs, MatrixSetDiagAttrs)
     data, diagonal = _two(arg_types, "input", "diagonal")
     if a.k1 > a.k2:
@@ -365,6 +272,12 @@ def _matrix_set_diag_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
 
 
 def _matrix_set_diag_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
+    ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
+    (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length
+    of diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for
+    ``k >= 0``, ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are
+    input's."""
     data, diagonal = args
     a = _attrs(attrs, MatrixSetDiagAttrs)
     _run_time(
@@ -388,6 +301,9 @@ def _matrix_set_diag_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
 
 
 def _trilu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``trilu``: data of rank >= 2, ``k`` a rank-0 integer tensor; the result is data's type.
+
+    Departure from TVM: TVM's relation checked neither the rank nor ``k``'s dtype."""
     _attrs(attrs, TriluAttrs)
     data, k = _two(arg_types, "data", "k")
     if len(data.shape) < 2:
@@ -400,6 +316,8 @@ def _trilu_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two
+    axes, 0 elsewhere; ``k`` is read as its mathematical value."""
     data, k = args
     a = _attrs(attrs, TriluAttrs)
     _trilu_relation((_type_of(data), _type_of(k)), attrs)
@@ -409,40 +327,69 @@ def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.where(keep, data, np.zeros((), dtype=data.dtype)).astype(data.dtype)
 
 
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
+    )
+
+
 _op(
     "einsum",
-    ("data",),
-    EinsumAttrs,
-    OpPattern.INJECTIVE,
     "Einstein summation over the tensors of the tuple data.",
-    "Einsum",
-    "onnxruntime:Einsum",
-    _einsum_relation,
-    _einsum_reference,
+    relation=_einsum_relation,
+    reference=_einsum_reference,
+    check="onnxruntime:Einsum",
+    relation_name="Einsum",
+    inputs=("data",),
+    attrs_type=EinsumAttrs,
 )
 
 
 _op(
     "matrix_set_diag",
-    ("input", "diagonal"),
-    MatrixSetDiagAttrs,
-    OpPattern.INJECTIVE,
     "Replace the diagonals k1 to k2 of the innermost matrices of input.",
-    "MatrixSetDiag",
-    "independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
-    _matrix_set_diag_relation,
-    _matrix_set_diag_reference,
+    relation=_matrix_set_diag_relation,
+    reference=tensor_reference(_matrix_set_diag_reference),
+    check="independent:explicit loop over (i, j) reading TensorFlow's aligned diagonal layout",
+    relation_name="MatrixSetDiag",
+    inputs=("input", "diagonal"),
+    attrs_type=MatrixSetDiagAttrs,
 )
 
 
 _op(
     "trilu",
-    ("data", "k"),
-    TriluAttrs,
-    OpPattern.ELEMWISE,
     "Keep the upper or lower triangle (from diagonal k) of the innermost matrices.",
-    "trilu",
-    "onnxruntime:Trilu",
-    _trilu_relation,
-    _trilu_reference,
+    relation=_trilu_relation,
+    reference=tensor_reference(_trilu_reference),
+    check="onnxruntime:Trilu",
+    relation_name="trilu",
+    inputs=("data", "k"),
+    attrs_type=TriluAttrs,
+    pattern=OpPattern.ELEMWISE,
 )

@@ -141,7 +141,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -154,12 +154,19 @@ from .registry import (
     AttrKind,
     Attrs,
     OpDef,
+    OpInput,
     OpPattern,
     Reference,
+    Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
+    TensorReference,
+    array_input,
     attr_field,
     register,
+    tensor_reference,
+    tuple_input,
 )
 from .shape import ConcatenateAttrs, _concatenate_relation
 from .shapes import broadcast_shapes, dims_equal, tensor_arg, tuple_arg
@@ -693,7 +700,11 @@ def _shifted(x: Tensor, zero_point: Tensor, axis: int) -> Array:
 
 
 def _accumulate(
-    name: str, core: Reference, attrs: Attrs, pairs: tuple[tuple[Array, Array], ...], dtype: str
+    name: str,
+    core: TensorReference,
+    attrs: Attrs,
+    pairs: tuple[tuple[Array, Array], ...],
+    dtype: str,
 ) -> Tensor:
     """Run the float-free core (nn.dense or nn.conv2d) in int64 on each (data, weight) pair;
     the first pair's result is the value, every result must fit the output dtype."""
@@ -868,10 +879,10 @@ def _qnn_concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) 
     return _concatenate_relation((arg_types[0],), a)
 
 
-def _qnn_concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _qnn_concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     a = _attrs(attrs, ConcatenateAttrs)
-    data, scales, zero_points = (cast(tuple[Tensor, ...], args[i]) for i in range(3))
-    out_s, out_z = args[3], args[4]
+    data, scales, zero_points = (tuple_input(args[i]) for i in range(3))
+    out_s, out_z = array_input(args[3]), array_input(args[4])
     dtype = data[0].dtype.name
     parts = []
     for x, s, z in zip(data, scales, zero_points, strict=True):
@@ -883,136 +894,140 @@ def _qnn_concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) ->
     return np.concatenate(parts, axis=a.axis)
 
 
-register(
-    OpDef(
-        "qnn.quantize",
-        ("data", "output_scale", "output_zero_point"),
-        QuantizeAttrs,
-        OpPattern.OPAQUE,
-        "Quantize float32 data with a scale and zero point (per tensor or per channel).",
-        relation=_quantize_relation,
-        reference=_quantize_reference,
-        relation_name="Quantize",
-        check="onnxruntime:QuantizeLinear",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "QnnBroadcast",
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, pattern opaque, relation "QnnBroadcast"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "qnn.quantize",
+    "Quantize float32 data with a scale and zero point (per tensor or per channel).",
+    relation=_quantize_relation,
+    reference=tensor_reference(_quantize_reference),
+    check="onnxruntime:QuantizeLinear",
+    relation_name="Quantize",
+    inputs=("data", "output_scale", "output_zero_point"),
+    attrs_type=QuantizeAttrs,
 )
 
 
-register(
-    OpDef(
-        "qnn.dequantize",
-        ("data", "input_scale", "input_zero_point"),
-        DequantizeAttrs,
-        OpPattern.OPAQUE,
-        "Dequantize data with a scale and zero point (per tensor or per channel).",
-        relation=_dequantize_relation,
-        reference=_dequantize_reference,
-        relation_name="Dequantize",
-        check="onnxruntime:DequantizeLinear",
-    )
+_op(
+    "qnn.dequantize",
+    "Dequantize data with a scale and zero point (per tensor or per channel).",
+    relation=_dequantize_relation,
+    reference=tensor_reference(_dequantize_reference),
+    check="onnxruntime:DequantizeLinear",
+    relation_name="Dequantize",
+    inputs=("data", "input_scale", "input_zero_point"),
+    attrs_type=DequantizeAttrs,
 )
 
 
-register(
-    OpDef(
-        "fixed_point_multiply",
-        ("data",),
-        FixedPointMultiplyAttrs,
-        OpPattern.ELEMWISE,
-        "Multiply int32 data by the fixed-point number multiplier * 2**(shift - 31).",
-        relation=_fixed_point_multiply_relation,
-        reference=_fixed_point_multiply_reference,
-        relation_name="Identity",
-        check="independent:exact rational rounding with fractions.Fraction",
-    )
+_op(
+    "fixed_point_multiply",
+    "Multiply int32 data by the fixed-point number multiplier * 2**(shift - 31).",
+    relation=_fixed_point_multiply_relation,
+    reference=tensor_reference(_fixed_point_multiply_reference),
+    check="independent:exact rational rounding with fractions.Fraction",
+    relation_name="Identity",
+    inputs=("data",),
+    attrs_type=FixedPointMultiplyAttrs,
+    pattern=OpPattern.ELEMWISE,
 )
 
 
-register(
-    OpDef(
-        "qnn.requantize",
-        ("data", "input_scale", "input_zero_point", "output_scale", "output_zero_point"),
-        RequantizeAttrs,
-        OpPattern.OPAQUE,
-        "Convert quantized data to another scale and zero point, in integer arithmetic.",
-        relation=_requantize_relation,
-        reference=_requantize_reference,
-        relation_name="Requantize",
-        check="independent:exact rational rounding with fractions.Fraction",
-    )
+_op(
+    "qnn.requantize",
+    "Convert quantized data to another scale and zero point, in integer arithmetic.",
+    relation=_requantize_relation,
+    reference=tensor_reference(_requantize_reference),
+    check="independent:exact rational rounding with fractions.Fraction",
+    relation_name="Requantize",
+    inputs=("data", "input_scale", "input_zero_point", "output_scale", "output_zero_point"),
+    attrs_type=RequantizeAttrs,
 )
 
 
-register(
-    OpDef(
-        "qnn.dense",
-        _MATMUL_INPUTS,
-        DenseAttrs,
-        OpPattern.OPAQUE,
-        "Quantized dense: sum over k of (data - zp) * (weight - kernel zp), in int32.",
-        relation=_qnn_dense_relation,
-        reference=_qnn_dense_reference,
-        relation_name="QDense",
-        check="onnxruntime:MatMulInteger",
-    )
+_op(
+    "qnn.dense",
+    "Quantized dense: sum over k of (data - zp) * (weight - kernel zp), in int32.",
+    relation=_qnn_dense_relation,
+    reference=tensor_reference(_qnn_dense_reference),
+    check="onnxruntime:MatMulInteger",
+    relation_name="QDense",
+    inputs=_MATMUL_INPUTS,
+    attrs_type=DenseAttrs,
 )
 
 
-register(
-    OpDef(
-        "qnn.conv2d",
-        _MATMUL_INPUTS,
-        Conv2DAttrs,
-        OpPattern.OPAQUE,
-        "Quantized 2-D convolution of zero-point-shifted data and weight, in int32.",
-        relation=_qnn_conv2d_relation,
-        reference=_qnn_conv2d_reference,
-        relation_name="QnnConv2D",
-        check="onnxruntime:ConvInteger",
-    )
+_op(
+    "qnn.conv2d",
+    "Quantized 2-D convolution of zero-point-shifted data and weight, in int32.",
+    relation=_qnn_conv2d_relation,
+    reference=tensor_reference(_qnn_conv2d_reference),
+    check="onnxruntime:ConvInteger",
+    relation_name="QnnConv2D",
+    inputs=_MATMUL_INPUTS,
+    attrs_type=Conv2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "qnn.add",
-        _BINARY_INPUTS,
-        BroadcastAttrs,
-        OpPattern.OPAQUE,
-        "Quantized addition with broadcasting: both operands requantized to the output.",
-        relation=_qnn_broadcast_relation,
-        reference=_qnn_add_reference,
-        relation_name="QnnBroadcast",
-        check="independent:exact rational rounding with fractions.Fraction",
-    )
+_op(
+    "qnn.add",
+    "Quantized addition with broadcasting: both operands requantized to the output.",
+    relation=_qnn_broadcast_relation,
+    reference=tensor_reference(_qnn_add_reference),
+    check="independent:exact rational rounding with fractions.Fraction",
+    inputs=_BINARY_INPUTS,
+    attrs_type=BroadcastAttrs,
 )
 
 
-register(
-    OpDef(
-        "qnn.mul",
-        _BINARY_INPUTS,
-        BroadcastAttrs,
-        OpPattern.BROADCAST,
-        "Quantized multiplication with broadcasting: the product requantized to the output.",
-        relation=_qnn_broadcast_relation,
-        reference=_qnn_mul_reference,
-        relation_name="QnnBroadcast",
-        check="independent:exact rational rounding with fractions.Fraction",
-    )
+_op(
+    "qnn.mul",
+    "Quantized multiplication with broadcasting: the product requantized to the output.",
+    relation=_qnn_broadcast_relation,
+    reference=tensor_reference(_qnn_mul_reference),
+    check="independent:exact rational rounding with fractions.Fraction",
+    inputs=_BINARY_INPUTS,
+    attrs_type=BroadcastAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
-register(
-    OpDef(
-        "qnn.concatenate",
-        _CONCAT_INPUTS,
-        ConcatenateAttrs,
-        OpPattern.OPAQUE,
-        "Concatenate quantized tensors, requantizing each to the output's parameters.",
-        relation=_qnn_concatenate_relation,
-        reference=_qnn_concatenate_reference,
-        relation_name="QnnConcatenate",
-        check="independent:exact rational rounding with fractions.Fraction",
-    )
+_op(
+    "qnn.concatenate",
+    "Concatenate quantized tensors, requantizing each to the output's parameters.",
+    relation=_qnn_concatenate_relation,
+    reference=_qnn_concatenate_reference,
+    check="independent:exact rational rounding with fractions.Fraction",
+    relation_name="QnnConcatenate",
+    inputs=_CONCAT_INPUTS,
+    attrs_type=ConcatenateAttrs,
 )

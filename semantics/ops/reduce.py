@@ -172,9 +172,12 @@ from .registry import (
     Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
+    TensorReference,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import dims_equal, normalize_axis, prod_dims, tensor_arg
 
@@ -420,7 +423,7 @@ def _sum_rows(rows: Array, op: str) -> Array:
     return np.asarray(np.sum(rows, axis=-1, dtype=dtype))
 
 
-def _quiet(reference: Reference) -> Reference:
+def _quiet(reference: TensorReference) -> TensorReference:
     """``reference`` without numpy's warnings for float overflow and invalid results: an
     inf - inf or a sum overflowing to inf is a value of the semantics, not a fault."""
 
@@ -510,7 +513,7 @@ def _mean_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return _finish(quotient + inexact_negative.astype(dtype), folded, dtype)
 
 
-def _arg_reference(op: str, better: str) -> Reference:
+def _arg_reference(op: str, better: str) -> TensorReference:
     """The reference of ``argmax`` (``better="max"``) or ``argmin`` (``"min"``)."""
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
@@ -550,50 +553,66 @@ def _arg_reference(op: str, better: str) -> Reference:
     return reference
 
 
-_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, Reference, str], ...] = (
+_REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, TensorReference, str, str], ...] = (
     ("sum", ReduceAttrs, reduce_relation, "Reduce", _quiet(_sum_reference),
-     "Sum of the elements over the reduced axes."),
+     "Sum of the elements over the reduced axes.", "onnxruntime:ReduceSum"),
     ("mean", ReduceAttrs, reduce_relation, "Reduce", _quiet(_mean_reference),
-     "Arithmetic mean of the elements over the reduced axes."),
+     "Arithmetic mean of the elements over the reduced axes.", "onnxruntime:ReduceMean"),
     ("max", ReduceAttrs, reduce_relation, "Reduce", _max_reference,
-     "Maximum of the elements over the reduced axes."),
+     "Maximum of the elements over the reduced axes.", "onnxruntime:ReduceMax"),
     ("min", ReduceAttrs, reduce_relation, "Reduce", _min_reference,
-     "Minimum of the elements over the reduced axes."),
+     "Minimum of the elements over the reduced axes.", "onnxruntime:ReduceMin"),
     ("prod", ReduceAttrs, reduce_relation, "Reduce", _quiet(_prod_reference),
-     "Product of the elements over the reduced axes."),
+     "Product of the elements over the reduced axes.", "onnxruntime:ReduceProd"),
     ("argmax", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmax", "max"),
-     "Index of the maximum over the reduced axes (int32)."),
+     "Index of the maximum over the reduced axes (int32).", "onnxruntime:ArgMax"),
     ("argmin", ArgReduceAttrs, arg_reduce_relation, "ArgReduce", _arg_reference("argmin", "min"),
-     "Index of the minimum over the reduced axes (int32)."),
+     "Index of the minimum over the reduced axes (int32).", "onnxruntime:ArgMin"),
 )  # fmt: skip
-"""Every reduction: one input ``data``, pattern comm_reduce (argmax and argmin too, in TVM)."""
+"""Every reduction (one input ``data``, pattern comm_reduce, argmax and argmin too as in TVM):
+name, attributes, relation, relation name, reference, doc, check."""
 
 
-_CHECKS: dict[str, str] = {
-    "sum": "onnxruntime:ReduceSum",
-    "mean": "onnxruntime:ReduceMean",
-    "max": "onnxruntime:ReduceMax",
-    "min": "onnxruntime:ReduceMin",
-    "prod": "onnxruntime:ReduceProd",
-    "argmax": "onnxruntime:ArgMax",
-    "argmin": "onnxruntime:ArgMin",
-}
-"""How each reduction's reference is checked (``OpDef.check``), in ``tests/test_ops_reduce.py``."""
-
-
-for _name, _attrs_type, _relation, _relation_name, _reference, _doc in _REDUCTIONS:
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Reduce",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.COMM_REDUCE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern comm_reduce, relation "Reduce"."""
     register(
         OpDef(
-            _name,
-            ("data",),
-            _attrs_type,
-            OpPattern.COMM_REDUCE,
-            _doc,
-            relation=_relation,
-            reference=_reference,
-            relation_name=_relation_name,
-            check=_CHECKS[_name],
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
         )
+    )
+
+
+for _name, _attrs_type, _relation, _relation_name, _reference, _doc, _check in _REDUCTIONS:
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_check,
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
@@ -716,7 +735,7 @@ def _variance(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return _finish(np.asarray(quotient), folded, data.dtype)
 
 
-def _logical_reduce(op: str) -> Reference:
+def _logical_reduce(op: str) -> TensorReference:
     """``all`` (``op="all"``) or ``any``: bool conjunction / disjunction over the axes."""
 
     def reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
@@ -737,7 +756,7 @@ def _wide_integer(dtype: np.dtype[Any]) -> bool:
     return dtype.kind in "iu" and dtype.itemsize >= 4
 
 
-def _scan(op: str) -> Reference:
+def _scan(op: str) -> TensorReference:
     """``cumsum`` (``op="cumsum"``) or ``cumprod`` as ``topi.scan``'s sequential loop."""
     identity = 0 if op == "cumsum" else 1
 
@@ -781,76 +800,57 @@ def _scan(op: str) -> Reference:
     return reference
 
 
-register(
-    OpDef(
-        "variance",
-        ("data", "mean"),
-        VarianceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Mean squared difference from the given mean over the reduced axes.",
-        relation=variance_relation,
-        reference=_variance,
-        relation_name="Variance",
-        check="independent:numpy.var with ddof over the moved axes",
-    )
+_op(
+    "variance",
+    "Mean squared difference from the given mean over the reduced axes.",
+    relation=variance_relation,
+    reference=tensor_reference(_variance),
+    check="independent:numpy.var with ddof over the moved axes",
+    relation_name="Variance",
+    inputs=("data", "mean"),
+    attrs_type=VarianceAttrs,
 )
 
 
-register(
-    OpDef(
-        "all",
-        ("data",),
-        ReduceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Whether every element over the reduced axes is true.",
-        relation=_bool_reduce_relation,
-        reference=_logical_reduce("all"),
-        relation_name="Reduce",
-        check="onnxruntime:ReduceMin",
-    )
+_op(
+    "all",
+    "Whether every element over the reduced axes is true.",
+    relation=_bool_reduce_relation,
+    reference=tensor_reference(_logical_reduce("all")),
+    check="onnxruntime:ReduceMin",
+    attrs_type=ReduceAttrs,
 )
 
 
-register(
-    OpDef(
-        "any",
-        ("data",),
-        ReduceAttrs,
-        OpPattern.COMM_REDUCE,
-        "Whether some element over the reduced axes is true.",
-        relation=_bool_reduce_relation,
-        reference=_logical_reduce("any"),
-        relation_name="Reduce",
-        check="onnxruntime:ReduceMax",
-    )
+_op(
+    "any",
+    "Whether some element over the reduced axes is true.",
+    relation=_bool_reduce_relation,
+    reference=tensor_reference(_logical_reduce("any")),
+    check="onnxruntime:ReduceMax",
+    attrs_type=ReduceAttrs,
 )
 
 
-register(
-    OpDef(
-        "cumsum",
-        ("data",),
-        ScanopAttrs,
-        OpPattern.OPAQUE,
-        "Running sums along an axis (or the flattened data).",
-        relation=scanop_relation,
-        reference=_scan("cumsum"),
-        relation_name="Cumsum",
-        check="onnxruntime:CumSum",
-    )
+_op(
+    "cumsum",
+    "Running sums along an axis (or the flattened data).",
+    relation=scanop_relation,
+    reference=tensor_reference(_scan("cumsum")),
+    check="onnxruntime:CumSum",
+    relation_name="Cumsum",
+    attrs_type=ScanopAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
-register(
-    OpDef(
-        "cumprod",
-        ("data",),
-        ScanopAttrs,
-        OpPattern.OPAQUE,
-        "Running products along an axis (or the flattened data).",
-        relation=scanop_relation,
-        reference=_scan("cumprod"),
-        relation_name="Cumprod",
-        check="independent:itertools.accumulate per row",
-    )
+_op(
+    "cumprod",
+    "Running products along an axis (or the flattened data).",
+    relation=scanop_relation,
+    reference=tensor_reference(_scan("cumprod")),
+    check="independent:itertools.accumulate per row",
+    relation_name="Cumprod",
+    attrs_type=ScanopAttrs,
+    pattern=OpPattern.OPAQUE,
 )

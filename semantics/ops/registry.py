@@ -3,8 +3,9 @@
 An ``OpDef`` says an operator's text name (``add``, ``nn.conv2d``), its inputs, its typed
 attributes class (fields, kinds and defaults), its fusion pattern and a short doc. The type
 relation and the reference numpy semantics have their slots here too; they are filled by the
-static- and dynamic-semantics chapters. Each op family lives in its own module
-(``elementwise``, ``reduce``, ``transform``, ``nn``) and registers its records on import.
+static- and dynamic-semantics chapters. Each op family lives in its own module (the partition
+is in the package docstring) and registers its records on import through its ``_op`` helper,
+which fills in what the module's operators share.
 
 Attributes classes are frozen dataclasses deriving from ``Attrs``, whose fields are declared
 with ``attr_field(kind, default, doc=...)``. The kind says which attribute values the text
@@ -255,12 +256,44 @@ Relation: TypeAlias = Callable[[tuple[Type, ...], "Attrs | None"], Type]
 type, or a ``RelationError``. Dimensions may be ``?`` or symbolic (see ``ops.shapes``)."""
 
 Tensor: TypeAlias = npt.NDArray[np.generic]
-Reference: TypeAlias = Callable[[tuple[Tensor, ...], "Attrs | None"], "Tensor | tuple[Tensor, ...]"]
-"""Reference semantics: pure numpy, from the argument arrays (each of exactly the dtype and
-shape of its type) and the attributes to an array, or a tuple of arrays for an op whose type
-is a tuple, of exactly the dtype and shape the relation predicts. Raises
-``UndefinedBehavior`` for the cases the spec leaves undefined and ``RelayRuntimeError`` for a
-failed precondition."""
+
+OpInput: TypeAlias = "Tensor | tuple[Tensor, ...]"
+"""One argument of an operator at run time: an array, or a tuple of arrays for an argument of
+tuple type (``concatenate``'s ``data``)."""
+
+Reference: TypeAlias = Callable[
+    [tuple[OpInput, ...], "Attrs | None"], "Tensor | tuple[Tensor, ...]"
+]
+"""Reference semantics: pure numpy, from the arguments (each an array of exactly the dtype and
+shape of its type, or a tuple of such arrays for an argument of tuple type) and the attributes
+to an array, or a tuple of arrays for an op whose type is a tuple, of exactly the dtype and
+shape the relation predicts. Raises ``UndefinedBehavior`` for the cases the spec leaves
+undefined and ``RelayRuntimeError`` for a failed precondition."""
+
+
+TensorReference: TypeAlias = Callable[
+    [tuple[Tensor, ...], "Attrs | None"], "Tensor | tuple[Tensor, ...]"
+]
+"""The reference of an operator none of whose arguments has a tuple type: every argument is an
+array."""
+
+
+def tuple_input(arg: OpInput) -> tuple[Tensor, ...]:
+    """An argument of tuple type: its arrays (the relation guarantees it is a tuple)."""
+    assert isinstance(arg, tuple), f"expected a tuple argument, found {type(arg).__name__}"
+    return arg
+
+
+def array_input(arg: OpInput) -> Tensor:
+    """An argument of tensor type: its array (the relation guarantees it is not a tuple)."""
+    assert not isinstance(arg, tuple), "expected an array argument, found a tuple"
+    return arg
+
+
+def tensor_reference(reference: TensorReference) -> Reference:
+    """``reference`` as a ``Reference``, for an operator none of whose arguments has a tuple
+    type: its relation rejects a tuple argument, so at run time every argument is an array."""
+    return cast(Reference, reference)
 
 
 ShapeFunc: TypeAlias = Callable[

@@ -11,12 +11,7 @@ Transforms: operators that move, copy, select or create elements without arithme
     split(data, indices_or_sections=, axis=0)                       SplitAttrs        injective
     expand_dims(data, axis=, num_newaxis=1)                         ExpandDimsAttrs   broadcast
     squeeze(data, axis=None)                                        SqueezeAttrs      injective
-    take(data, indices, batch_dims=0, axis=None, mode="clip")       TakeAttrs         injective
-    strided_slice(data, begin=, end=, strides=, slice_mode="end", axes=)
-                                                                    StridedSliceAttrs injective
     broadcast_to(data, shape=, dtype="")                            InitOpAttrs       broadcast
-    zeros | ones(shape=, dtype="")       no inputs                  InitOpAttrs       elemwise
-    full(fill_value, shape=, dtype="")                              InitOpAttrs       elemwise
 
 ``name=`` marks a required attribute. Several of TVM's optional (nullable) fields have no
 default and so are required all the same, written ``None`` when absent: ``transpose``'s
@@ -39,13 +34,7 @@ Type relations (named as TVM registered them; the name prefixes their error mess
     ExpandDims    axis in [-ndim - 1, ndim], num_newaxis >= 0
     Squeeze       axis None drops every extent-1 axis (all extents must be known); else the
                   listed axes, whose known extents must be 1
-    Take          indices of an integer (or bool) dtype; axis None gives indices' shape, else
-                  data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
-    StridedSlice  topi's StridedSliceOutputShape: begin and end wrapped once, then clamped;
-                  the extent of an axis that is not a known integer becomes ?
     BroadCastTo   data must broadcast to the shape attribute; the dtype attribute is ignored
-    InitOp        zeros and ones: the shape and dtype attributes
-    Full          a rank-0 fill_value; dtype "" means fill_value's dtype
 
 Where TVM's relation asserts something about dimensions it fails only when the assertion folds
 to false on constants. Here sympy decides (``ops.shapes.dims_equal``), so a condition that is
@@ -67,13 +56,6 @@ Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case 
 - ``stack`` of tensors whose extents differ on the input axis numbered ``axis``: TVM's
   StackRel skips that axis when comparing shapes (it confuses input and output axes), so the
   relation accepts it, and ``topi::stack`` then reads out of bounds or a part of a tensor.
-- ``take`` with mode "fast" and an index outside ``[0, extent)`` (``topi::take`` reads
-  ``a[idx]`` unchecked: "Fast mode segfaults when there are out-of-bounds indices"); any mode
-  when the indexed extent is 0 and the result is not empty (clip reads ``a[-1]``, wrap takes
-  ``truncmod`` by 0).
-- ``full`` whose fill_value is a float that is NaN, infinite or out of range for an integer
-  output dtype: ``topi::full`` casts with ``tvm::cast``, which LLVM lowers to ``fptosi`` /
-  ``fptoui``, whose result is poison then.
 
 Deliberate departures from TVM (each a case where TVM crashed, or did something no program can
 rely on):
@@ -85,8 +67,6 @@ rely on):
   other than clip, wrap or fast is rejected (``topi::take`` treats it as wrap); and modes
   wrap and fast with ``batch_dims > 0``, whose topi computes ignore ``batch_dims`` and fail to
   build, get the evident meaning (clip's batch indexing with their own index rule).
-- strided_slice: a slice_mode other than "end" or "size" is rejected; ``size`` mode computes
-  ``begin + size`` without the int64 overflow of TVM's ``ConvertToVec``.
 - reshape: the two sizes after ``-4`` must each be positive, 0 or -1 (TVM copies any other
   negative value into the shape); inferring ``-1`` next to a 0-sized output dimension
   (allowzero) is rejected (TVM divides by zero).
@@ -115,13 +95,8 @@ Shaping: transforms that reorder, repeat, cut or re-lay elements, and read shape
                                                             ReshapeLikeAttrs      injective
     broadcast_to_like(data, broadcast_type)                 (none)                broadcast
     collapse_sum_like(data, collapse_type)                  (none)                comm_reduce
-    slice_like(data, shape_like, axes=)                     SliceLikeAttrs        injective
     shape_of(data, dtype="")                                ShapeOfAttrs          opaque
     ndarray_size(data, dtype="")                            NdarraySizeAttrs      injective
-    einsum(data, equation=)          data is a tuple        EinsumAttrs           injective
-    matrix_set_diag(input, diagonal, k1=0, k2=0, super_diag_right_align=True,
-                    sub_diag_right_align=False)             MatrixSetDiagAttrs    injective
-    trilu(data, k, upper=True)       k is a rank-0 tensor   TriluAttrs            elemwise
     sliding_window(data, axis=, window_shape=, strides=)    SlidingWindowAttrs    opaque
     reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0)
                                                             ReverseSequenceAttrs  injective
@@ -149,17 +124,8 @@ Type relations (named as TVM registered them; the name prefixes their error mess
                      counts equal when every extent of data and result is a known integer
     BroadCastToLike  same dtypes; data broadcasts to broadcast_type's shape; result its type
     CollapseSumLike  same dtypes; collapse_type broadcasts to data's shape; result its type
-    SliceLike        per axis (axes None: the leading min(rank) axes) the extent of shape_like,
-                     which may not exceed data's; axes non-empty, each below shape_like's rank
     ShapeOf          Tensor[(ndim,), dtype]
     NdarraySize      Tensor[(), dtype]
-    Einsum           a non-empty tuple of one dtype; the equation's terms fit the operands
-                     (letters, one "..." per term); a label has one extent everywhere; "..."
-                     parts broadcast; implicit output: "..." then the labels used once, sorted
-    MatrixSetDiag    k1 <= k2, -rows < k1, k2 < cols; diagonal is input.shape[:-2] + (D,) for
-                     one diagonal, + (k2 - k1 + 1, D) for several, D = min(rows + min(k2, 0),
-                     cols - max(k1, 0)); the result is input's type
-    trilu            data of rank >= 2; k a rank-0 integer tensor; the result is data's type
     SlidingWindow    0 <= axis < ndim; window_shape and strides of length ndim - axis, windows
                      in [1, extent], strides >= 1; data.shape[:axis] + the window counts
                      ceil((extent - window + 1) / stride) + window_shape
@@ -184,14 +150,6 @@ Meaning:
   collapse_type's shape; ``slice_like``: ``data[:s0, :s1, ..]`` with the sliced extents.
 - ``shape_of`` / ``ndarray_size``: the shape vector / the element count, cast to dtype
   (numpy's integer conversion; bool is "nonzero").
-- ``einsum``: numpy's ``einsum``; products and sums in the dtype (narrow integers wrap).
-- ``matrix_set_diag`` (TensorFlow's ``MatrixSetDiagV3``): element ``(.., i, j)`` with
-  ``k = j - i`` in ``[k1, k2]`` becomes ``diagonal[.., k2 - k, (i if k >= 0 else j) + o]``
-  (one diagonal: ``diagonal[.., i if k >= 0 else j]``), where ``o`` is ``D`` less the length of
-  diagonal ``k`` if that diagonal is right-aligned (``super_diag_right_align`` for ``k >= 0``,
-  ``sub_diag_right_align`` for ``k < 0``) and 0 otherwise; other elements are input's.
-- ``trilu``: data where ``j - i >= k`` (upper) or ``j - i <= k`` (lower) on the last two axes,
-  0 elsewhere; k is read as its mathematical value.
 - ``sliding_window``: ``out[pre.., i.., w..] = data[pre.., i * stride + w ..]``.
 - ``reverse_sequence`` (``topi::reverse_sequence``): along seq_axis, with ``L`` the
   seq_lengths entry of the element's batch index: positions ``i < L`` read ``L - 1 - i`` when
@@ -208,8 +166,6 @@ Undefined behaviour (``UndefinedBehavior``):
   order may overflow (``add``/``mul`` carry ``nsw``/``nuw`` there; see ``ops.reduce``). For
   ``einsum`` the spec leaves undefined every input whose sum of products of magnitudes (a 0
   counted as 1) exceeds the dtype's maximum: that bounds every partial product and sum.
-- ``einsum`` of bool that sums over a label (a label of the inputs missing from the output):
-  TVM adds 1-bit integers, which is not a defined boolean operation here.
 
 Deliberate departures from TVM (each a case where TVM crashed, read out of bounds, or left
 the meaning to chance):
@@ -222,16 +178,8 @@ the meaning to chance):
   (TVM's shape rule ignores the first and floors the second).
 - reshape_like: the bounds, after adding the rank to negative ones, must satisfy
   ``0 <= begin <= end <= rank`` (TVM indexes outside the shape otherwise).
-- slice_like: a negative axis is counted from data's rank and must land in range (TVM
-  indexed out of bounds); an extent larger than data's is an error whenever it is provable.
 - shape_of and ndarray_size need a dtype (TVM would make a void tensor; its Python API
   passes int32).
-- einsum: a label's extents must all be equal (no broadcasting of 1-extent labels), and an
-  explicit output has "..." exactly when an input does.
-- matrix_set_diag: the diagonal's rank, batch extents, count and length are checked (TVM's
-  relation calls ``reporter->Assert`` without checking the answer; its length formula is
-  also not TensorFlow's); the diagonals must exist (``-rows < k1``, ``k2 < cols``).
-- trilu: data of rank at least 2 and an integer k (TVM's relation checks neither).
 - sliding_window: axis in ``[0, ndim)``, the lengths, windows and strides as above (TVM's
   relation checks none of them).
 
@@ -240,159 +188,31 @@ the rep is 1; broadcast_to_like and collapse_sum_like reject differing dtypes (T
 ``BroadcastRel``); reverse_sequence accepts ``seq_axis == batch_axis`` (the formula above then
 reads the axis's own index as the batch index).
 
-The argument of ``einsum`` arrives at its reference as ``args[0]``, a tuple of arrays.
-
 Indexing: operators that read or write elements at computed positions, sort, or make grids.
 
 ::
 
-    gather(data, indices, axis=)                          GatherAttrs          injective
-    gather_nd(data, indices, batch_dims=0, index_rank=None)
-                                                          GatherNDAttrs        injective
-    scatter_elements(data, indices, updates, axis=0, reduction="update")
-                                                          ScatterElementsAttrs opaque
-    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
-    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
-                                                          OneHotAttrs          out-elemwise-fusable
-    sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
-    argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
-    topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
-                                                          TopkAttrs            opaque
-    searchsorted(sorted_sequence, values, right=False, dtype="int32")
-                                                          SearchSortedAttrs    opaque
-    unravel_index(data, shape)                            (none)               injective
-    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
-                                                          SparseToDenseAttrs   opaque
-    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
-                                                          SequenceMaskAttrs    injective
-    invert_permutation(data)                              (none)               injective
-    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
     meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
-
-``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
-null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
-``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
-always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
-defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
-``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
-``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
-``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
 
 Type relations (named as TVM registered them; the name prefixes their error messages)::
 
-    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
-                    extent on axis >= 1 where known, the other extents equal data's; result
-                    indices' shape, data's dtype
-    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
-                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
-                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
-    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
-                    dtype and indices' shape; axis in range; reduction update, add, mul, min
-                    or max; indices' other extents at most data's where known; data's type
-    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
-                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
-                    mul, min or max; data's type
-    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
-                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
-    Sort            axis in range; data's type
-    Argsort         axis in range; data's shape, dtype attribute
-    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
-                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
-                    "both" gives the tuple (values, indices)
-    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
-                    sequence of rank > 1 has values' rank and agrees on the outer extents
-                    where known; result values' shape, dtype attribute (an integer dtype)
-    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
-                    or (S, n), data's dtype
-    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
-                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
-                    a rank-0 default_value of the values' dtype; output_shape non-negative;
-                    result output_shape, values' dtype
-    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
-                    data's extent at 1 - axis; data's type
-    Identity        invert_permutation: an integer vector; its type
-    Arange          rank-0 start, stop and step of dtype; result (?), dtype
     Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
                     of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
                     indexing is "xy"
 
 Meaning (what TVM's TOPI computes, on CPU):
 
-- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
-  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
-  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
-- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
-  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
-  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
-  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
-  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
-  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
-  32 bits, undefined overflow at 32 and 64).
-- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
-  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
-- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
-  descending too (ties keep the smaller index first). topk's values and indices are the first
-  k of that order. Index outputs are cast to dtype.
-- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
-  right), along the innermost axis of the matching row of the sequence.
-- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
-- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
-  each index tuple ``sparse_indices[n]``.
-- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
-  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
-  (truncated for integers, as ``make_const`` did); the rest are kept.
-- invert_permutation: ``out[data[i]] = i``.
-- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
-  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
-  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
-  when the three arguments were constants, which it read from copies kept in the attributes;
-  those copies are Relay expressions, not attribute values, and are omitted here). The shape
-  function gives ``(n,)``.
 - meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
   "xy" the first two grid axes are swapped.
 
 Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
 
-- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
-  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
-  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
-  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
-  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
-  the output unwritten).
-- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
-  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
-- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
-  entry <= 0 (TOPI divides by the entries and trusts the bound).
-- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
-  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
-  sorted ascending, or with NaN (its binary search assumes order).
-- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
-  reads past the end of the sorted row).
-- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
-  negative extent), or an element that the integer dtype cannot hold.
-- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
-  (float to integer out of range or NaN, as ``cast``).
 - Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes).
-
-Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
-program its compute could not build): gather's ``axis`` None is rejected (the relation
-dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
-require integer indices (TVM cast float indices or did not check); scatter_elements checks
-the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
-meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
-axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
-searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
-rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
-sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
-extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
-relation assigned those types).
-"""
+  symbolic (every reference re-checks its relation on the run-time shapes)."""
 
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
@@ -418,13 +238,17 @@ from .registry import (
     AttrKind,
     Attrs,
     OpDef,
+    OpInput,
     OpPattern,
     Reference,
     Relation,
     RelationError,
+    ShapeFunc,
     Tensor,
+    array_input,
     attr_field,
     register,
+    tensor_reference,
 )
 from .shapes import (
     add_dims,
@@ -549,12 +373,12 @@ def _same_rank_and_dtype(fields: tuple[TensorType, ...], op: str) -> None:
             )
 
 
-def _tuple_value(args: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+def _tuple_value(args: tuple[OpInput, ...]) -> tuple[Tensor, ...]:
     """The fields of a tuple argument: ``args[0]`` as a tuple (or the arguments, flattened)."""
-    first: object = args[0] if len(args) == 1 else None
-    if isinstance(first, tuple | list):
-        return tuple(first)
-    return args
+    first = args[0] if len(args) == 1 else None
+    if isinstance(first, tuple):
+        return first
+    return tuple(array_input(a) for a in args)
 
 
 def _run_time(name: str, check: Callable[[], _R]) -> _R:
@@ -768,7 +592,7 @@ def _concatenate_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> T
     return TensorType(tuple(oshape), first.dtype)
 
 
-def _concatenate_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     fields = _tuple_value(args)
     a = _attrs(attrs, ConcatenateAttrs)
     _run_time(
@@ -804,7 +628,7 @@ def _stack_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     return TensorType(oshape, first.dtype)
 
 
-def _stack_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+def _stack_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor:
     fields = _tuple_value(args)
     a = _attrs(attrs, StackAttrs)
     _run_time("stack", lambda: _stack_relation((TupleType(tuple(map(_type_of, fields))),), attrs))
@@ -956,123 +780,124 @@ def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return np.broadcast_to(data, _out_shape(t)).copy()
 
 
-register(
-    OpDef(
-        "reshape",
-        ("data",),
-        ReshapeAttrs,
-        OpPattern.INJECTIVE,
-        "The same elements in row-major order, in the shape newshape.",
-        relation=_reshape_relation,
-        reference=_reshape_reference,
-        relation_name="Reshape",
-        check="onnxruntime:Reshape",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "reshape",
+    "The same elements in row-major order, in the shape newshape.",
+    relation=_reshape_relation,
+    reference=tensor_reference(_reshape_reference),
+    check="onnxruntime:Reshape",
+    relation_name="Reshape",
+    attrs_type=ReshapeAttrs,
 )
 
 
-register(
-    OpDef(
-        "transpose",
-        ("data",),
-        TransposeAttrs,
-        OpPattern.INJECTIVE,
-        "Permute the axes of data.",
-        relation=_transpose_relation,
-        reference=_transpose_reference,
-        relation_name="Transpose",
-        check="onnxruntime:Transpose",
-    )
+_op(
+    "transpose",
+    "Permute the axes of data.",
+    relation=_transpose_relation,
+    reference=tensor_reference(_transpose_reference),
+    check="onnxruntime:Transpose",
+    relation_name="Transpose",
+    attrs_type=TransposeAttrs,
 )
 
 
-register(
-    OpDef(
-        "concatenate",
-        ("data",),
-        ConcatenateAttrs,
-        OpPattern.INJECTIVE,
-        "Join the tensors of the tuple data along an existing axis.",
-        relation=_concatenate_relation,
-        reference=_concatenate_reference,
-        relation_name="Concatenate",
-        check="onnxruntime:Concat",
-    )
+_op(
+    "concatenate",
+    "Join the tensors of the tuple data along an existing axis.",
+    relation=_concatenate_relation,
+    reference=_concatenate_reference,
+    check="onnxruntime:Concat",
+    relation_name="Concatenate",
+    attrs_type=ConcatenateAttrs,
 )
 
 
-register(
-    OpDef(
-        "stack",
-        ("data",),
-        StackAttrs,
-        OpPattern.INJECTIVE,
-        "Join the tensors of the tuple data along a new axis.",
-        relation=_stack_relation,
-        reference=_stack_reference,
-        relation_name="Stack",
-        check="independent:element loop out[..k..] = data[k][...]",
-    )
+_op(
+    "stack",
+    "Join the tensors of the tuple data along a new axis.",
+    relation=_stack_relation,
+    reference=_stack_reference,
+    check="independent:element loop out[..k..] = data[k][...]",
+    relation_name="Stack",
+    attrs_type=StackAttrs,
 )
 
 
-register(
-    OpDef(
-        "split",
-        ("data",),
-        SplitAttrs,
-        OpPattern.INJECTIVE,
-        "Split data along an axis into a tuple of tensors.",
-        relation=_split_relation,
-        reference=_split_reference,
-        relation_name="Split",
-        check="onnxruntime:Split",
-    )
+_op(
+    "split",
+    "Split data along an axis into a tuple of tensors.",
+    relation=_split_relation,
+    reference=tensor_reference(_split_reference),
+    check="onnxruntime:Split",
+    relation_name="Split",
+    attrs_type=SplitAttrs,
 )
 
 
-register(
-    OpDef(
-        "expand_dims",
-        ("data",),
-        ExpandDimsAttrs,
-        OpPattern.BROADCAST,
-        "Insert num_newaxis axes of extent one at axis.",
-        relation=_expand_dims_relation,
-        reference=_expand_dims_reference,
-        relation_name="ExpandDims",
-        check="onnxruntime:Unsqueeze",
-    )
+_op(
+    "expand_dims",
+    "Insert num_newaxis axes of extent one at axis.",
+    relation=_expand_dims_relation,
+    reference=tensor_reference(_expand_dims_reference),
+    check="onnxruntime:Unsqueeze",
+    relation_name="ExpandDims",
+    attrs_type=ExpandDimsAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
-register(
-    OpDef(
-        "squeeze",
-        ("data",),
-        SqueezeAttrs,
-        OpPattern.INJECTIVE,
-        "Remove axes of extent one.",
-        relation=_squeeze_relation,
-        reference=_squeeze_reference,
-        relation_name="Squeeze",
-        check="onnxruntime:Squeeze",
-    )
+_op(
+    "squeeze",
+    "Remove axes of extent one.",
+    relation=_squeeze_relation,
+    reference=tensor_reference(_squeeze_reference),
+    check="onnxruntime:Squeeze",
+    relation_name="Squeeze",
+    attrs_type=SqueezeAttrs,
 )
 
 
-register(
-    OpDef(
-        "broadcast_to",
-        ("data",),
-        InitOpAttrs,
-        OpPattern.BROADCAST,
-        "Broadcast data to the shape given by the shape attribute.",
-        relation=_broadcast_to_relation,
-        reference=_broadcast_to_reference,
-        relation_name="BroadCastTo",
-        check="onnxruntime:Expand",
-    )
+_op(
+    "broadcast_to",
+    "Broadcast data to the shape given by the shape attribute.",
+    relation=_broadcast_to_relation,
+    reference=tensor_reference(_broadcast_to_reference),
+    check="onnxruntime:Expand",
+    relation_name="BroadCastTo",
+    attrs_type=InitOpAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
@@ -1617,174 +1442,132 @@ def _reverse_sequence_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -
     return data[tuple(index)]
 
 
-def _op(
-    name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None,
-    pattern: OpPattern,
-    doc: str,
-    relation_name: str,
-    check: str,
-    relation: Relation,
-    reference: Reference,
-) -> None:
-    """Register one operator of the calling module (its family is that module's)."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-        ),
-        module=sys._getframe(1).f_globals["__name__"],
-    )
-
-
 _op(
     "reverse",
-    ("data",),
-    ReverseAttrs,
-    OpPattern.INJECTIVE,
     "Reverse the order of the elements along an axis.",
-    "Reverse",
-    "independent:explicit loop reading data[n - 1 - i] for each output index",
-    _reverse_relation,
-    _reverse_reference,
+    relation=_reverse_relation,
+    reference=tensor_reference(_reverse_reference),
+    check="independent:explicit loop reading data[n - 1 - i] for each output index",
+    relation_name="Reverse",
+    attrs_type=ReverseAttrs,
 )
 
 
 _op(
     "tile",
-    ("data",),
-    TileAttrs,
-    OpPattern.BROADCAST,
     "Repeat the whole tensor reps times along each axis.",
-    "Tile",
-    "onnxruntime:Tile",
-    _tile_relation,
-    _tile_reference,
+    relation=_tile_relation,
+    reference=tensor_reference(_tile_reference),
+    check="onnxruntime:Tile",
+    relation_name="Tile",
+    attrs_type=TileAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "repeat",
-    ("data",),
-    RepeatAttrs,
-    OpPattern.BROADCAST,
     "Repeat each element repeats times along an axis.",
-    "Repeat",
-    "independent:explicit loop reading data[i // repeats] for each output index",
-    _repeat_relation,
-    _repeat_reference,
+    relation=_repeat_relation,
+    reference=tensor_reference(_repeat_reference),
+    check="independent:explicit loop reading data[i // repeats] for each output index",
+    relation_name="Repeat",
+    attrs_type=RepeatAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "layout_transform",
-    ("data",),
-    LayoutTransformAttrs,
-    OpPattern.INJECTIVE,
     "The same tensor in another data layout, such as NCHW to NCHW4c.",
-    "layout_transform",
-    "independent:explicit loop mapping each output index to its source index",
-    _layout_transform_relation,
-    _layout_transform_reference,
+    relation=_layout_transform_relation,
+    reference=tensor_reference(_layout_transform_reference),
+    check="independent:explicit loop mapping each output index to its source index",
+    relation_name="layout_transform",
+    attrs_type=LayoutTransformAttrs,
 )
 
 
 _op(
     "reshape_like",
-    ("data", "shape_like"),
-    ReshapeLikeAttrs,
-    OpPattern.INJECTIVE,
     "Reshape data to a shape taken in part from shape_like's shape.",
-    "ReshapeLike",
-    "onnxruntime:Reshape",
-    _reshape_like_relation,
-    _reshape_like_reference,
+    relation=_reshape_like_relation,
+    reference=tensor_reference(_reshape_like_reference),
+    check="onnxruntime:Reshape",
+    relation_name="ReshapeLike",
+    inputs=("data", "shape_like"),
+    attrs_type=ReshapeLikeAttrs,
 )
 
 
 _op(
     "broadcast_to_like",
-    ("data", "broadcast_type"),
-    None,
-    OpPattern.BROADCAST,
     "Broadcast data to the shape of broadcast_type.",
-    "BroadCastToLike",
-    "onnxruntime:Expand",
-    _broadcast_to_like_relation,
-    _broadcast_to_like_reference,
+    relation=_broadcast_to_like_relation,
+    reference=tensor_reference(_broadcast_to_like_reference),
+    check="onnxruntime:Expand",
+    relation_name="BroadCastToLike",
+    inputs=("data", "broadcast_type"),
+    pattern=OpPattern.BROADCAST,
 )
 
 
 _op(
     "collapse_sum_like",
-    ("data", "collapse_type"),
-    None,
-    OpPattern.COMM_REDUCE,
     "Sum data down to the shape of collapse_type (the reverse of broadcasting).",
-    "CollapseSumLike",
-    "onnxruntime:ReduceSum",
-    _collapse_sum_like_relation,
-    _collapse_sum_like_reference,
+    relation=_collapse_sum_like_relation,
+    reference=tensor_reference(_collapse_sum_like_reference),
+    check="onnxruntime:ReduceSum",
+    relation_name="CollapseSumLike",
+    inputs=("data", "collapse_type"),
+    pattern=OpPattern.COMM_REDUCE,
 )
 
 
 _op(
     "shape_of",
-    ("data",),
-    ShapeOfAttrs,
-    OpPattern.OPAQUE,
     "The shape of data as a vector of the given dtype.",
-    "ShapeOf",
-    "onnxruntime:Shape",
-    _shape_of_relation,
-    _shape_of_reference,
+    relation=_shape_of_relation,
+    reference=tensor_reference(_shape_of_reference),
+    check="onnxruntime:Shape",
+    relation_name="ShapeOf",
+    attrs_type=ShapeOfAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
 _op(
     "ndarray_size",
-    ("data",),
-    NdarraySizeAttrs,
-    OpPattern.INJECTIVE,
     "The number of elements of data as a scalar of the given dtype.",
-    "NdarraySize",
-    "onnxruntime:Size",
-    _ndarray_size_relation,
-    _ndarray_size_reference,
+    relation=_ndarray_size_relation,
+    reference=tensor_reference(_ndarray_size_reference),
+    check="onnxruntime:Size",
+    relation_name="NdarraySize",
+    attrs_type=NdarraySizeAttrs,
 )
 
 
 _op(
     "sliding_window",
-    ("data",),
-    SlidingWindowAttrs,
-    OpPattern.OPAQUE,
     "Every window of window_shape, stepped by strides, over the axes from axis on.",
-    "SlidingWindow",
-    "independent:explicit loop reading data[i * stride + w] for each output index",
-    _sliding_window_relation,
-    _sliding_window_reference,
+    relation=_sliding_window_relation,
+    reference=tensor_reference(_sliding_window_reference),
+    check="independent:explicit loop reading data[i * stride + w] for each output index",
+    relation_name="SlidingWindow",
+    attrs_type=SlidingWindowAttrs,
+    pattern=OpPattern.OPAQUE,
 )
 
 
 _op(
     "reverse_sequence",
-    ("data", "seq_lengths"),
-    ReverseSequenceAttrs,
-    OpPattern.INJECTIVE,
     "Reverse the first seq_lengths[b] elements along seq_axis of each batch slice b.",
-    "ReverseSequence",
-    "onnxruntime:ReverseSequence",
-    _reverse_sequence_relation,
-    _reverse_sequence_reference,
+    relation=_reverse_sequence_relation,
+    reference=tensor_reference(_reverse_sequence_reference),
+    check="onnxruntime:ReverseSequence",
+    relation_name="ReverseSequence",
+    inputs=("data", "seq_lengths"),
+    attrs_type=ReverseSequenceAttrs,
 )
 
 
@@ -1828,9 +1611,8 @@ def _meshgrid_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
     return TupleType(tuple(TensorType(tuple(grid), dtype) for _ in fields))
 
 
-def _meshgrid_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
-    first: object = args[0] if len(args) == 1 else None
-    fields = tuple(first) if isinstance(first, tuple | list) else args
+def _meshgrid_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -> tuple[Tensor, ...]:
+    fields = _tuple_value(args)
     a = _attrs(attrs, MeshgridAttrs)
     t = _meshgrid_relation((TupleType(tuple(_type_of(f) for f in fields)),), attrs)
     assert isinstance(t, TupleType)
@@ -1848,20 +1630,12 @@ def _meshgrid_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> tuple[
     return tuple(out)
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "meshgrid",
-        ("data",),
-        MeshgridAttrs,
-        OpPattern.INJECTIVE,
-        "Coordinate grids from a tuple of coordinate vectors.",
-        relation=_meshgrid_relation,
-        reference=_meshgrid_reference,
-        relation_name="Meshgrid",
-        check="independent:numpy.meshgrid",
-    ),
+_op(
+    "meshgrid",
+    "Coordinate grids from a tuple of coordinate vectors.",
+    relation=_meshgrid_relation,
+    reference=_meshgrid_reference,
+    check="independent:numpy.meshgrid",
+    relation_name="Meshgrid",
+    attrs_type=MeshgridAttrs,
 )
-
-
-for _record in _RECORDS:
-    register(_record)

@@ -1,150 +1,25 @@
 """Sorting and searching: sort, argsort, topk, searchsorted.
 
-Indexing: operators that read or write elements at computed positions, sort, or make grids.
-
 ::
 
-    gather(data, indices, axis=)                          GatherAttrs          injective
-    gather_nd(data, indices, batch_dims=0, index_rank=None)
-                                                          GatherNDAttrs        injective
-    scatter_elements(data, indices, updates, axis=0, reduction="update")
-                                                          ScatterElementsAttrs opaque
-    scatter_nd(data, indices, updates, mode="update")     ScatterNDAttrs       opaque
-    one_hot(indices, on_value, off_value, depth=1, axis=-1, dtype=)
-                                                          OneHotAttrs          out-elemwise-fusable
     sort(data, axis=-1, is_ascend=True, dtype="")         ArgsortAttrs         opaque
     argsort(data, axis=-1, is_ascend=True, dtype=)        ArgsortAttrs         opaque
     topk(data, k=, axis=-1, ret_type="both", is_ascend=False, dtype=)
                                                           TopkAttrs            opaque
     searchsorted(sorted_sequence, values, right=False, dtype="int32")
                                                           SearchSortedAttrs    opaque
-    unravel_index(data, shape)                            (none)               injective
-    sparse_to_dense(sparse_indices, sparse_values, default_value, output_shape=)
-                                                          SparseToDenseAttrs   opaque
-    sequence_mask(data, valid_length, mask_value=0.0, axis=0)
-                                                          SequenceMaskAttrs    injective
-    invert_permutation(data)                              (none)               injective
-    arange(start, stop, step, dtype=)                     ArangeAttrs          opaque
-    meshgrid(data, indexing="ij")        data is a tuple  MeshgridAttrs        injective
 
 ``name=`` marks a field that must be given: required in TVM, or a TVM field whose default (a
-null ``Integer`` or ``DataType``) every relation rejects: ``gather``'s ``axis``, ``topk``'s
-``k``, and the ``dtype`` of ``one_hot``, ``argsort`` and ``topk`` (TVM's Python wrappers
-always passed ``"int32"`` or a dtype; a null dtype would type the result as ``void``). Fields,
-defaults and type keys follow TVM 0.18's ``include/tvm/relay/attrs/transform.h`` and
-``algorithm.h`` (note the key ``relay.attrs.TopkAttrs``); relations follow
-``src/relay/op/tensor/transform.cc`` and ``src/relay/op/algorithm/*.cc``. ``sort``, ``argsort``,
-``topk`` and ``searchsorted`` registered no pattern, so they are opaque.
-
-Type relations (named as TVM registered them; the name prefixes their error messages)::
-
-    Gather          signed-integer indices of data's rank; axis in [-ndim, ndim); indices'
-                    extent on axis >= 1 where known, the other extents equal data's; result
-                    indices' shape, data's dtype
-    GatherND        indices (M, Y_0..Y_{K-1}) with M a known integer, integer dtype;
-                    0 <= batch_dims <= K, M + batch_dims <= ndim(data), Y_i = X_i for
-                    i < batch_dims; result (Y_0..Y_{K-1}, X_{M+batch_dims}..), data's dtype
-    ScatterElements integer indices; data, indices, updates of one rank; updates of data's
-                    dtype and indices' shape; axis in range; reduction update, add, mul, min
-                    or max; indices' other extents at most data's where known; data's type
-    ScatterND       integer indices (M, Y_0..Y_{K-1}) with M a known integer <= ndim(data);
-                    updates (Y_0..Y_{K-1}, X_M..X_{N-1}) of data's dtype; mode update, add,
-                    mul, min or max; data's type
-    OneHot          integer indices; rank-0 on_value and off_value; depth >= 1; axis in
-                    [-1, ndim(indices)] (-1 is last); depth inserted at axis; dtype attribute
-    Sort            axis in range; data's type
-    Argsort         axis in range; data's shape, dtype attribute
-    TopK            axis in range; ret_type both, values or indices; the axis extent becomes
-                    k (the whole axis when k < 1); values of data's dtype, indices of dtype;
-                    "both" gives the tuple (values, indices)
-    SearchSorted    values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
-                    sequence of rank > 1 has values' rank and agrees on the outer extents
-                    where known; result values' shape, dtype attribute (an integer dtype)
-    UnRavelIndexRel integer data of rank 0 or 1, an integer shape vector (S,): result (S,)
-                    or (S, n), data's dtype
-    SparseToDense   integer sparse_indices of rank 0, 1 or 2 ((N, ndim(output)) when rank
-                    2; rank 0 and 1 need a rank-1 output), sparse_values of rank 0 or (N,),
-                    a rank-0 default_value of the values' dtype; output_shape non-negative;
-                    result output_shape, values' dtype
-    SequenceMask    data of rank >= 2; axis 0 or 1; valid_length an integer vector of
-                    data's extent at 1 - axis; data's type
-    Identity        invert_permutation: an integer vector; its type
-    Arange          rank-0 start, stop and step of dtype; result (?), dtype
-    Meshgrid        a non-empty tuple of scalars and vectors of one dtype; one grid per field,
-                    of extents (n_0, n_1, ...) (a scalar counts 1), the first two swapped when
-                    indexing is "xy"
-
-Meaning (what TVM's TOPI computes, on CPU):
-
-- gather: ``out[i] = data[i with i[axis] replaced by indices[i]]``. gather_nd: each index
-  tuple ``indices[:, y]`` selects a slice of data (after the batch dimensions, which are
-  matched one-to-one). Neither wraps negative indices (the frontends normalise them first).
-- scatter_elements copies data, then for each position ``i`` of indices, in row-major order,
-  combines ``updates[i]`` into ``out[i with i[axis] replaced by indices[i]]`` (a negative
-  index counts from the end once): ``update`` replaces, ``add``/``mul`` accumulate,
-  ``min``/``max`` keep the extreme. scatter_nd does the same for each index tuple
-  ``indices[:, y]``, which selects the slice of out that ``updates[y]`` covers (no negative
-  wrap). Integer ``add``/``mul`` follow the arithmetic rules of ``elementwise`` (wrapping below
-  32 bits, undefined overflow at 32 and 64).
-- one_hot: ``out[..., j, ...] = on_value if indices[...] == j else off_value``, both cast to
-  dtype as ``cast`` does; an index outside ``[0, depth)`` (negative too) matches nothing.
-- sort, argsort, topk: a stable sort along axis; ascending keeps equal keys in index order,
-  descending too (ties keep the smaller index first). topk's values and indices are the first
-  k of that order. Index outputs are cast to dtype.
-- searchsorted: for each value, the number of sequence elements ``< value`` (``<=`` with
-  right), along the innermost axis of the matching row of the sequence.
-- unravel_index: the coordinates of each flat index in a row-major tensor of the given shape.
-- sparse_to_dense: default_value everywhere, then ``sparse_values[n]`` (or the scalar) at
-  each index tuple ``sparse_indices[n]``.
-- sequence_mask: elements whose position along axis is at least ``valid_length[b]`` (b the
-  position along the other of axes 0 and 1) become mask_value, converted to data's dtype
-  (truncated for integers, as ``make_const`` did); the rest are kept.
-- invert_permutation: ``out[data[i]] = i``.
-- arange: ``n = ceil((stop - start) / step)`` evaluated in double precision;
-  ``out[i] = start + step * i`` computed in dtype (start, stop, step are of dtype). The
-  relation only sees types, so the result is ``(?)`` (TVM's ArangeRel gave a known extent
-  when the three arguments were constants, which it read from copies kept in the attributes;
-  those copies are Relay expressions, not attribute values, and are omitted here). The shape
-  function gives ``(n,)``.
-- meshgrid: grid k holds ``data[k][i_k]`` at every position ``(i_0, i_1, ...)`` ("ij"); with
-  "xy" the first two grid axes are swapped.
-
-Undefined behaviour (``UndefinedBehavior``), with where TVM 0.18 left each case undefined:
-
-- An index outside ``[0, extent)`` in gather, gather_nd, scatter_nd, sparse_to_dense and
-  invert_permutation, or outside ``[-extent, extent)`` in scatter_elements: their computes
-  (``topi::gather``, ``topi::gather_nd``, ``topi.scatter_nd``, ``topi::sparse_to_dense``,
-  ``topi.invert_permutation``, ``topi.scatter_elements``) index buffers without checks.
-  invert_permutation of a vector that is not a permutation (a repeated value leaves part of
-  the output unwritten).
-- Two writes to one position with reduction/mode "update" (scatter_elements, scatter_nd) or
-  in sparse_to_dense: the GPU schedules write in parallel, so which one wins is unspecified.
-- unravel_index of a negative flat index, one beyond the shape's size, or a shape with an
-  entry <= 0 (TOPI divides by the entries and trusts the bound).
-- sort, argsort, topk of float data containing NaN (the comparator is then not a strict
-  weak order, which ``std::stable_sort`` requires); searchsorted on a sequence that is not
-  sorted ascending, or with NaN (its binary search assumes order).
-- topk with k larger than the axis extent (TVM's relation allows it; the sort kernel then
-  reads past the end of the sorted row).
-- arange with a step of 0, a non-finite n, a negative n (the shape function allocates a
-  negative extent), or an element that the integer dtype cannot hold.
-- one_hot's on/off value and sequence_mask's mask_value when the conversion is undefined
-  (float to integer out of range or NaN, as ``cast``).
-- Run-time shapes that contradict what a relation accepted because a dimension was ``?`` or
-  symbolic (every reference re-checks its relation on the run-time shapes).
-
-Deliberate departures from TVM (each a case where TVM crashed, gave no meaning, or typed a
-program its compute could not build): gather's ``axis`` None is rejected (the relation
-dereferences it); gather_nd, one_hot, sequence_mask, invert_permutation and unravel_index
-require integer indices (TVM cast float indices or did not check); scatter_elements checks
-the ranks, the updates' shape and dtype, and rejects the "mean" reduction, whose TOPI
-meaning this spec does not define; scatter_nd checks the updates' dtype; one_hot rejects an
-axis below -1 or above the rank, and non-scalar on/off values; sort checks its axis;
-searchsorted requires equal dtypes and a sequence of rank >= 1; unravel_index requires a
-rank-1 shape and indices of rank <= 1 (TVM's relation ignores the rest of the indices' shape);
-sparse_to_dense requires indices of rank <= 2 (TVM allowed 3), values of rank <= 1, matching
-extents and dtypes; arange requires its inputs to be rank-0 tensors of the dtype (TVM's
-relation assigned those types).
+null ``Integer`` or ``DataType``) every relation rejects: ``topk``'s ``k`` and the ``dtype``
+of ``argsort`` and ``topk`` (TVM's Python wrappers always passed ``"int32"`` or a dtype; a
+null dtype would type the result as ``void``). Fields, defaults and type keys follow TVM
+0.18's ``include/tvm/relay/attrs/algorithm.h`` (note the key ``relay.attrs.TopkAttrs``);
+relations follow ``src/relay/op/algorithm/*.cc`` and are named as TVM registered them (the
+name prefixes their error messages). None of these ops registered a pattern, so they are
+opaque. Meanings are what TVM's TOPI computes on CPU; each relation's and reference's
+docstring states its operator's rule and undefined cases. Every reference re-checks its
+relation on the run-time shapes: run-time shapes that contradict what a relation accepted
+because a dimension was ``?`` or symbolic are undefined behaviour.
 """
 
 from __future__ import annotations
@@ -159,7 +34,20 @@ from ..errors import UndefinedBehavior
 from ..syntax import TensorType, TupleType, Type
 from .create import _attrs, _dtype, _tensor_list, _type_of
 from .index import _is_integer, _run_time
-from .registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, Tensor, attr_field, register
+from .registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    Tensor,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from .shapes import normalize_axis
 
 
@@ -211,6 +99,9 @@ def _sort_axis(data: TensorType, axis: int) -> int:
 
 
 def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Sort``: the axis in range; the result has data's type.
+
+    Departure from TVM: the axis is checked (TVM's relation did not)."""
     a = _attrs(attrs, ArgsortAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     _sort_axis(data, a.axis)
@@ -218,6 +109,7 @@ def _sort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``Argsort``: the axis in range; data's shape with the ``dtype`` attribute."""
     a = _attrs(attrs, ArgsortAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     _sort_axis(data, a.axis)
@@ -225,6 +117,9 @@ def _argsort_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
 
 
 def _topk_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``TopK``: the axis in range; ``ret_type`` both, values or indices; the axis extent
+    becomes ``k`` (the whole axis when ``k < 1``); values of data's dtype, indices of ``dtype``;
+    "both" gives the tuple ``(values, indices)``."""
     a = _attrs(attrs, TopKAttrs)
     (data,) = _tensor_list(arg_types, ("data",))
     if a.k is None:
@@ -262,6 +157,11 @@ def _descending_keys(data: Tensor) -> Tensor:
 
 
 def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``sort``: a stable sort along the axis; ascending keeps equal keys in index order,
+    descending too (ties keep the smaller index first).
+
+    Undefined: float data containing NaN (the comparator is then not a strict weak order,
+    which ``std::stable_sort`` requires)."""
     (data,) = args
     a = _attrs(attrs, ArgsortAttrs)
     _sort_relation((_type_of(data),), attrs)
@@ -270,6 +170,9 @@ def _sort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``argsort``: the permutation of ``sort``'s stable order, cast to ``dtype``.
+
+    Undefined: float data containing NaN (as for ``sort``)."""
     (data,) = args
     a = _attrs(attrs, ArgsortAttrs)
     t = _argsort_relation((_type_of(data),), attrs)
@@ -278,6 +181,11 @@ def _argsort_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
 
 
 def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+    """``topk``: the first ``k`` values and indices of ``sort``'s stable order (indices cast to
+    ``dtype``), as ``ret_type`` asks.
+
+    Undefined: float data containing NaN (as for ``sort``); ``k`` larger than the axis extent
+    (TVM's relation allows it; the sort kernel then reads past the end of the sorted row)."""
     (data,) = args
     a = _attrs(attrs, TopKAttrs)
     t = _topk_relation((_type_of(data),), attrs)
@@ -300,6 +208,11 @@ def _topk_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor | t
 
 
 def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``SearchSorted``: values of rank >= 1 and sorted_sequence of rank >= 1, of one dtype; a
+    sequence of rank > 1 has values' rank and agrees on the outer extents where known; the
+    result has values' shape and the ``dtype`` attribute (an integer dtype).
+
+    Departure from TVM: equal dtypes and a sequence of rank >= 1 are required."""
     a = _attrs(attrs, SearchSortedAttrs)
     seq, values = _tensor_list(arg_types, ("sorted_sequence", "values"))
     if not values.shape:
@@ -324,6 +237,11 @@ def _searchsorted_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
+    """``searchsorted``: for each value, the number of sequence elements ``< value`` (``<=``
+    with ``right``), along the innermost axis of the matching row of the sequence.
+
+    Undefined: a sequence that is not sorted ascending, or NaN in either operand (TVM's binary
+    search assumes order)."""
     seq, values = args
     a = _attrs(attrs, SearchSortedAttrs)
     t = _run_time(
@@ -344,53 +262,77 @@ def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return out
 
 
-_RECORDS: tuple[OpDef, ...] = (
-    OpDef(
-        "sort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "Sort data along axis (stable).",
-        relation=_sort_relation,
-        reference=_sort_reference,
-        relation_name="Sort",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "argsort",
-        ("data",),
-        ArgsortAttrs,
-        OpPattern.OPAQUE,
-        "The indices that sort data along axis (stable).",
-        relation=_argsort_relation,
-        reference=_argsort_reference,
-        relation_name="Argsort",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "topk",
-        ("data",),
-        TopKAttrs,
-        OpPattern.OPAQUE,
-        "The k largest (or smallest) elements along axis and their indices.",
-        relation=_topk_relation,
-        reference=_topk_reference,
-        relation_name="TopK",
-        check="onnxruntime:TopK",
-    ),
-    OpDef(
-        "searchsorted",
-        ("sorted_sequence", "values"),
-        SearchSortedAttrs,
-        OpPattern.OPAQUE,
-        "Where each value would be inserted into the sorted innermost axis.",
-        relation=_searchsorted_relation,
-        reference=_searchsorted_reference,
-        relation_name="SearchSorted",
-        check="independent:counting the elements below each value",
-    ),
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
+    )
+
+
+_op(
+    "sort",
+    "Sort data along axis (stable).",
+    relation=_sort_relation,
+    reference=tensor_reference(_sort_reference),
+    check="onnxruntime:TopK",
+    relation_name="Sort",
+    attrs_type=ArgsortAttrs,
 )
 
 
-for _record in _RECORDS:
-    register(_record)
+_op(
+    "argsort",
+    "The indices that sort data along axis (stable).",
+    relation=_argsort_relation,
+    reference=tensor_reference(_argsort_reference),
+    check="onnxruntime:TopK",
+    relation_name="Argsort",
+    attrs_type=ArgsortAttrs,
+)
+
+
+_op(
+    "topk",
+    "The k largest (or smallest) elements along axis and their indices.",
+    relation=_topk_relation,
+    reference=tensor_reference(_topk_reference),
+    check="onnxruntime:TopK",
+    relation_name="TopK",
+    attrs_type=TopKAttrs,
+)
+
+
+_op(
+    "searchsorted",
+    "Where each value would be inserted into the sorted innermost axis.",
+    relation=_searchsorted_relation,
+    reference=tensor_reference(_searchsorted_reference),
+    check="independent:counting the elements below each value",
+    relation_name="SearchSorted",
+    inputs=("sorted_sequence", "values"),
+    attrs_type=SearchSortedAttrs,
+)

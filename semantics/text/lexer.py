@@ -12,7 +12,9 @@ defect (see ``reference/relay-text-format.md`` §1 and §3):
   ``%a/%b`` and ``%a/2`` divide;
 - block comments nest and close on ``*/``; an unterminated one is an error;
 - strings understand the escapes TVM's printer wrote (``\\" \\\\ \\n \\r \\t \\xHH``);
-- after ``%`` or ``@`` any identifier is a name, keywords included.
+- after ``%`` or ``@`` any identifier is a name, keywords included;
+- a bare identifier may end in ``'N`` (``n'11``): type inference names fresh dimension
+  variables so, and an inferred type must print and read back.
 
 ``#[metadata]`` ends the token stream: the rest of the file is the metadata JSON.
 """
@@ -20,8 +22,10 @@ defect (see ``reference/relay-text-format.md`` §1 and §3):
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from ..errors import ParseError, SourceFile, Span
 
@@ -64,14 +68,74 @@ _OPERAND_END = frozenset({T.INT, T.FLOAT, T.BOOL, T.STRING, T.IDENT, T.LOCAL, T.
                           T.GRAPH, T.META})  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A token: its kind, its source text, its value (for literals and names), its span."""
+class LineIndex:
+    """The offsets at which the lines of a source start: turns offsets into spans.
+
+    Tokens keep offsets only; a span (line and column) is computed when it is asked for, so
+    lexing costs nothing per token for positions that no diagnostic or node ever uses.
+    """
+
+    __slots__ = ("last", "source", "starts")
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        text = source.text
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.starts = starts
+        self.last = (0, starts[1] if len(starts) > 1 else len(text) + 1, 1)
+
+    def span(self, start: int, end: int) -> Span:
+        """The span of ``text[start:end]``."""
+        starts = self.starts
+        # Spans are asked for in nearly increasing order: try the line of the last one first.
+        low, high, line = self.last
+        if not low <= start < high:
+            line = bisect_right(starts, start)
+            high = starts[line] if line < len(starts) else len(self.source.text) + 1
+            self.last = (starts[line - 1], high, line)
+        end_line = line
+        if line < len(starts) and starts[line] < end:  # the text crosses a line break
+            end_line = bisect_right(starts, end - 1)
+        return Span(
+            self.source,
+            line,
+            start - starts[line - 1] + 1,
+            end_line,
+            end - starts[end_line - 1] + 1,
+        )
+
+
+class Token(NamedTuple):
+    """A token: its kind, its source text, its value (for literals and names), its offset.
+
+    Lean on purpose, a tuple built without a Python-level constructor: a file holds about one
+    token per four bytes, all alive at once. The text is the source slice, so the token ends
+    at ``start + len(text)``; ``span`` is computed from the offsets when asked for.
+    """
 
     kind: T
     text: str
     value: object
-    span: Span
+    start: int
+    lines: LineIndex
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind.name}, {self.text!r}, {self.start})"
+
+    @property
+    def end(self) -> int:
+        """The offset just past the token."""
+        return self.start + len(self.text)
+
+    @property
+    def span(self) -> Span:
+        """Where the token is."""
+        return self.lines.span(self.start, self.start + len(self.text))
 
     def is_punct(self, text: str) -> bool:
         """Whether this is the punctuation token ``text``."""
@@ -82,8 +146,11 @@ class Token:
         return self.kind is T.KEYWORD and self.text == text
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+_new_token = tuple.__new__
+"""``_new_token(Token, (kind, text, value, start, lines))``: a Token at C speed."""
+
+
+class Number(NamedTuple):
     """The value of a numeric literal, before it becomes a constant: digits, suffix, sign."""
 
     text: str
@@ -101,6 +168,9 @@ class Lexed:
 
 
 _IDENT_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*"
+# A bare identifier may end in primes with numbers (``n'11``): the names type inference gives
+# fresh dimension variables, so that an inferred type prints and reads back.
+_BARE_IDENT_TEXT = _IDENT_TEXT + r"(?:'[0-9]+)*"
 # One alternation for every token; the scanner dispatches on the name of the group that matched.
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n\f\v]+)"
@@ -116,10 +186,30 @@ _TOKEN = re.compile(
     r"|%(?P<local>" + _IDENT_TEXT + r")"
     r"|@(?P<global>" + _IDENT_TEXT + r")"
     r"|(?P<match_partial>match\?)"
-    r"|(?P<ident>" + _IDENT_TEXT + r")"
+    r"|(?P<ident>" + _BARE_IDENT_TEXT + r")"
     r"|(?P<punct><=|>=|==|!=|=>|->|[.,=;:()+\-*/<>{}\[\]!?])"
 )
+# The same tokens for ``finditer``, which skips whitespace by itself: every other character
+# matches some alternative (``bad`` last), so only whitespace is ever skipped.
+_SCAN = re.compile(_TOKEN.pattern.split("|", 1)[1] + r"|(?P<bad>[^ \t\r\n\f\v])")
+_IDENT_FULL = re.compile(_BARE_IDENT_TEXT + r"\Z")
+_NOT_IDENTIFIERS = KEYWORDS | {"True", "False", "_"}
+
+
+def is_identifier(name: str) -> bool:
+    """Whether ``name`` lexes as one identifier token (a type, constructor or dimension name).
+
+    After ``%`` or ``@`` the same text is a variable or global name.
+    """
+    return (
+        _IDENT_FULL.match(name) is not None
+        and name not in _NOT_IDENTIFIERS
+        and _SPECIAL_FLOAT.fullmatch(name) is None
+    )
+
+
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_]")
+_DECIMAL = re.compile(r"[0-9]{1,18}")  # a meta index; no table is longer
 _NAME_TAIL_RUN = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -129,32 +219,21 @@ class Lexer:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.text = source.text
+        self.lines = LineIndex(source)
         self.pos = 0
-        self.line = 1
-        self.line_start = 0  # offset of the first character of the current line
         self.tokens: list[Token] = []
 
     # -- positions -------------------------------------------------------------------------
 
-    def _move_to(self, end: int) -> None:
-        """Advance to offset ``end``, counting the newlines passed."""
-        newlines = self.text.count("\n", self.pos, end)
-        if newlines:
-            self.line += newlines
-            self.line_start = self.text.rfind("\n", self.pos, end) + 1
-        self.pos = end
-
     def _span(self, start: int, end: int) -> Span:
-        """The span of ``text[start:end]``, which lies on the current line."""
-        col = start - self.line_start + 1
-        return Span(self.source, self.line, col, self.line, col + end - start)
+        return self.lines.span(start, end)
 
     def _error(self, message: str, length: int = 1) -> ParseError:
         return ParseError(message, self._span(self.pos, self.pos + length))
 
     def _emit(self, kind: T, end: int, value: object = None) -> None:
         start = self.pos
-        self.tokens.append(Token(kind, self.text[start:end], value, self._span(start, end)))
+        self.tokens.append(Token(kind, self.text[start:end], value, start, self.lines))
         self.pos = end
 
     def _operand_ended(self) -> bool:
@@ -168,50 +247,97 @@ class Lexer:
     def lex(self) -> Lexed:
         """Lex the whole source."""
         text = self.text
+        tokens = self.tokens
+        lines = self.lines
+        append = tokens.append
+        new, token = _new_token, Token
+        scan = _SCAN.finditer
+        name_tail = _NAME_TAIL.match
         size = len(text)
-        while self.pos < size:
-            m = _TOKEN.match(text, self.pos)
-            if m is None:
-                raise self._error(f"unexpected character {text[self.pos]!r}")
-            group = m.lastgroup
-            end = m.end()
-            if group == "ws" or group == "line_comment":
-                self._move_to(end)
-            elif group == "ident":
-                self._identifier(m.group("ident"), end)
-            elif group == "punct":
-                self._emit(T.PUNCT, end)
-            elif group == "local":
-                self._emit(T.LOCAL, end, m.group("local"))
-            elif group == "graph":
-                self._emit(T.GRAPH, end, int(m.group("graph")))
-            elif group == "global":
-                self._emit(T.GLOBAL, end, m.group("global"))
-            elif group == "number" or group == "suffix":
-                self._number(m, negative=False)
-            elif group == "dashes":
-                if self._operand_ended():
-                    self._emit(T.PUNCT, self.pos + 1)  # binary minus
+        punct, local, ident_kind, int_kind = T.PUNCT, T.LOCAL, T.IDENT, T.INT
+        keywords = KEYWORDS
+        names: dict[str, str] = {}
+        local_names: dict[str, str] = {}
+        pos = 0
+        # The common tokens are appended here; a rare one is handled by a method that reads
+        # and advances ``self.pos``, after which the scan restarts there.
+        while True:
+            for m in scan(text, pos):
+                group = m.lastgroup
+                if group == "punct":
+                    append(new(token, (punct, m.group(), None, m.start(), lines)))
+                elif group == "ident":
+                    word = m.group()
+                    if word in keywords:
+                        append(new(token, (T.KEYWORD, word, None, m.start(), lines)))
+                    elif word == "True" or word == "False":
+                        append(new(token, (T.BOOL, word, word == "True", m.start(), lines)))
+                    elif word == "_":
+                        append(new(token, (punct, word, None, m.start(), lines)))
+                    else:
+                        word = names.setdefault(word, word)  # one string per distinct name
+                        append(new(token, (ident_kind, word, word, m.start(), lines)))
+                elif group == "local":
+                    word = names.setdefault(m.group(), m.group())
+                    name = local_names.get(word)
+                    if name is None:
+                        name = local_names[word] = word[1:]
+                    append(new(token, (local, word, name, m.start(), lines)))
+                elif group == "line_comment":
+                    pass
+                elif (group == "number" or group == "suffix") and not (
+                    m.end() < size and name_tail(text, m.end())
+                ):
+                    suffix = m.group("suffix") or ""
+                    kind = T.FLOAT if suffix.startswith("f") else int_kind
+                    value = Number(m.group("number"), False, suffix)
+                    append(new(token, (kind, m.group(), value, m.start(), lines)))
+                elif group == "graph":
+                    append(
+                        new(token, (T.GRAPH, m.group(), int(m.group("graph")), m.start(), lines))
+                    )
+                elif group == "global":
+                    append(new(token, (T.GLOBAL, m.group(), m.group("global"), m.start(), lines)))
                 else:
-                    self._negative_literal(len(m.group("dashes")))
-            elif group == "special":
-                self._special_float(m.group("special"), self.pos, negative=False)
-            elif group == "block_comment":
-                self._block_comment()
-            elif group == "string":
-                self._string()
-            elif group == "attribute":
-                metadata = self._attribute()
-                if metadata is not None:
-                    return metadata
-            elif group == "meta":
-                self._meta()
-            elif group == "match_partial":
-                self._emit(T.KEYWORD, end)
+                    self.pos = m.start()
+                    metadata = self._rare(m, group)
+                    if metadata is not None:
+                        return metadata
+                    pos = self.pos
+                    break
             else:
-                raise AssertionError(group)
-        self.tokens.append(Token(T.EOF, "", None, self._span(self.pos, self.pos)))
-        return Lexed(self.tokens, None, None)
+                break
+        self.pos = size
+        tokens.append(new(token, (T.EOF, "", None, size, lines)))
+        return Lexed(tokens, None, None)
+
+    def _rare(self, m: re.Match[str], group: str | None) -> Lexed | None:
+        """Lex the token that ``m`` starts, at ``self.pos``; the metadata ends the file."""
+        end = m.end()
+        if group == "bad":
+            raise self._error(f"unexpected character {self.text[self.pos]!r}")
+        if group == "number" or group == "suffix":
+            self._number(m, negative=False)
+        elif group == "dashes":
+            if self._operand_ended():
+                self._emit(T.PUNCT, self.pos + 1)  # binary minus
+            else:
+                self._negative_literal(len(m.group("dashes")))
+        elif group == "special":
+            self._special_float(m.group("special"), self.pos, negative=False)
+        elif group == "block_comment":
+            self._block_comment()
+        elif group == "string":
+            self._string()
+        elif group == "attribute":
+            return self._attribute()
+        elif group == "meta":
+            self._meta()
+        elif group == "match_partial":
+            self._emit(T.KEYWORD, end)
+        else:
+            raise AssertionError(group)
+        return None
 
     def _block_comment(self) -> None:
         start = self.pos
@@ -231,7 +357,7 @@ class Lexer:
                 depth -= 1
                 i = closing + 2
                 if depth == 0:
-                    self._move_to(i)
+                    self.pos = i
                     return
 
     def _string(self) -> None:
@@ -242,10 +368,7 @@ class Lexer:
         while i < len(text):
             ch = text[i]
             if ch == '"':
-                start = self.pos
-                span = self._span(start, i + 1)
-                self.tokens.append(Token(T.STRING, text[start : i + 1], "".join(out), span))
-                self._move_to(i + 1)
+                self._emit(T.STRING, i + 1, "".join(out))
                 return
             if ch == "\\" and i + 1 < len(text):
                 nxt = text[i + 1]
@@ -271,8 +394,9 @@ class Lexer:
         body = text[self.pos + 2 : end].strip()
         if body == "metadata":
             span = self._span(self.pos, end + 1)
+            header = text[self.pos : end + 1]  # the EOF token covers #[metadata]
+            self.tokens.append(Token(T.EOF, header, None, self.pos, self.lines))
             self.pos = end + 1
-            self.tokens.append(Token(T.EOF, "", None, span))
             return Lexed(self.tokens, text[self.pos :], span)
         if body.startswith("version"):
             if not body[len("version") :].lstrip().startswith("="):
@@ -312,19 +436,9 @@ class Lexer:
         if m is None:
             raise self._error("malformed meta reference: expected meta[KEY][INDEX]", 5)
         key, index = m.group(1), m.group(2).strip()
-        if not index.isdigit():
+        if _DECIMAL.fullmatch(index) is None:
             raise self._error(f"malformed meta reference: index {index!r} is not an integer")
         self._emit(T.META, m.end(), (key, int(index)))
-
-    def _identifier(self, word: str, end: int) -> None:
-        if word in KEYWORDS:
-            self._emit(T.KEYWORD, end)
-        elif word == "True" or word == "False":
-            self._emit(T.BOOL, end, word == "True")
-        elif word == "_":
-            self._emit(T.PUNCT, end)
-        else:
-            self._emit(T.IDENT, end, word)
 
 
 def lex(source: SourceFile) -> Lexed:

@@ -41,9 +41,12 @@ import numpy as np
 import numpy.typing as npt
 import sympy
 
+from .lexer import is_identifier
+
 __all__ = [
     "MetadataError",
     "OpaqueMetaNode",
+    "VirtualDeviceMeta",
     "decode_ndarray",
     "encode_ndarray",
     "parse_metadata",
@@ -68,6 +71,19 @@ class MetadataError(Exception):
         if self.line is None:
             return self.message
         return f"{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class VirtualDeviceMeta:
+    """A ``VirtualDevice`` entry: DLPack device type, virtual device id, memory scope.
+
+    -1, -1 and "" mean unconstrained. Its target is not kept: this project compiles for no
+    TVM target, and placement does not change what a program computes.
+    """
+
+    device_type: int
+    virtual_device_id: int
+    memory_scope: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +230,8 @@ def decode_ndarray(b64: str) -> npt.NDArray[np.generic]:
 # Reading the JSON graph (reference §5.2)
 
 _DECIMAL = re.compile(r"[0-9]+")
+_MAX_INDEX_DIGITS = 30
+_SIGNED = re.compile(r"-?[0-9]{1,18}")
 _VAR_TYPE_KEYS = frozenset({"tir.Var", "tir.SizeVar"})
 
 
@@ -317,7 +335,15 @@ class _GraphReader:
             value = self.constant(node, index, where)
         elif node.type_key in _VAR_TYPE_KEYS:
             name = self.string(self.attr_index(node, index, "name_hint", where), where)
+            if not is_identifier(name):
+                # The name is printed as a dimension, so it must read back as one: anything
+                # else could inject text into what the printer writes.
+                raise MetadataError(
+                    f"{where}: the name_hint {name!r} of a {node.type_key} is not an identifier"
+                )
             value = sympy.Symbol(name, integer=True, nonnegative=True)
+        elif node.type_key == "VirtualDevice":
+            value = self.virtual_device(node, index, where)
         else:
             value = OpaqueMetaNode(node.type_key)
         self.memo[index] = value
@@ -341,14 +367,31 @@ class _GraphReader:
         except MetadataError as error:
             raise MetadataError(f"{where} (b64ndarrays[{slot}]): {error.message}") from None
 
-    def string(self, index: int, where: str) -> str:
-        """The text of the ``runtime.String`` node at ``index``."""
+    def virtual_device(self, node: _Node, index: int, where: str) -> VirtualDeviceMeta:
+        """A ``VirtualDevice``'s device type, id and memory scope (each optional: unset)."""
+        numbers: list[int] = []
+        for name in ("device_type_int", "virtual_device_id"):
+            raw = node.attrs.get(name, "-1")
+            if not (isinstance(raw, str) and _SIGNED.fullmatch(raw)):
+                raise MetadataError(
+                    f"{where} (VirtualDevice node {index}) field {name!r} must be a small "
+                    f"integer, found {json.dumps(raw)}"
+                )
+            numbers.append(int(raw))
+        scope = ""
+        if node.attrs.get("memory_scope", "0") != "0":
+            slot = self.attr_index(node, index, "memory_scope", where)
+            scope = self.string(slot, where, "memory_scope")
+        return VirtualDeviceMeta(numbers[0], numbers[1], scope)
+
+    def string(self, index: int, where: str, field: str = "name_hint") -> str:
+        """The text of the ``runtime.String`` node at ``index`` (held by field ``field``)."""
         if index == 0:
-            raise MetadataError(f"{where}: name_hint is null")
+            raise MetadataError(f"{where}: {field} is null")
         node = self.node(index)
         if node.type_key != "runtime.String":
             raise MetadataError(
-                f"{where}: name_hint is node {index}, a {node.type_key!r}: expected runtime.String"
+                f"{where}: {field} is node {index}, a {node.type_key!r}: expected runtime.String"
             )
         if node.repr_str is not None:
             return node.repr_str
@@ -427,6 +470,8 @@ def _optional_str(raw: dict[str, object], key: str, where: str) -> str | None:
 def _parse_index(value: object, what: str) -> int:
     """A non-negative index written as a decimal string (TVM) or as a JSON integer."""
     if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        if len(value) > _MAX_INDEX_DIGITS:  # no table is that long; int() would refuse it
+            raise MetadataError(f"{what} is out of range: an index of {len(value)} digits")
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value

@@ -5,6 +5,8 @@ Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2):
     file      = [ "#[version = \\"0.0.5\\"]" ] ( module | expr ) [ "#[metadata]" JSON ]
     module    = { "def" GLOBAL fn-rest | ["extern"] "type" IDENT ["[" ids "]"] ["{" ctors "}"] }
     fn-rest   = [ "[" ids "]" ] "(" params [kwargs] ")" [ "->" type ] "{" expr "}"
+    param     = LOCAL [ "{" kwargs "}" ] [ ":" type ]
+    kwarg     = IDENT { "." IDENT } "=" ( literal | "[" values "]" | "(" value ")" | None | META )
     expr      = { binding | "free_var" LOCAL [":" type] ";" | stmt ";" } stmt
     binding   = "let" LOCAL [":" type] "=" rhs ";"  |  GRAPH "=" rhs ";"
     stmt      = "{" expr "}" | match | binexpr
@@ -21,6 +23,7 @@ Grammar (after TVM's ``parser.cc``; see ``reference/relay-text-format.md`` §2):
               | "fn" ["[" ids "]"] "(" types ")" "->" type | "ref" "(" type ")" | "_"
               | IDENT [ "[" types "]" ]
     dim       = INT | "?" | META | dimexpr over names with + - * floordiv() floormod()
+    DTYPE     = bool | int8 .. int64 | uint8 .. uint64 | float16 .. float64 | int (= int32)
 
 Departures from TVM, each the repair of a defect its parser had (the text format sheet's §3):
 ``extern type`` does not end the module; a duplicate ``def``, type or constructor is an error;
@@ -29,8 +32,23 @@ scoped to one definition; ``let`` always opens a new scope, and its variable is 
 own value only when that value is a ``fn`` (a recursive closure), so ``let %x = %x + 1``
 refers to the outer ``%x``; a dotted keyword may come first;
 binding right-hand sides may be ``match``; unknown type names are errors; the scalar shorthand
-is an exact dtype name. It also reads what TVM printed but could not read back: ``ref(T)``,
+is an exact dtype name (and ``int``, TVM's ``int32``); a dimension that divides by zero is an
+error. It also reads what TVM printed but could not read back: ``ref(T)``,
 ``fn [A](A) -> A``, symbolic dimensions as bare names, ``nanf``, ``inff64``.
+
+Placements, which TVM printed once devices were planned, read given the ``#[metadata]``
+section that holds their ``VirtualDevice`` entries: ``PREFIXvirtual_device=meta[..][i]`` in a
+call becomes that operator's device attributes (``on_device``'s ``device_type``,
+``virtual_device_id``, ``memory_scope``; ``device_copy``'s ``src_``/``dst_`` ones). On a
+parameter (``%x {virtual_device=...}``) or a function (a final ``virtual_device=`` attribute)
+the placement is read and dropped: it does not change what the program computes, and nothing
+here places code on devices; the printed text then reads back to the same module.
+
+``call_lowered(f, (a1, .., an))``, which TVM's LowerTE wrote for a call of a lowered
+primitive function, reads as the call ``f(a1, .., an)``: it means exactly that (its
+``metadata`` attribute only names the lowered function for TVM's own backends), and this
+implementation has no lowered functions to tell apart. The arguments must be a tuple written
+out (or a graph variable bound to one), as TVM printed them.
 
 A bare expression (no ``def`` or ``type``) becomes ``@main`` over its free variables: those
 declared with ``free_var`` and, since no module scope exists, any undeclared ``%x``.
@@ -41,9 +59,13 @@ recursive and limited to ``MAX_NESTING`` levels, past which the parser reports a
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeAlias
 from typing import TypeVar as TypeVar_
 
 import numpy as np
@@ -95,7 +117,7 @@ from ..syntax import (
     normalize_dim,
 )
 from .lexer import Number, T, Token, lex
-from .metadata import MetadataError, OpaqueMetaNode, parse_metadata
+from .metadata import MetadataError, OpaqueMetaNode, VirtualDeviceMeta, parse_metadata
 
 VERSION = '"0.0.5"'
 MAX_NESTING = 1024
@@ -115,10 +137,15 @@ _BINARY_OPS = {
 }
 
 _INT_DTYPES = {"i": "int32", "i16": "int16", "i32": "int32", "i64": "int64"}
+_INT_RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in ("int16", "int32", "int64")}
+_ATOM_KINDS = frozenset({T.LOCAL, T.GLOBAL, T.INT, T.FLOAT, T.BOOL, T.GRAPH})
 _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "float64"}
 
 
 _X = TypeVar_("_X")
+
+KwargValue: TypeAlias = "AttrValue | VirtualDeviceMeta"
+"""A keyword argument as written: a literal, or a virtual device read from the metadata."""
 
 
 class Parser:
@@ -160,6 +187,13 @@ class Parser:
     def error(self, message: str, span: Span | None = None) -> ParseError:
         return ParseError(message, span or self.tok.span)
 
+    def duplicate(self, message: str, span: Span, previous: Span | None) -> ParseError:
+        """A duplicate-definition error, with a note pointing at the previous definition."""
+        err = ParseError(message, span)
+        if previous is not None:
+            err.notes.append(("previous definition here", previous))
+        return err
+
     def _found(self) -> str:
         t = self.tok
         if t.kind is T.EOF:
@@ -167,39 +201,62 @@ class Parser:
         return f"'{t.text}'"
 
     def expect(self, text: str) -> Token:
-        t = self.tok
-        if t.kind is T.PUNCT and t.text == text:
-            return self.next()
+        t = self.tokens[self.pos]
+        if t.text == text and t.kind is T.PUNCT:  # a PUNCT token is never the last (EOF)
+            self.pos += 1
+            return t
         raise self.error(f"expected '{text}', found {self._found()}")
 
     def expect_keyword(self, word: str) -> Token:
-        if self.tok.is_keyword(word):
+        if self.tokens[self.pos].text == word:
             return self.next()
         raise self.error(f"expected '{word}', found {self._found()}")
 
     def accept(self, text: str) -> Token | None:
-        if self.tok.is_punct(text):
-            return self.next()
+        t = self.tokens[self.pos]
+        if t.text == text and t.kind is T.PUNCT:
+            self.pos += 1
+            return t
         return None
 
-    def span_from(self, start: Span) -> Span:
-        prev = self.tokens[self.pos - 1] if self.pos > 0 else self.tok
-        return start.merge(prev.span)
+    def span_from(self, start: Span | Token) -> Span:
+        """From ``start`` (a span, or a token: cheaper) to the end of the last token read."""
+        prev = self.tokens[self.pos - 1] if self.pos > 0 else self.tokens[self.pos]
+        if isinstance(start, Token):
+            if prev.start >= start.start:
+                return start.lines.span(start.start, prev.start + len(prev.text))
+            start = start.span
+        end = prev.span
+        if (end.end_line, end.end_column) < (start.end_line, start.end_column):
+            return start.merge(end)
+        return Span(start.source, start.line, start.column, end.end_line, end.end_column)
 
-    @contextmanager
-    def nested(self) -> Iterator[None]:
+    def span_between(self, first: int, last: int) -> Span:
+        """From the start of token ``first`` to the end of token ``last`` (indices)."""
+        tokens = self.tokens
+        return tokens[first].lines.span(tokens[first].start, tokens[max(first, last)].end)
+
+    def nested(self) -> Parser:
+        """A context for one more level of nesting (an error past ``MAX_NESTING``).
+
+        The parser is its own context manager: a generator-based one costs a microsecond per
+        use, and this one is entered for every call and parenthesis.
+        """
+        return self
+
+    def __enter__(self) -> None:
         self.depth += 1
         if self.depth > MAX_NESTING:
-            raise self.error(f"nesting too deep: more than {MAX_NESTING} levels")
-        try:
-            yield
-        finally:
             self.depth -= 1
+            raise self.error(f"nesting too deep: more than {MAX_NESTING} levels")
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
 
     def comma_list(self, close: str, item: Callable[[], _X]) -> list[_X]:
         """``item {"," item} [","] close``, or just ``close``; consumes ``close``."""
         out: list[_X] = []
-        while not self.tok.is_punct(close):
+        while self.tokens[self.pos].text != close:
             out.append(item())
             if not self.accept(","):
                 break
@@ -228,7 +285,8 @@ class Parser:
         scope[name] = var
 
     def lookup_local(self, tok: Token) -> Var:
-        name = str(tok.value)
+        name = tok.value
+        assert isinstance(name, str)
         stack = self.env.get(name)
         if stack:
             return stack[-1]
@@ -273,7 +331,7 @@ class Parser:
         def_starts: list[int] = []
         self.scan_type_headers()
         while self.tok.kind is not T.EOF:
-            if self.tok.is_keyword("def"):
+            if self.tokens[self.pos].text == "def":
                 def_starts.append(self.pos)
                 self.next()
                 name_tok = self.tok
@@ -281,10 +339,12 @@ class Parser:
                     raise self.error(f"expected a global name after 'def', found {self._found()}")
                 name = str(name_tok.value)
                 if name in self.globals:
-                    raise self.error(f"duplicate definition of @{name}", name_tok.span)
+                    raise self.duplicate(
+                        f"duplicate definition of @{name}", name_tok.span, self.globals[name].span
+                    )
                 self.globals[name] = GlobalVar(name, span=name_tok.span)
                 self.skip_definition()
-            elif self.tok.is_keyword("type") or self.tok.is_keyword("extern"):
+            elif self.tokens[self.pos].text == "type" or self.tokens[self.pos].text == "extern":
                 type_defs.append(self.parse_type_definition())
             else:
                 raise self.error(f"expected 'def', 'type' or end of file, found {self._found()}")
@@ -305,24 +365,45 @@ class Parser:
     def scan_type_headers(self) -> None:
         """Record every type name first, so that types may refer to later definitions."""
         for i, tok in enumerate(self.tokens):
-            if tok.is_keyword("type") and self.tokens[i + 1].kind is T.IDENT:
+            if tok.text == "type" and tok.kind is T.KEYWORD and self.tokens[i + 1].kind is T.IDENT:
                 name_tok = self.tokens[i + 1]
                 name = str(name_tok.value)
                 if name in self.type_headers:
-                    raise self.error(f"duplicate definition of type {name}", name_tok.span)
+                    raise self.duplicate(
+                        f"duplicate definition of type {name}",
+                        name_tok.span,
+                        self.type_headers[name].span,
+                    )
                 self.type_headers[name] = GlobalTypeVar(name, span=name_tok.span)
 
     def skip_definition(self) -> None:
         """Skip a ``def`` up to and including the brace that closes its body."""
+        # The body is the first brace outside the parameter list's parentheses (a parameter
+        # may carry braces of its own, ``%x {virtual_device=...}``).
         depth = 0
-        while self.tok.kind is not T.EOF:
-            t = self.next()
-            if t.is_punct("{"):
+        parens = 0
+        tokens = self.tokens
+        punct = T.PUNCT
+        last = len(tokens) - 1  # the EOF token
+        i = self.pos
+        while i < last:
+            t = tokens[i]
+            i += 1
+            if t.kind is not punct:
+                continue
+            text = t.text
+            if text == "(" and depth == 0:
+                parens += 1
+            elif text == ")" and depth == 0:
+                parens -= 1
+            elif text == "{" and (depth > 0 or parens <= 0):
                 depth += 1
-            elif t.is_punct("}"):
+            elif text == "}" and depth > 0:
                 depth -= 1
                 if depth == 0:
+                    self.pos = i
                     return
+        self.pos = last
         raise self.error("unexpected end of file in a definition: a '}' is missing")
 
     def parse_type_definition(self) -> TypeData:
@@ -339,11 +420,11 @@ class Parser:
             type_vars = self.comma_list("]", self.parse_type_param)
         self.type_scopes.append({tv.name: tv for tv in type_vars})
         constructors: list[Constructor] = []
-        if self.tok.is_punct("{"):
+        if self.tokens[self.pos].text == "{":
             brace = self.next()
             if extern:
                 raise self.error("an extern type cannot have constructors", brace.span)
-            while not self.tok.is_punct("}"):
+            while self.tokens[self.pos].text != "}":
                 constructors.append(self.parse_constructor_def(header, len(constructors)))
                 if not self.accept(","):
                     break
@@ -353,7 +434,7 @@ class Parser:
                         span=self.span_from(start))  # fmt: skip
 
     def accept_keyword(self, word: str) -> bool:
-        if self.tok.is_keyword(word):
+        if self.tokens[self.pos].text == word:
             self.next()
             return True
         return False
@@ -372,13 +453,15 @@ class Parser:
         self.next()
         name = str(tok.value)
         if name in self.constructors:
-            raise self.error(f"duplicate constructor {name}", tok.span)
+            raise self.duplicate(
+                f"duplicate constructor {name}", tok.span, self.constructors[name].span
+            )
         if lookup(name) is not None:
             raise self.error(f"constructor {name} has the name of an operator", tok.span)
         inputs: list[Type] = []
         if self.accept("("):
             inputs = self.comma_list(")", self.parse_type)
-        ctor = Constructor(name, tuple(inputs), header, tag, span=self.span_from(tok.span))
+        ctor = Constructor(name, tuple(inputs), header, tag, span=self.span_from(tok))
         self.constructors[name] = ctor
         return ctor
 
@@ -393,15 +476,19 @@ class Parser:
             self.type_scopes.append({tv.name: tv for tv in type_params})
             self.expect("(")
             params: list[Var] = []
-            attrs: list[tuple[str, AttrValue]] = []
+            attrs: list[tuple[str, KwargValue]] = []
             self.push_scope()
-            while not self.tok.is_punct(")"):
+            while self.tokens[self.pos].text != ")":
                 if self.at_keyword_argument():
                     attrs = self.parse_kwargs(")")
                     break
-                var = self.parse_binder()
+                var = self.parse_binder(braces=True)
                 if var.name_hint in self.scopes[-1]:
-                    raise self.error(f"duplicate parameter %{var.name_hint}", var.span)
+                    raise self.duplicate(
+                        f"duplicate parameter %{var.name_hint}",
+                        var.span or self.tok.span,
+                        self.scopes[-1][var.name_hint].span,
+                    )
                 self.bind(var)
                 params.append(var)
                 if not self.accept(","):
@@ -415,19 +502,41 @@ class Parser:
             self.expect("}")
             self.pop_scope()
             self.type_scopes.pop()
-            return Function(tuple(params), body, ret_type, tuple(type_params), tuple(attrs),
-                            span=self.span_from(start))  # fmt: skip
+            return Function(tuple(params), body, ret_type, tuple(type_params),
+                            self.function_attrs(attrs), span=self.span_from(start))  # fmt: skip
 
-    def parse_binder(self) -> Var:
-        """``%x [: type]``."""
+    def function_attrs(
+        self, attrs: list[tuple[str, KwargValue]]
+    ) -> tuple[tuple[str, AttrValue], ...]:
+        """A function's attributes; ``virtual_device=`` is its placement, which is dropped
+        (as TVM moved it out of the attributes; placement does not change the meaning)."""
+        out: list[tuple[str, AttrValue]] = []
+        for key, value in attrs:
+            if isinstance(value, VirtualDeviceMeta):
+                if key != "virtual_device":
+                    raise self.error(f"a virtual device cannot be the value of attribute '{key}'")
+                continue
+            out.append((key, value))
+        return tuple(out)
+
+    def parse_binder(self, *, braces: bool = False) -> Var:
+        """``%x [: type]``; with ``braces`` (a parameter) also ``%x {virtual_device=...}``.
+
+        The braces are TVM's device placement of a parameter, which does not change what the
+        program computes: they are read (so their metadata must exist) and dropped.
+        """
         tok = self.tok
         if tok.kind is not T.LOCAL:
             raise self.error(f"expected a variable such as %x, found {self._found()}")
         self.next()
+        if braces and self.tokens[self.pos].text == "{":
+            self.next()
+            self.parse_kwargs("}")
+            self.expect("}")
         annotation: Type | None = None
         if self.accept(":"):
             annotation = self.parse_type()
-        return Var(str(tok.value), annotation, span=self.span_from(tok.span))
+        return Var(str(tok.value), annotation, span=self.span_from(tok))
 
     # -- keyword arguments -----------------------------------------------------------------
 
@@ -439,11 +548,11 @@ class Parser:
             k += 2
         return self.peek(k).is_punct("=")
 
-    def parse_kwargs(self, close: str) -> list[tuple[str, AttrValue]]:
+    def parse_kwargs(self, close: str) -> list[tuple[str, KwargValue]]:
         """``key=value {[","] key=value} [","]`` up to (not including) ``close``."""
-        out: list[tuple[str, AttrValue]] = []
+        out: list[tuple[str, KwargValue]] = []
         seen: set[str] = set()
-        while not self.tok.is_punct(close):
+        while self.tokens[self.pos].text != close:
             key_tok = self.tok
             if not self.at_keyword_argument():
                 raise self.error(f"expected a keyword argument key=value, found {self._found()}")
@@ -459,8 +568,15 @@ class Parser:
             self.accept(",")
         return out
 
-    def parse_attr_value(self) -> AttrValue:
+    def parse_attr_value(self) -> KwargValue:
         tok = self.tok
+        if tok.kind is T.META:
+            # TVM printed a placement as a metadata reference: virtual_device=meta[..][i].
+            self.next()
+            entry = self.meta_entry(tok)
+            if not isinstance(entry, VirtualDeviceMeta):
+                raise self.error(f"{tok.text} cannot be an attribute value", tok.span)
+            return entry
         with self.nested():
             if tok.kind is T.INT or tok.kind is T.FLOAT:
                 self.next()
@@ -476,16 +592,24 @@ class Parser:
                 return None
             if tok.is_punct("["):
                 self.next()
-                return tuple(self.comma_list("]", self.parse_attr_value))
+                return tuple(self.comma_list("]", self.parse_plain_attr_value))
             if tok.is_punct("("):
                 self.next()
-                items = self.comma_list(")", self.parse_attr_value)
+                items = self.comma_list(")", self.parse_plain_attr_value)
                 return items[0] if len(items) == 1 else tuple(items)
             if tok.kind is T.IDENT:
                 raise self.error(
                     f'attribute values must be literals: write the string "{tok.value}"'
                 )
             raise self.error(f"expected an attribute value, found {self._found()}")
+
+    def parse_plain_attr_value(self) -> AttrValue:
+        """An attribute value inside a list: a literal, never a virtual device."""
+        tok = self.tok
+        value = self.parse_attr_value()
+        if isinstance(value, VirtualDeviceMeta):
+            raise self.error("a virtual device cannot be inside a list", tok.span)
+        return value
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -505,7 +629,7 @@ class Parser:
                     self.expect("=")
                     # A function may call itself through its let variable (a recursive
                     # closure); any other value sees the enclosing binding of the name.
-                    recursive = self.tok.is_keyword("fn")
+                    recursive = self.tokens[self.pos].text == "fn"
                     if recursive:
                         self.bind(var)
                     value = self.parse_rhs()
@@ -527,12 +651,12 @@ class Parser:
                     self.next()
                     var = self.parse_binder()
                     self.free_vars.setdefault(var.name_hint, var)
-                    if not self.tok.is_punct(";"):
+                    if self.tokens[self.pos].text != ";":
                         raise self.error("a free_var declaration must be followed by ';'")
                     self.next()
                     continue
                 stmt = self.parse_stmt()
-                if self.tok.is_punct(";"):
+                if self.tokens[self.pos].text == ";":
                     self.next()
                     pending.append((None, stmt, stmt.span or tok.span))
                     continue
@@ -543,11 +667,24 @@ class Parser:
         result = stmt
         for maybe_var, value, span in reversed(pending):
             var = Var("_", None, span=span) if maybe_var is None else maybe_var
-            result = Let(var, value, result, span=span.merge(result.span))
+            end = result.span
+            if end is not None and end.source is span.source:
+                # The body follows the binding: the let runs from one to the end of the other.
+                span = Span(span.source, span.line, span.column, end.end_line, end.end_column)
+            result = Let(var, value, result, span=span)
         return result
 
+    def parse_arg(self) -> Expr:
+        """An argument or tuple field: ``parse_expr``, shortcut for an atom before , or )."""
+        tok = self.tokens[self.pos]
+        if tok.kind in _ATOM_KINDS:
+            after = self.tokens[self.pos + 1]  # tok is not EOF, so a token follows
+            if after.kind is T.PUNCT and (after.text == "," or after.text == ")"):
+                return self.parse_primary()
+        return self.parse_expr()
+
     def parse_rhs(self) -> Expr:
-        if self.tok.is_keyword("match") or self.tok.is_keyword("match?"):
+        if self.tokens[self.pos].text == "match" or self.tokens[self.pos].text == "match?":
             return self.parse_match()
         return self.parse_binexpr()
 
@@ -571,7 +708,12 @@ class Parser:
         """Operator-precedence parsing, with a stack: all operators are left-associative."""
         # Each operand keeps the span of its own text: a variable's node carries the span of
         # its binder, which is not where this use is written.
-        operands: list[tuple[Expr, Span]] = [self.parse_operand()]
+        first = self.pos
+        e = self.parse_postfix()
+        tok = self.tokens[self.pos]
+        if tok.kind is not T.PUNCT or tok.text not in _BINARY_OPS:
+            return e  # no operator: the operand's span is not needed
+        operands: list[tuple[Expr, Span]] = [(e, self.span_between(first, self.pos - 1))]
         operators: list[tuple[int, str, Span]] = []
 
         def reduce() -> None:
@@ -598,12 +740,16 @@ class Parser:
         return e, self.span_from(start)
 
     def parse_postfix(self) -> Expr:
-        start = self.tok.span
+        first = self.tokens[self.pos]
         e = self.parse_primary()
         while True:
-            if self.tok.is_punct("("):
-                e = self.parse_call(e, start)
-            elif self.tok.is_punct(".") and self.peek().kind is T.INT:
+            text = self.tokens[self.pos].text
+            if text == "(" and self.tokens[self.pos].kind is T.PUNCT:
+                e = self.parse_call(e, first)
+            elif (
+                text == "." and self.tokens[self.pos].kind is T.PUNCT and self.peek().kind is T.INT
+            ):
+                start = first.span
                 self.next()
                 index_tok = self.next()
                 assert isinstance(index_tok.value, Number)
@@ -614,33 +760,62 @@ class Parser:
             else:
                 return e
 
-    def parse_call(self, callee: Expr, start: Span) -> Expr:
+    def parse_call(self, callee: Expr, start: Token) -> Expr:
         with self.nested():
             self.expect("(")
             args: list[Expr] = []
-            kwargs: list[tuple[str, AttrValue]] = []
+            kwargs: list[tuple[str, KwargValue]] = []
             kwargs_span = self.tok.span
-            while not self.tok.is_punct(")"):
+            while self.tokens[self.pos].text != ")":
                 if self.at_keyword_argument():
                     kwargs_span = self.tok.span
                     kwargs = self.parse_kwargs(")")
                     break
-                args.append(self.parse_expr())
+                args.append(self.parse_arg())
                 if not self.accept(","):
                     break
             self.expect(")")
         span = self.span_from(start)
+        if isinstance(callee, Op) and callee.name == CALL_LOWERED and lookup(CALL_LOWERED) is None:
+            return self.make_lowered_call(args, kwargs, span, kwargs_span)
         if isinstance(callee, Op):
             return self.make_op_call(callee, args, kwargs, span, kwargs_span)
         if kwargs:
             raise self.error("keyword attributes are only allowed in operator calls", kwargs_span)
         return Call(callee, tuple(args), None, span=span)
 
+    def make_lowered_call(
+        self,
+        args: list[Expr],
+        kwargs: list[tuple[str, KwargValue]],
+        span: Span,
+        kwargs_span: Span,
+    ) -> Call:
+        """``call_lowered(f, (a1, .., an))`` is the call ``f(a1, .., an)`` (see the module
+        docstring); a ``metadata`` attribute, TVM's name for the lowered function, is dropped."""
+        if len(args) != 2:
+            raise self.error(
+                f"{CALL_LOWERED} expects 2 arguments (a function and a tuple of its arguments), "
+                f"found {len(args)}",
+                span,
+            )
+        for key, _ in kwargs:
+            if key != "metadata":
+                where = self.find_kwarg_span(key, kwargs_span, span)
+                raise self.error(f"{CALL_LOWERED}: unknown attribute '{key}'", where)
+        callee, arguments = args
+        if not isinstance(arguments, Tuple):
+            raise self.error(
+                f"{CALL_LOWERED}: the arguments must be a tuple written out, such as (%x, %y)",
+                span,
+            )
+        return Call(callee, arguments.fields, None, span=span)
+
     def make_op_call(
         self,
         op: Op,
         args: list[Expr],
-        kwargs: list[tuple[str, AttrValue]],
+        raw_kwargs: list[tuple[str, KwargValue]],
         span: Span,
         kwargs_span: Span,
     ) -> Call:
@@ -654,15 +829,51 @@ class Parser:
                 span,
             )
         if opdef.attrs_type is None:
-            if kwargs:
+            if raw_kwargs:
                 raise self.error(f"operator {op.name} takes no attributes", kwargs_span)
             return Call(op, tuple(args), None, span=span)
+        kwargs = self.expand_virtual_devices(op.name, opdef.attrs_type, raw_kwargs, kwargs_span)
         try:
             attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
         except AttrError as err:
             where = self.find_kwarg_span(err.key, kwargs_span, span)
             raise self.error(f"{op.name}: {err.message}", where) from None
         return Call(op, tuple(args), attrs, span=span)
+
+    def expand_virtual_devices(
+        self,
+        op_name: str,
+        attrs_type: type,
+        kwargs: list[tuple[str, KwargValue]],
+        kwargs_span: Span,
+    ) -> list[tuple[str, AttrValue]]:
+        """``PREFIXvirtual_device=meta[VirtualDevice][i]`` becomes the attributes that hold a
+        virtual device here: ``PREFIX{device_type|dev_type}``, ``PREFIXvirtual_device_id`` and
+        ``PREFIXmemory_scope`` (``on_device``: no prefix; ``device_copy``: ``src_``, ``dst_``).
+        """
+        names = {f.name for f in dataclasses.fields(attrs_type)}
+        out: list[tuple[str, AttrValue]] = []
+        for key, value in kwargs:
+            if not isinstance(value, VirtualDeviceMeta):
+                out.append((key, value))
+                continue
+            prefix = key.removesuffix("virtual_device")
+            kinds = [f"{prefix}{n}" for n in ("device_type", "dev_type") if f"{prefix}{n}" in names]
+            fields = [*kinds[:1], f"{prefix}virtual_device_id", f"{prefix}memory_scope"]
+            if not key.endswith("virtual_device") or not kinds or not set(fields) <= names:
+                where = self.find_kwarg_span(key, kwargs_span, kwargs_span)
+                raise self.error(f"{op_name}: '{key}' is not a virtual device attribute", where)
+            values = (value.device_type, value.virtual_device_id, value.memory_scope)
+            out.extend(zip(fields, values, strict=True))
+        seen: set[str] = set()
+        for key, _ in out:
+            if key in seen:
+                where = self.find_kwarg_span(key, kwargs_span, kwargs_span)
+                raise self.error(
+                    f"duplicate attribute '{key}' (also set by a virtual device)", where
+                )
+            seen.add(key)
+        return out
 
     def find_kwarg_span(self, key: str, kwargs_span: Span, call_span: Span) -> Span:
         """The span of ``key=`` inside the just-parsed call, for the error caret."""
@@ -716,7 +927,7 @@ class Parser:
                     self.expect("(")
                     inner = self.parse_expr()
                     self.expect(")")
-                span = self.span_from(tok.span)
+                span = self.span_from(tok)
                 if tok.text == "ref":
                     return RefCreate(inner, span=span)
                 return RefRead(inner, span=span)
@@ -728,7 +939,7 @@ class Parser:
                     self.expect(",")
                     value = self.parse_expr()
                     self.expect(")")
-                return RefWrite(ref, value, span=self.span_from(tok.span))
+                return RefWrite(ref, value, span=self.span_from(tok))
             if tok.text in ("match", "match?"):
                 return self.parse_match()
         if tok.is_punct("("):
@@ -745,13 +956,13 @@ class Parser:
             self.next()
             if self.accept(")"):
                 return Tuple((), span=self.span_from(start))
-            first = self.parse_expr()
+            first = self.parse_arg()
             if self.accept(")"):
                 return first
             self.expect(",")
             fields = [first]
-            while not self.tok.is_punct(")"):
-                fields.append(self.parse_expr())
+            while self.tokens[self.pos].text != ")":
+                fields.append(self.parse_arg())
                 if not self.accept(","):
                     break
             self.expect(")")
@@ -766,10 +977,12 @@ class Parser:
                 # A nullary constructor written bare is its (empty) application, as in TVM.
                 return Call(ctor, (), None, span=tok.span)
             return ctor
-        while self.tok.is_punct(".") and self.peek().kind is T.IDENT:
+        while self.tokens[self.pos].text == "." and self.peek().kind is T.IDENT:
             self.next()
             name += "." + str(self.next().value)
-        span = self.span_from(tok.span)
+        span = self.span_from(tok)
+        if name == CALL_LOWERED and lookup(name) is None and self.tok.is_punct("("):
+            return Op(name, span=span)  # parse_call reads it as a plain call
         if lookup(name) is None:
             raise self.error(f"unknown operator or constructor '{name}'", span)
         return Op(name, span=span)
@@ -800,18 +1013,18 @@ class Parser:
             data = self.parse_postfix()
             self.expect("{")
             clauses: list[Clause] = []
-            while not self.tok.is_punct("}"):
+            while self.tokens[self.pos].text != "}":
                 start = self.tok.span
                 self.push_scope()
                 pattern = self.parse_pattern()
                 self.expect("=>")
-                rhs = self.parse_block() if self.tok.is_punct("{") else self.parse_expr()
+                rhs = self.parse_block() if self.tokens[self.pos].text == "{" else self.parse_expr()
                 self.pop_scope()
                 clauses.append(Clause(pattern, rhs, span=self.span_from(start)))
                 if not self.accept(","):
                     break
             self.expect("}")
-        return Match(data, tuple(clauses), complete, span=self.span_from(tok.span))
+        return Match(data, tuple(clauses), complete, span=self.span_from(tok))
 
     def parse_pattern(self) -> Pattern:
         tok = self.tok
@@ -839,13 +1052,13 @@ class Parser:
                         f"constructor {name} has {len(ctor.inputs)} field"
                         f"{'' if len(ctor.inputs) == 1 else 's'}, but the pattern has "
                         f"{len(patterns)}",
-                        self.span_from(tok.span),
+                        self.span_from(tok),
                     )
-                return PatternConstructor(ctor, tuple(patterns), span=self.span_from(tok.span))
+                return PatternConstructor(ctor, tuple(patterns), span=self.span_from(tok))
             if tok.is_punct("("):
                 self.next()
                 patterns = self.comma_list(")", self.parse_pattern)
-                return PatternTuple(tuple(patterns), span=self.span_from(tok.span))
+                return PatternTuple(tuple(patterns), span=self.span_from(tok))
             raise self.error(f"expected a pattern, found {self._found()}")
 
     # -- literals --------------------------------------------------------------------------
@@ -865,13 +1078,15 @@ class Parser:
                 raise self.error(
                     f"invalid literal {tok.text}: integer widths are i16, i32 and i64", tok.span
                 )
+            if len(text) > 20:  # beyond every width; int() of huge text is slow
+                raise self.error(f"integer literal {tok.text} does not fit int64", tok.span)
             value = -int(text) if num.negative else int(text)
             dtype = _INT_DTYPES.get(num.suffix, "int32")
-            info = np.iinfo(dtype)
-            if not num.suffix and not info.min <= value <= info.max:
+            low, high = _INT_RANGES[dtype]
+            if not num.suffix and not low <= value <= high:
                 dtype = "int64"
-                info = np.iinfo(dtype)
-            if not info.min <= value <= info.max:
+                low, high = _INT_RANGES[dtype]
+            if not low <= value <= high:
                 raise self.error(f"integer literal {tok.text} does not fit {dtype}", tok.span)
             return np.array(value, dtype=dtype)
         if num.suffix not in _FLOAT_DTYPES:
@@ -953,7 +1168,7 @@ class Parser:
             if tok.is_punct("("):
                 self.next()
                 fields: list[Type] = self.comma_list(")", self.parse_type)
-                return TupleType(tuple(fields), span=self.span_from(tok.span))
+                return TupleType(tuple(fields), span=self.span_from(tok))
             if tok.is_punct("_"):
                 self.next()
                 return IncompleteType(span=tok.span)
@@ -964,14 +1179,14 @@ class Parser:
                 self.expect("(")
                 inner = self.parse_type()
                 self.expect(")")
-                return RefType(inner, span=self.span_from(tok.span))
+                return RefType(inner, span=self.span_from(tok))
             if tok.kind is T.IDENT:
                 self.next()
                 name = str(tok.value)
-                if name == "Tensor" and self.tok.is_punct("["):
+                if name == "Tensor" and self.tokens[self.pos].text == "[":
                     return self.parse_tensor_type(tok.span)
-                if name in DTYPES:
-                    return TensorType((), name, span=tok.span)
+                if name in DTYPES or name == "int":
+                    return TensorType((), _dtype_name(name), span=tok.span)
                 type_var = self.lookup_type_var(name)
                 if type_var is not None:
                     return type_var
@@ -981,7 +1196,7 @@ class Parser:
                 if self.accept("["):
                     args = self.comma_list("]", self.parse_type)
                 header = self.type_headers[name]
-                return TypeCall(header, tuple(args), span=self.span_from(tok.span))
+                return TypeCall(header, tuple(args), span=self.span_from(tok))
             raise self.error(f"expected a type, found {self._found()}")
 
     def parse_func_type(self) -> FuncType:
@@ -1007,27 +1222,42 @@ class Parser:
             raise self.error(f"expected '(' to start the shape, found {self._found()}")
         self.expect(",")
         dtype_tok = self.tok
-        if dtype_tok.kind is not T.IDENT or dtype_tok.value not in DTYPES:
+        if dtype_tok.kind is not T.IDENT or (
+            dtype_tok.value not in DTYPES and dtype_tok.value != "int"
+        ):
             raise self.error(
                 f"unknown dtype {self._found()} (known: {', '.join(DTYPES)})", dtype_tok.span
             )
         self.next()
         self.expect("]")
-        return TensorType(tuple(shape), str(dtype_tok.value), span=self.span_from(start))
+        dtype = _dtype_name(str(dtype_tok.value))
+        return TensorType(tuple(shape), dtype, span=self.span_from(start))
 
     def parse_dim(self) -> Dim:
-        if self.tok.is_punct("?"):
+        tok = self.tokens[self.pos]
+        if tok.kind is T.INT:
+            after = self.tokens[self.pos + 1]
+            if after.kind is T.PUNCT and (after.text == "," or after.text == ")"):
+                # A plain size, the common case: no sympy.
+                self.next()
+                size = int(self.number_value(tok))
+                if size < 0:
+                    raise self.error("a dimension cannot be negative", tok.span)
+                return size
+        if tok.text == "?" and tok.kind is T.PUNCT:
             self.next()
             return ANY
         start = self.tok.span
         value = normalize_dim(self.parse_dim_sum())
         if isinstance(value, int) and value < 0:
             raise self.error("a dimension cannot be negative", self.span_from(start))
+        if not isinstance(value, int):
+            value = normalize_dim(_canonical_dim(value))
         return value
 
     def parse_dim_sum(self) -> sympy.Expr:
         value = self.parse_dim_product()
-        while self.tok.is_punct("+") or self.tok.is_punct("-"):
+        while self.tokens[self.pos].text == "+" or self.tokens[self.pos].text == "-":
             sign = self.next().text
             rhs = self.parse_dim_product()
             value = value + rhs if sign == "+" else value - rhs
@@ -1035,7 +1265,7 @@ class Parser:
 
     def parse_dim_product(self) -> sympy.Expr:
         value = self.parse_dim_atom()
-        while self.tok.is_punct("*"):
+        while self.tokens[self.pos].text == "*":
             self.next()
             value = value * self.parse_dim_atom()
         return value
@@ -1055,10 +1285,7 @@ class Parser:
                     self.expect(",")
                     b = self.parse_dim_sum()
                     self.expect(")")
-                    a = sympy.sympify(a)  # floordiv(4, 2) is sympy's floor(4/2), not 4/2
-                    if name == "floordiv":
-                        return sympy.floor(a / b)
-                    return sympy.Mod(a, b)
+                    return self.dim_division(name, a, b, self.span_from(tok))
                 return dim_symbol(name)
             if tok.kind is T.META:
                 self.next()
@@ -1072,6 +1299,55 @@ class Parser:
                 self.expect(")")
                 return value
             raise self.error(f"expected a dimension, found {self._found()}")
+
+    def dim_division(self, name: str, a: sympy.Expr, b: sympy.Expr, span: Span) -> sympy.Expr:
+        """``floordiv(a, b)`` or ``floormod(a, b)``; a divisor that is zero is an error."""
+        # Integer literals are ints (sympy only for symbolic dims): floordiv(4, 2) is sympy's
+        # floor(4/2), not Python's 4/2.
+        a, b = sympy.sympify(a), sympy.sympify(b)
+        if b.is_zero:
+            raise self.error(f"{name} by zero in a dimension", span)
+        try:
+            value = sympy.floor(a / b) if name == "floordiv" else sympy.Mod(a, b)
+        except ZeroDivisionError:  # sympy found a zero divisor that is_zero could not
+            raise self.error(f"{name} by zero in a dimension", span) from None
+        if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
+            raise self.error(f"{name} by zero in a dimension", span)
+        return value
+
+
+def _canonical_dim(value: sympy.Expr) -> sympy.Expr:
+    """``value`` rebuilt bottom-up until rebuilding changes nothing.
+
+    sympy's automatic simplification depends on the order in which an expression is built
+    (``floor(-1 - floor(1/n))`` keeps a ``floor(-floor(1/n))`` that the same term built
+    directly simplifies away), so a dimension read back from its printed text could differ
+    from the one first read. Rebuilding reaches the form that printing preserves.
+    """
+    for _ in range(8):
+        rebuilt = _rebuild(value)
+        if rebuilt == value:
+            break
+        value = rebuilt
+    return value
+
+
+def _rebuild(e: sympy.Expr) -> sympy.Expr:
+    # Dimensions are small expressions (their nesting is bounded by MAX_NESTING).
+    if e.is_Atom:
+        return e
+    result: sympy.Expr = e.func(*(_rebuild(a) for a in e.args))
+    return result
+
+
+def _dtype_name(name: str) -> str:
+    """A dtype as written: ``int`` is TVM's name for ``int32`` (its DataType parser's default
+    width), which TVM's own tests use; every other name is itself."""
+    return "int32" if name == "int" else name
+
+
+CALL_LOWERED = "call_lowered"
+"""TVM's operator for a call of a lowered function, read as a plain call."""
 
 
 def _meta_ref(tok: Token) -> tuple[str, int]:
@@ -1087,25 +1363,98 @@ def parse(text: str, source_name: str = "<string>", *, scope: IRModule | None = 
 
     ``scope``'s globals, types and constructors are in scope (a prelude); the result holds
     only the definitions of ``text``, and redefining a name of ``scope`` is an error.
-    Raises ``ParseError`` (with a span) for anything that is not a Relay program.
+    Raises ``ParseError`` (with a span) for anything that is not a Relay program. While it
+    runs, the recursion limit is raised for deep nesting (``recursion_headroom``) and the
+    cyclic garbage collector is paused (``collector_paused``); both are as the caller had them
+    when it returns or raises.
     """
     source = SourceFile(source_name, text)
-    lexed = lex(source)
-    meta: dict[str, list[object]] = {}
-    if lexed.metadata is not None:
-        meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
-    parser = Parser(lexed.tokens, meta)
-    if scope is not None:
-        parser.globals = {gv.name: gv for gv in scope.functions}
-        parser.type_headers = {h.name: h for h in scope.type_definitions}
-        parser.constructors = scope.constructors()
-    limit = sys.getrecursionlimit()
     # Nesting is bounded by MAX_NESTING; each level takes a handful of Python frames.
-    sys.setrecursionlimit(max(limit, MAX_NESTING * 12 + 1000))
-    try:
-        return parser.parse_file()
-    finally:
-        sys.setrecursionlimit(limit)
+    with recursion_headroom(MAX_NESTING * 12 + 1000), collector_paused():
+        lexed = lex(source)
+        meta: dict[str, list[object]] = {}
+        if lexed.metadata is not None:
+            meta = _read_metadata(lexed.metadata, lexed.metadata_span, source)
+        parser = Parser(lexed.tokens, meta)
+        if scope is not None:
+            parser.globals = {gv.name: gv for gv in scope.functions}
+            parser.type_headers = {h.name: h for h in scope.type_definitions}
+            parser.constructors = scope.constructors()
+        try:
+            return parser.parse_file()
+        except RecursionError:  # the caller's own stack was already deep
+            raise parser.error(f"nesting too deep: more than {MAX_NESTING} levels") from None
+
+
+class _Shared:
+    """A process-wide setting changed while any holder needs it, restored by the last one.
+
+    The first of any number of nested or concurrent holders saves the caller's value and
+    applies the change; the last one out restores the saved value, whatever the order in
+    which they finish. Nothing outlives the calls.
+    """
+
+    def __init__(self, read: Callable[[], object], write: Callable[[object], None]) -> None:
+        self.read = read
+        self.write = write
+        self.lock = threading.Lock()
+        self.holders = 0
+        self.saved: object = None
+
+    @contextmanager
+    def hold(self, change: Callable[[], None]) -> Iterator[None]:
+        with self.lock:
+            if self.holders == 0:
+                self.saved = self.read()
+            self.holders += 1
+            change()
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.holders -= 1
+                if self.holders == 0:
+                    self.write(self.saved)
+
+
+def _set_gc(enabled: object) -> None:
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def _set_recursion_limit(limit: object) -> None:
+    assert isinstance(limit, int)
+    sys.setrecursionlimit(limit)
+
+
+_recursion_limit = _Shared(sys.getrecursionlimit, _set_recursion_limit)
+_collector = _Shared(gc.isenabled, _set_gc)
+
+
+@contextmanager
+def recursion_headroom(frames: int) -> Iterator[None]:
+    """Run the body with a recursion limit of at least ``frames``, then restore the caller's
+    (shared safely between nested and concurrent callers)."""
+
+    def raise_limit() -> None:
+        if sys.getrecursionlimit() < frames:
+            sys.setrecursionlimit(frames)
+
+    with _recursion_limit.hold(raise_limit):
+        yield
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run the body with the cyclic garbage collector paused, then restore the caller's state.
+
+    Parsing allocates hundreds of thousands of small objects and no garbage cycles; with the
+    collector running, 40% of the time went to rescanning the growing tree.
+    """
+    with _collector.hold(gc.disable):
+        yield
 
 
 def _read_metadata(text: str, span: Span | None, source: SourceFile) -> dict[str, list[object]]:

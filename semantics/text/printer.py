@@ -25,13 +25,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 import numpy as np
 import numpy.typing as npt
 import sympy
 
+from ..ops.registry import lookup
 from ..syntax import (
     ATOMS,
+    DTYPES,
     AnyDim,
     AttrValue,
     Call,
@@ -71,10 +74,12 @@ from ..syntax import (
     pattern_vars,
     post_order,
 )
+from .lexer import is_identifier
 from .metadata import write_metadata
 
 VERSION_HEADER = '#[version = "0.0.5"]'
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_RESERVED_TYPE_NAMES = frozenset({*DTYPES, "Tensor", "int"})
 _INT_SUFFIX = {"int16": "i16", "int32": "", "int64": "i64"}
 _FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
 
@@ -164,11 +169,20 @@ def format_attr(value: AttrValue) -> str:
             return format_string(value)
         case tuple():
             return "[" + ", ".join(format_attr(v) for v in value) + "]"
-    raise TypeError(f"cannot print attribute value {value!r}")
+        case _:
+            assert_never(value)
 
 
 def format_dim(d: Dim) -> str:
-    """A dimension: ``3``, ``?``, or a symbolic expression in the parser's dimension syntax."""
+    """A dimension: ``3``, ``?``, or a symbolic expression in the parser's dimension syntax.
+
+    Every dimension the dimension grammar can produce prints, and reads back as the same sympy
+    expression: sums and differences, products and powers with positive integer exponents
+    (``n**2`` is written ``n*n``), ``floordiv`` (sympy's ``floor`` of a quotient, whose
+    argument may carry rational coefficients) and ``floormod``. Anything else (a rational
+    outside a floor, ``zoo``, a symbol whose name is not an identifier) is not a dimension of
+    the text format, and raises ``ValueError``.
+    """
     if isinstance(d, AnyDim):
         return "?"
     if isinstance(d, int):
@@ -181,6 +195,8 @@ def _format_sym(e: sympy.Expr) -> str:
     if e.is_Integer:
         return str(int(e))
     if e.is_Symbol:
+        if not is_identifier(e.name):
+            raise ValueError(f"cannot print the dimension {e.name!r}: not an identifier")
         return str(e.name)
     if isinstance(e, sympy.floor):
         num, den = sympy.fraction(sympy.together(e.args[0]))
@@ -188,27 +204,39 @@ def _format_sym(e: sympy.Expr) -> str:
     if isinstance(e, sympy.Mod):
         return f"floormod({_format_sym(e.args[0])}, {_format_sym(e.args[1])})"
     if e.is_Add:
-        terms = sympy.Add.make_args(e)
+        # Terms with a positive coefficient first, so that a sum rarely starts with a sign.
+        terms = sorted(
+            sympy.Add.make_args(e),
+            key=lambda t: (
+                bool(t.as_coeff_Mul()[0] < 0),
+                bool(t.is_number),
+                sympy.default_sort_key(t),
+            ),
+        )
         parts: list[str] = []
-        ordered = sorted(terms, key=lambda t: (t.is_number, sympy.default_sort_key(t)))
-        for i, t in enumerate(ordered):
+        for i, t in enumerate(terms):
             coeff, rest = t.as_coeff_Mul()
             if i > 0 and coeff < 0:
                 parts.append(" - " + _format_product(-coeff, rest))
             else:
                 parts.append((" + " if i > 0 else "") + _format_sym(t))
         return "".join(parts)
-    if e.is_Mul:
+    if e.is_Mul or e.is_Pow:
         coeff, rest = e.as_coeff_Mul()
         return _format_product(coeff, rest)
     raise ValueError(f"cannot print the dimension {e}")
 
 
 def _format_product(coeff: sympy.Expr, rest: sympy.Expr) -> str:
-    factors = [f for f in sympy.Mul.make_args(rest) if f != 1]
+    if not coeff.is_Integer:
+        raise ValueError(f"cannot print the dimension {coeff * rest}: {coeff} is not an integer")
     pieces = []
-    for f in factors:
-        if f.is_Pow and f.exp.is_Integer and f.exp > 0:
+    for f in sympy.Mul.make_args(rest):
+        if f == 1:
+            continue
+        if f.is_Pow:
+            if not (f.exp.is_Integer and f.exp > 0):
+                raise ValueError(f"cannot print the dimension {coeff * rest}: {f} is a quotient")
             pieces.extend([_format_factor(f.base)] * int(f.exp))
         else:
             pieces.append(_format_factor(f))
@@ -222,6 +250,38 @@ def _format_factor(e: sympy.Expr) -> str:
     if e.is_Add or (e.is_Integer and int(e) < 0):
         return f"({text})"
     return text
+
+
+def global_name(name: str) -> str:
+    """``@name``; ``ValueError`` if ``name`` would not read back as that one global."""
+    if _NAME.match(name) is None:
+        raise ValueError(f"cannot print the global name {name!r}: not an identifier")
+    return "@" + name
+
+
+def type_name(name: str) -> str:
+    """A type, type variable or constructor name, checked to read back as itself.
+
+    Names of the text format's own types (dtypes, ``Tensor``) would read back as something
+    else, and any other non-identifier could inject text: ``ValueError``.
+    """
+    if not is_identifier(name) or name in _RESERVED_TYPE_NAMES:
+        raise ValueError(f"cannot print the type name {name!r}: not an identifier it can own")
+    return name
+
+
+def constructor_name(name: str) -> str:
+    """A constructor's name: an identifier that no operator has (``ValueError`` if not)."""
+    if not is_identifier(name) or lookup(name) is not None:
+        raise ValueError(f"cannot print the constructor name {name!r}")
+    return name
+
+
+def attr_key(key: str) -> str:
+    """A function attribute's key (dotted identifiers), checked to read back as itself."""
+    if not all(is_identifier(part) for part in key.split(".")):
+        raise ValueError(f"cannot print the attribute key {key!r}: not a dotted identifier")
+    return key
 
 
 def format_type(t: Type) -> str:
@@ -239,6 +299,8 @@ def format_type(t: Type) -> str:
             continue
         match task:
             case TensorType(shape, dtype):
+                if dtype not in DTYPES:
+                    raise ValueError(f"cannot print the dtype {dtype!r}")
                 if not shape:
                     results.append(dtype)
                 else:
@@ -252,7 +314,7 @@ def format_type(t: Type) -> str:
                 tasks.append(ret_type)
                 tasks.extend(reversed(arg_types))
             case TypeVar(name) | GlobalTypeVar(name):
-                results.append(name)
+                results.append(type_name(name))
             case IncompleteType():
                 results.append("_")
             case RefType(value):
@@ -260,12 +322,12 @@ def format_type(t: Type) -> str:
                 tasks.append(value)
             case TypeCall(func, args):
                 if not args:
-                    results.append(func.name)
+                    results.append(type_name(func.name))
                 else:
-                    tasks.append((len(args), _type_call_joiner(func.name)))
+                    tasks.append((len(args), _type_call_joiner(type_name(func.name))))
                     tasks.extend(reversed(args))
             case _:
-                raise TypeError(f"cannot print type {task!r}")
+                assert_never(task)
     return results[0]
 
 
@@ -280,7 +342,7 @@ def _join_tuple(parts: list[str]) -> str:
 
 
 def _func_type_joiner(type_params: tuple[TypeVar, ...]) -> Callable[[list[str]], str]:
-    prefix = "[" + ", ".join(tv.name for tv in type_params) + "]" if type_params else ""
+    prefix = "[" + ", ".join(type_name(tv.name) for tv in type_params) + "]" if type_params else ""
 
     def join(parts: list[str]) -> str:
         return f"fn {prefix}({', '.join(parts[:-1])}) -> {parts[-1]}"
@@ -414,7 +476,11 @@ class _ScopeAnalysis:
                 return position > 0
             case Let():
                 return id(node) not in self.continues
-        return False
+            case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+                  | TupleGetItem() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                return False
+            case _:
+                assert_never(node)
 
     def block_of(self, node: Expr, position: int) -> object:
         """The block that child ``position`` of ``node`` is printed in, creating it."""
@@ -451,7 +517,11 @@ def _inline_position(parent: Expr, position: int) -> bool:
             return position > 0
         case Let():
             return True
-    return False
+        case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+              | TupleGetItem() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+            return False
+        case _:
+            assert_never(parent)
 
 
 class Printer:
@@ -469,7 +539,7 @@ class Printer:
         for data in mod.type_definitions.values():
             items.append(self.type_definition(data))
         for gv, fn in mod.functions.items():
-            items.append("\n".join(_lines(self.function(fn, f"def @{gv.name}"))))
+            items.append("\n".join(_lines(self.function(fn, f"def {global_name(gv.name)}"))))
         text = VERSION_HEADER + "\n" + "\n\n".join(items)
         if items:
             text += "\n"
@@ -478,11 +548,11 @@ class Printer:
         return text
 
     def type_definition(self, data: TypeData) -> str:
-        head = f"type {data.header.name}"
+        head = f"type {type_name(data.header.name)}"
         if data.extern:
             head = "extern " + head
         if data.type_vars:
-            head += "[" + ", ".join(tv.name for tv in data.type_vars) + "]"
+            head += "[" + ", ".join(type_name(tv.name) for tv in data.type_vars) + "]"
         if not data.constructors:
             return head
         lines = [head + " {"]
@@ -490,7 +560,7 @@ class Printer:
             fields = ""
             if ctor.inputs:
                 fields = "(" + ", ".join(format_type(t) for t in ctor.inputs) + ")"
-            lines.append(f"  {ctor.name}{fields},")
+            lines.append(f"  {constructor_name(ctor.name)}{fields},")
         lines.append("}")
         return "\n".join(lines)
 
@@ -538,14 +608,18 @@ class _FunctionPrinter:
             case Var():
                 return self.names.ref(e)
             case GlobalVar(name):
-                return "@" + name
+                return global_name(name)
             case Constant():
                 return self.printer.constant(e)
             case Op(name):
                 return name
             case Constructor(name):
-                return name
-        raise AssertionError("not an atom")
+                return constructor_name(name)
+            case (Call() | Tuple() | TupleGetItem() | Function() | Let() | If() | Match()
+                  | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                raise AssertionError("not an atom")
+            case _:
+                assert_never(e)
 
     def text(self, e: Expr) -> Doc:
         """How ``e`` is written where it is used: inline, or its ``%N``."""
@@ -603,7 +677,11 @@ class _FunctionPrinter:
                     tasks.extend(("bind", v) for v in reversed(bound))
                 tasks.append(("visit", data))
                 return tasks
-        return [("finish", e), *(("visit", c) for c in reversed(children(e)))]
+            case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
+                  | TupleGetItem() | If() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
+                return [("finish", e), *(("visit", c) for c in reversed(children(e)))]
+            case _:
+                assert_never(e)
 
     def let_line(self, e: Let) -> None:
         var = e.var
@@ -672,9 +750,9 @@ class _FunctionPrinter:
             case Function(params, body, ret_type, type_params, attrs):
                 head = "fn "
                 if type_params:
-                    head += "[" + ", ".join(tv.name for tv in type_params) + "]"
+                    head += "[" + ", ".join(type_name(tv.name) for tv in type_params) + "]"
                 items = [self.binder(p) for p in params]
-                items.extend(f"{k}={format_attr(v)}" for k, v in attrs)
+                items.extend(f"{attr_key(k)}={format_attr(v)}" for k, v in attrs)
                 head += "(" + ", ".join(items) + ")"
                 if ret_type is not None:
                     head += " -> " + format_type(ret_type)
@@ -702,7 +780,8 @@ class _FunctionPrinter:
                 return [(0, "("), *_indent(inner), (0, ")")]
             case Var() | GlobalVar() | Constant() | Op() | Constructor():
                 return [(0, self.atom(e))]
-        raise AssertionError(f"unknown expression {type(e).__name__}")
+            case _:
+                assert_never(e)
 
     def binder(self, var: Var) -> str:
         text = self.names.ref(var)
@@ -719,11 +798,17 @@ class _FunctionPrinter:
                 return self.binder(var)
             case PatternConstructor(ctor, patterns):
                 if not patterns:
-                    return ctor.name
-                return ctor.name + "(" + ", ".join(self.pattern(q) for q in patterns) + ")"
+                    return constructor_name(ctor.name)
+                return (
+                    constructor_name(ctor.name)
+                    + "("
+                    + ", ".join(self.pattern(q) for q in patterns)
+                    + ")"
+                )
             case PatternTuple(patterns):
                 return "(" + ", ".join(self.pattern(q) for q in patterns) + ")"
-        raise AssertionError("unknown pattern")
+            case _:
+                assert_never(p)
 
 
 def astext(mod: IRModule, annotate: Callable[[Expr], Type | None] | None = None) -> str:

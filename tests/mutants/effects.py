@@ -108,7 +108,7 @@ def _cse_everything(fn: Function) -> Function:
                 key = ("read", key_of(ref))  # BUG: a read after a write reuses the old read
             case _:
                 return None
-        scope = plan.scope.get(id(original))
+        scope = plan.scope.get(original)
         if scope is None:
             return None
         key = (scope, *key)

@@ -30,7 +30,7 @@ def _op(e: Expr, *names: str) -> bool:
 
 
 def _dtype(types: TypeInfo, e: Expr) -> str | None:
-    t = types.expr_types.get(id(e))
+    t = types.expr_types.get(e)
     return t.dtype if isinstance(t, _TensorType) else None
 
 

@@ -19,6 +19,8 @@ inputs are always fresh and its result is only a sink (``MAX_RESULT_RANK``).
 
 from __future__ import annotations
 
+import math
+
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
@@ -207,6 +209,66 @@ def _conv_transpose(nd: int) -> Builder:
     return build
 
 
+def _conv2d_nchwc(g: _Graph) -> Built:
+    """Data plain NCHW (a pool value) or packed NCHW<ic>c (fresh, rank 5); a kernel in
+    OIHW or OIHW<ki>i<oc>o (ki dividing C, fresh, rank 6) and out_layout "", NCHW or
+    NCHW<oc>c, with O a multiple of both ic and oc so every layout divides it; channels and
+    kernel_size set (the op needs them); strides, dilation, padding and a window that fits, as
+    nn.conv2d."""
+    packed, ic = g.flag(), g.pick([1, 2, 4])  # both drawn always: see ``integer``
+    if packed:
+        data_layout = f"NCHW{ic}c"
+
+        def fresh() -> TensorType:
+            dims = (g.integer(1, 2), g.integer(1, 2), g.integer(1, MAX_DIM), g.integer(1, MAX_DIM))
+            return TensorType((*dims, ic), g.dtype(NUMERIC))
+
+        data = g.tensor(
+            NUMERIC,
+            min_rank=5,
+            max_rank=5,
+            fits=lambda t: _dims(t)[4] == ic and all(d >= 1 for d in _dims(t)),
+            fresh=fresh,
+        )
+        _, outer, h, w, _ = _dims(data[1])
+        c = outer * ic
+    else:
+        data_layout = "NCHW"
+        data = g.tensor(
+            NUMERIC, min_rank=4, max_rank=4, fits=lambda t: all(d >= 1 for d in _dims(t))
+        )
+        _, c, h, w = _dims(data[1])
+    oc = g.pick([1, 2, 4])
+    o = math.lcm(ic if packed else 1, oc) * g.integer(1, 2)
+    strides = (g.integer(1, 2), g.integer(1, 2))
+    dilation = (g.integer(1, 2), g.integer(1, 2))
+    padding, pad_h, pad_w = _padding(g, 2)
+    kh = _window(g, h, pad_h, dilation[0])
+    kw = _window(g, w, pad_w, dilation[1])
+    ki = g.pick(_divisors(c))
+    if g.flag():
+        kernel_layout = f"OIHW{ki}i{oc}o"
+        kernel: tuple[int, ...] = (o // oc, c // ki, kh, kw, ki, oc)
+    else:
+        kernel_layout = "OIHW"
+        kernel = (o, c, kh, kw)
+    weight = g.exactly(TensorType(kernel, data[1].dtype))
+    attrs = Conv2DAttrs.from_kwargs(
+        {
+            "strides": strides,
+            "padding": padding,
+            "dilation": dilation,
+            "channels": o,
+            "kernel_size": (kh, kw),
+            "data_layout": data_layout,
+            "kernel_layout": kernel_layout,
+            "out_layout": g.pick(["", "NCHW", f"NCHW{oc}c"]),
+            "out_dtype": g.dtype(_accumulators(data[1].dtype)) if g.flag() else "",
+        }
+    )
+    return (data, weight), attrs
+
+
 BUILDERS: dict[str, Builder] = {
     "nn.conv2d": _conv2d,
     "nn.conv1d": _conv(1),
@@ -214,5 +276,7 @@ BUILDERS: dict[str, Builder] = {
     "nn.conv2d_transpose": _conv_transpose(2),
     # Rank 5: its data and weight are always fresh, its result only a sink (MAX_RESULT_RANK).
     "nn.conv3d": _conv(3),
+    # Packed data (rank 5) and kernel (rank 6) are fresh; a packed result only a sink.
+    "nn.contrib_conv2d_NCHWc": _conv2d_nchwc,
 }
 """This module's entries, by op name."""

@@ -15,17 +15,33 @@ rank). Sizes shrink towards 1, attributes towards their defaults, samples toward
 
 from __future__ import annotations
 
+import math
+import re
+
 from hypothesis import strategies as st
 
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
+    Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
 )
 from relay.semantics.syntax import ANY, Dim
 
-from ..core import FLOATS, N, Sample, Sampler, _conv2d, _in_layout, _ints, _pads, _tensor, _valid
+from ..core import (
+    FLOATS,
+    N,
+    Sample,
+    Sampler,
+    _conv2d,
+    _in_layout,
+    _ints,
+    _padding,
+    _pads,
+    _tensor,
+    _valid,
+)
 
 _CONV_LAYOUTS = {
     1: [("NCW", "OIW"), ("NWC", "WIO"), ("NCW", "WOI")],
@@ -151,11 +167,85 @@ def _conv_transpose(nd: int) -> Sampler:
     return sample
 
 
+def _packed_shape(sizes: dict[str, Dim], layout: str) -> tuple[Dim, ...]:
+    """The shape of a tensor of primal extents ``sizes`` in the packed ``layout``: a split
+    axis has extent // factor, its sub-axis the factor (split axes here are integers)."""
+    axes = re.findall(r"(\d*)([A-Za-z])", layout)
+    factors = {c.upper(): int(f) for f, c in axes if f}
+    out: list[Dim] = []
+    for f, c in axes:
+        if f:
+            out.append(int(f))
+        elif c in factors:
+            extent = sizes[c]
+            assert isinstance(extent, int)
+            out.append(extent // factors[c])
+        else:
+            out.append(sizes[c])
+    return tuple(out)
+
+
+@st.composite
+def _conv2d_nchwc(draw: st.DrawFn) -> Sample:
+    """Packed data (NCHW<ic>c, plain NCHW or NHWC<ic>c), weight (OIHW<ic>i<oc>o, OIHW or
+    HWIO<oc>o) and out layouts, channels a multiple of both blocks, windows that fit; one in
+    five broken: no channels, groups 2, a weight of the wrong input channels, an out_layout
+    factor that does not divide the channels, a window longer than the padded input."""
+    valid = _valid(draw)
+    ic, oc = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([1, 2, 4]))
+    c, o = ic * draw(st.integers(1, 2)), math.lcm(ic, oc) * draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    strides = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding, pad_h, pad_w = _padding(draw, 2)
+    h = max(0, 1 + (kh - 1) * dilation[0] - pad_h) + draw(st.integers(0, 3))
+    w = max(0, 1 + (kw - 1) * dilation[1] - pad_w) + draw(st.integers(0, 3))
+    sizes: dict[str, Dim] = {
+        "N": draw(st.sampled_from([1, 2, N])),
+        "C": c,
+        "H": N if draw(st.integers(0, 5)) == 0 else h,
+        "W": w,
+    }
+    weight: dict[str, Dim] = {"O": o, "I": c, "H": kh, "W": kw}
+    data_layout = draw(st.sampled_from([f"NCHW{ic}c", "NCHW", f"NHWC{ic}c"]))
+    kernel_layout = draw(st.sampled_from([f"OIHW{ic}i{oc}o", "OIHW", f"HWIO{oc}o"]))
+    kwargs: dict[str, object] = {
+        "strides": strides,
+        "padding": padding,
+        "dilation": dilation,
+        "channels": o,
+        "kernel_size": (kh, kw),
+        "data_layout": data_layout,
+        "kernel_layout": kernel_layout,
+        "out_layout": draw(st.sampled_from(["", f"NCHW{oc}c", "NCHW", f"NHWC{oc}c"])),
+        "out_dtype": draw(st.sampled_from(["", "float32"])),
+    }
+    if not valid:
+        fault = draw(st.sampled_from(["channels", "groups", "in", "split", "small"]))
+        if fault == "channels":
+            kwargs["channels"] = None
+        elif fault == "groups":
+            kwargs["groups"] = 2
+        elif fault == "in":
+            weight["I"] = c + ic
+        elif fault == "split":
+            kwargs["out_layout"] = f"NCHW{o + 1}c"
+        else:
+            kwargs.update(padding=(0,), dilation=(1, 1), strides=(1, 1), kernel_size=(3, kw))
+            weight["H"] = 3
+            sizes["H"] = draw(st.integers(0, 1))
+    dtype = draw(st.sampled_from(FLOATS))
+    data = _tensor(_packed_shape(sizes, data_layout), dtype)
+    kernel = _tensor(_packed_shape(weight, kernel_layout), dtype)
+    return Sample((data, kernel), Conv2DAttrs.from_kwargs(kwargs), valid)
+
+
 SAMPLERS: dict[str, Sampler] = {
     "nn.conv2d": _conv2d,
     "nn.conv1d": _conv(1),
     "nn.conv3d": _conv(3),
     "nn.conv1d_transpose": _conv_transpose(1),
     "nn.conv2d_transpose": _conv_transpose(2),
+    "nn.contrib_conv2d_NCHWc": _conv2d_nchwc,
 }
 """This module's entries, by op name."""

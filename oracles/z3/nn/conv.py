@@ -16,11 +16,15 @@ functions: ``relay.oracles.validate`` checks one against the other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+import z3
 
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
+    Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
 )
@@ -34,10 +38,14 @@ from ..core import (
     IllTyped,
     Shape,
     Term,
+    _attrs,
     _conv2d,
     _exactly,
     _pad_totals,
+    _pads,
+    _pair,
     _tensor,
+    floordiv,
     well_typed,
 )
 
@@ -140,11 +148,86 @@ def _conv_transpose(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
     return well_typed([out], cons, [attrs.out_dtype or data.dtype])
 
 
+def _packed(layout: str, letters: str, what: str) -> list[tuple[str, int]]:
+    """``layout`` as (letter, factor) per axis, factor 0 for a primal axis: each of
+    ``letters`` once as an upper-case axis, at most one ``<factor><lower-case>`` sub-axis
+    (factor >= 1) for each."""
+    if not layout or re.fullmatch(r"(\d*[A-Za-z])+", layout) is None:
+        raise IllTyped(f"{what} {layout!r} is not a layout")
+    axes = [(c, int(f) if f else 0) for f, c in re.findall(r"(\d*)([A-Za-z])", layout)]
+    names = [c for c, _ in axes]
+    if sorted(c for c in names if c.isupper()) != sorted(letters) or len(set(names)) < len(names):
+        raise IllTyped(f"{what} {layout!r} does not hold the axes {letters} once each")
+    for c, f in axes:
+        if c.isupper() != (f == 0) or (c.islower() and c.upper() not in letters):
+            raise IllTyped(f"{what} {layout!r}: bad axis {f or ''}{c}")
+    return axes
+
+
+def _unpacked(shape: Shape, axes: list[tuple[str, int]], cons: list[Cond]) -> dict[str, Term]:
+    """Each primal axis's extent: its own extent times its sub-axis's factor; every sub-axis
+    extent must equal its factor."""
+    full: dict[str, Term] = {c: d for (c, f), d in zip(axes, shape, strict=True) if f == 0}
+    for (c, f), d in zip(axes, shape, strict=True):
+        if f:
+            cons.append(d == f)
+            full[c.upper()] = full[c.upper()] * f
+    return full
+
+
+def _conv2d_nchwc(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
+    """Conv2DNCHWc: data and weight in layouts holding NCHW / OIHW with at most one factor
+    sub-axis each (sub-axis extent = factor; primal extent = outer * factor); channels and
+    kernel_size set, groups 1; the unpacked weight is (channels, C, KH, KW) = kernel_size;
+    dilated kernel fits the padded input; result (N, channels, (H + pad - window) // stride
+    + 1, ...) packed into out_layout ("" = data_layout), a split axis divisible by its
+    factor; dtype out_dtype or data's."""
+    a = _attrs(attrs, Conv2DAttrs)
+    data, weight = _tensor(args, 0), _tensor(args, 1)
+    if a.channels is None or a.kernel_size is None:
+        raise IllTyped("contrib_conv2d_NCHWc needs channels and kernel_size")
+    if a.groups != 1:
+        raise IllTyped(f"contrib_conv2d_NCHWc needs groups 1, found {a.groups}")
+    d_axes = _packed(a.data_layout, "NCHW", "data_layout")
+    k_axes = _packed(a.kernel_layout, "OIHW", "kernel_layout")
+    o_axes = _packed(a.out_layout or a.data_layout, "NCHW", "out_layout")
+    if len(data.shape) != len(d_axes) or len(weight.shape) != len(k_axes):
+        raise IllTyped("data or weight rank differs from its layout's")
+    sh, sw = _pair(a.strides, "strides")
+    dh, dw = _pair(a.dilation, "dilation")
+    kh, kw = _pair(a.kernel_size, "kernel_size")
+    pad_h, pad_w = _pads(a.padding)
+    cons: list[Cond] = []
+    d = _unpacked(data.shape, d_axes, cons)
+    k = _unpacked(weight.shape, k_axes, cons)
+    cons += [k["O"] == a.channels, k["I"] == d["C"], k["H"] == kh, k["W"] == kw]
+    window_h, window_w = 1 + (kh - 1) * dh, 1 + (kw - 1) * dw
+    cons += [d["H"] + pad_h >= window_h, d["W"] + pad_w >= window_w]
+    full = {
+        "N": d["N"],
+        "C": z3.IntVal(a.channels),
+        "H": floordiv(d["H"] + pad_h - window_h, sh) + 1,
+        "W": floordiv(d["W"] + pad_w - window_w, sw) + 1,
+    }
+    factors = {c.upper(): f for c, f in o_axes if f}
+    out: Shape = []
+    for c, f in o_axes:
+        if f:
+            out.append(z3.IntVal(f))
+        elif c in factors:
+            cons.append(full[c] % factors[c] == 0)
+            out.append(floordiv(full[c], factors[c]))
+        else:
+            out.append(full[c])
+    return well_typed([out], cons, [a.out_dtype or data.dtype])
+
+
 RULES: dict[str, Encoding] = {
     "nn.conv2d": _conv2d,
     "nn.conv1d": _conv,
     "nn.conv3d": _conv,
     "nn.conv1d_transpose": _conv_transpose,
     "nn.conv2d_transpose": _conv_transpose,
+    "nn.contrib_conv2d_NCHWc": _conv2d_nchwc,
 }
 """This module's entries, by op name."""

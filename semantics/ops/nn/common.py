@@ -1,137 +1,8 @@
 """Helpers the nn.* operator modules (and image) share: attributes, layouts, exact arithmetic.
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
-::
-
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
-    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
-    nn.batch_flatten(data)                                                         injective
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
-
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
-
-Types (relation names as registered in TVM 0.18)::
-
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
-
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
-
-Meaning (what TVM 0.18's topi computes)::
-
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
-
-Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
-``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
-uint32/uint64, so overflow there is undefined; narrower integers wrap. Integer division
-truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast``: float to
-int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
-gives false), int to int truncates or extends.
-
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
-Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
-
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
-
-Deliberate departures from TVM 0.18:
-
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
-- pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
-- float16 is computed in float32 (above).
+Each helper's docstring says what it computes; the conventions it implements (TVM's LLVM
+integer arithmetic, float16 computed through float32, TVM's padding lists) are stated in the
+docstrings of the ``nn`` modules whose operators rely on them.
 """
 
 from __future__ import annotations
@@ -145,6 +16,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import UndefinedBehavior
 from ...syntax import Dim, TensorType, Type
+from ..elementwise import _exact
 from ..registry import Attrs, RelationError
 from ..shapes import dims_equal, tensor_arg
 
@@ -261,11 +133,6 @@ def _convert(x: _Num, dtype: np.dtype[Any], op: str) -> _Num:
         return x.astype(dtype)
 
 
-def _exact_ints(x: _Num) -> _Num:
-    """An integer array as Python integers, so that arithmetic on it cannot overflow."""
-    return x.astype(np.int64).astype(object) if x.dtype != np.uint64 else x.astype(object)
-
-
 def _int_result(exact: _Num, dtype: np.dtype[Any], op: str, what: str) -> _Num:
     """Exact integers as ``dtype``: narrow integers wrap; 32/64-bit overflow is undefined."""
     info = np.iinfo(dtype)
@@ -292,7 +159,7 @@ def _contract(a: _Num, b: _Num, op: str) -> _Num:
         return product.astype(dtype)
     if dtype == np.bool_:
         raise _ub(op, "a bool output dtype (sums of bool have no defined meaning)")
-    ea, eb = _exact_ints(a), _exact_ints(b)
+    ea, eb = _exact(a), _exact(b)
     if dtype.itemsize >= 4 and a.size and b.size:
         info = np.iinfo(dtype)
         bound = max(abs(int(a.max())), abs(int(a.min()))) * max(
@@ -306,15 +173,20 @@ def _contract(a: _Num, b: _Num, op: str) -> _Num:
 
 def _windows(
     x: _Num,
-    kernel: tuple[int, int],
-    strides: tuple[int, int],
-    dilation: tuple[int, int],
-    out: tuple[int, int],
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    out: tuple[int, ...],
 ) -> _Num:
-    """The dilated, strided windows of the last two axes: ``(.., out_h, out_w, kh, kw)``."""
-    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, strides, dilation, out
-    if oh <= 0 or ow <= 0:
-        return np.zeros((*x.shape[:-2], max(oh, 0), max(ow, 0), kh, kw), x.dtype)
-    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    v = sliding_window_view(x, span, axis=(-2, -1))
-    return np.asarray(v[..., : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, ::dh, ::dw])
+    """The dilated, strided windows of the last ``len(kernel)`` axes: ``(.., *out, *kernel)``."""
+    nd = len(kernel)
+    if any(e <= 0 for e in out):
+        return np.zeros((*x.shape[: x.ndim - nd], *(max(e, 0) for e in out), *kernel), x.dtype)
+    spans = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True))
+    view = sliding_window_view(x, spans, axis=tuple(range(x.ndim - nd, x.ndim)))
+    index: tuple[Any, ...] = (
+        Ellipsis,
+        *(slice(0, (e - 1) * s + 1, s) for e, s in zip(out, strides, strict=True)),
+        *(slice(None, None, d) for d in dilation),
+    )
+    return np.asarray(view[index])

@@ -1,50 +1,16 @@
 """Convolutions: nn.conv1d/2d/3d and the transposed convolutions.
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
 ::
 
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
-    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
-    nn.batch_flatten(data)                                                         injective
     nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
-
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
 
 Types (relation names as registered in TVM 0.18)::
 
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
     Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
                      "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
                      (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
                      (both set: the weight must be (channels, C/groups, kh, kw), or
                      (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
 
 Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
 ``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
@@ -52,35 +18,9 @@ explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
 
 Meaning (what TVM 0.18's topi computes)::
 
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
     conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
                    the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
                    weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
 
 Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
 ``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
@@ -100,22 +40,6 @@ Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
                         an operand cast to the output dtype from NaN or an out-of-range
                         float (fptosi/fptoui poison); a bool output dtype (topi sums in the
                         output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
 
 Deliberate departures from TVM 0.18:
 
@@ -124,17 +48,8 @@ Deliberate departures from TVM 0.18:
   kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
   calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
   did not check these; topi asserted some at compile time.
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
 - pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
 - float16 is computed in float32 (above).
-
-More convolutions and products: 1-D and 3-D convolution, transposed convolution, matmul,
-batch_matmul and prelu.
 
 ::
 
@@ -152,11 +67,6 @@ batch_matmul and prelu.
               padding=(0, 0), dilation=(1, 1), groups=1, data_layout="NCHW",
               kernel_layout="IOHW", out_layout="", out_dtype="")
                                                               Conv2DTransposeAttrs  out-fusable
-    nn.matmul(tensor_a, tensor_b, units=, out_dtype="", transpose_a=False, transpose_b=False)
-                                                              MatmulAttrs           out-fusable
-    nn.batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=False)
-                                                              BatchMatmulAttrs      out-fusable
-    nn.prelu(data, alpha, axis=1)                             PReluAttrs            broadcast
 
 ``name=`` marks a required attribute (``units`` is nullable without a default, as in
 ``nn.dense``). Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting only fields
@@ -177,15 +87,6 @@ Types (relation names as registered in TVM 0.18)::
     Conv2DTranspose   equal the weight's I; output channels O = groups * weight's O (or
                       channels when set), extent stride*(x-1) + (k-1)*dil + 1 - pad + out_pad
                       (? stays ?), which must be >= 0; 0 <= output_padding < stride
-    Matmul            a (.., k) (transpose_a: (.., k, m), rank >= 2), b (k, n) (transpose_b:
-                      (n, k)); result (.., n) or (.., m, n), dtype out_dtype or a's; with
-                      units=u, b must be exactly (k, u) / (u, k); b's dtype is not checked
-    BatchMatmul       a (B, m, k) (transpose_a: (B, k, m)), b (B', k, n) (transpose_b:
-                      (B', n, k)); B and B' equal or one of them 1 (? skips the check);
-                      result (batch, m, n), batch the one not 1 (? if either is ?), dtype
-                      out_dtype or a's
-    PRelu             alpha is (data.shape[axis],) of data's dtype, 0 <= axis < rank; result
-                      data's type
 
 Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
 integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
@@ -202,22 +103,10 @@ Meaning (what TVM 0.18's topi computes)::
                        the stride-dilated input, padded (k-1)*dil - pad_before before and
                        (k-1)*dil - pad_after + output_padding after (negative crops), with
                        the kernel flipped; output positions nothing reaches are 0
-    matmul             sum_k cast(a[.., i, k]) * cast(b[k, j]) in the output dtype (batches
-                       over a's leading axes, as nn.dense)
-    batch_matmul       the same per batch, a batch of 1 broadcast
-    prelu              x > 0 ? x : x * alpha[index along axis] (topi prelu: a Select)
 
 Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
 product or of the total is undefined, narrower integers wrap, float16 is computed in float32
 and rounded once, operands are converted to the output dtype as TVM's cast does.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    every convolution, matmul, batch_matmul
-                       32/64-bit integer overflow of a product or of the total (nsw/nuw);
-                       an operand cast to the output dtype from NaN or an out-of-range float
-                       (fptosi/fptoui poison); a bool output dtype (sums of bool)
-    prelu              32/64-bit integer overflow of x * alpha where x <= 0 is selected
 
 Deliberate departures from TVM 0.18:
 
@@ -233,12 +122,7 @@ Deliberate departures from TVM 0.18:
 - Transposed convolutions accept dilation and groups for 1-D as for 2-D (TVM's strategy
   refused dilation other than 1, and groups other than 1 for 1-D); the meaning above is the
   standard one (onnxruntime's ConvTranspose agrees). output_padding must be below the
-  stride (topi asserted it).
-- batch_matmul checks the sizes it can compare even when another dimension is ``?`` (TVM
-  skipped every check then), and broadcasts a batch of 1 against a batch of 0 to 0 (TVM's
-  relation took max(B, B') = 1).
-- prelu rejects a negative axis, as TVM's relation did (it indexed the shape with it).
-"""
+  stride (topi asserted it)."""
 
 from __future__ import annotations
 
@@ -249,7 +133,20 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
+from ..shape import LayoutTransformAttrs, _layout_transform_reference, _layout_transform_relation
 from ..shapes import add_dims, dims_equal, floordiv_dims, mul_dims, sub_dims, tensor_arg
 from .common import (
     _LAYOUT_DOC,
@@ -431,18 +328,45 @@ def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.ascontiguousarray(np.transpose(out, tuple("NCHW".index(ax) for ax in out_layout)))
 
 
-register(
-    OpDef(
-        "nn.conv2d",
-        ("data", "weight"),
-        Conv2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D convolution (cross-correlation) of data with weight.",
-        relation=_conv2d_relation,
-        reference=_conv2d_reference,
-        relation_name="Conv2D",
-        check="onnxruntime:Conv",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data", "weight"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, weight, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.conv2d",
+    "2-D convolution (cross-correlation) of data with weight.",
+    relation=_conv2d_relation,
+    reference=tensor_reference(_conv2d_reference),
+    check="onnxruntime:Conv",
+    relation_name="Conv2D",
+    attrs_type=Conv2DAttrs,
 )
 
 
@@ -882,18 +806,14 @@ for _name, _attrs_type, _relation_name, _doc, _check in (
     ("nn.conv1d", Conv1DAttrs, "Conv1D", "1-D convolution (cross-correlation).", "Conv"),
     ("nn.conv3d", Conv3DAttrs, "Conv3D", "3-D convolution (cross-correlation).", "Conv"),
 ):
-    register(
-        OpDef(
-            _name,
-            ("data", "weight"),
-            _attrs_type,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_conv_relation,
-            reference=_conv_reference,
-            relation_name=_relation_name,
-            check=f"onnxruntime:{_check}",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_conv_relation,
+        reference=tensor_reference(_conv_reference),
+        check=f"onnxruntime:{_check}",
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
@@ -911,16 +831,122 @@ for _name, _transpose_attrs, _relation_name, _doc in (
         "Transposed 2-D convolution (the adjoint of conv2d).",
     ),
 ):
-    register(
-        OpDef(
-            _name,
-            ("data", "weight"),
-            _transpose_attrs,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_transpose_relation,
-            reference=_transpose_reference,
-            relation_name=_relation_name,
-            check="onnxruntime:ConvTranspose",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_transpose_relation,
+        reference=tensor_reference(_transpose_reference),
+        check="onnxruntime:ConvTranspose",
+        relation_name=_relation_name,
+        attrs_type=_transpose_attrs,
     )
+
+
+# nn.contrib_conv2d_NCHWc: conv2d over packed layouts (TVM's Conv2DAttrs).
+
+
+def _repack_type(t: TensorType, src: str, dst: str, what: str, layout: str) -> TensorType:
+    """``t``'s shape moved from layout ``src`` to ``dst`` as ``layout_transform`` does; its
+    errors are said of the attribute ``what="layout"`` that named the packed layout."""
+    try:
+        out = _layout_transform_relation((t,), LayoutTransformAttrs(src_layout=src, dst_layout=dst))
+    except RelationError as e:
+        raise RelationError(f'{what}="{layout}": {e}') from None
+    assert isinstance(out, TensorType)
+    return out
+
+
+def _nchwc_attrs(a: Conv2DAttrs) -> Conv2DAttrs:
+    """The ``nn.conv2d`` attributes of the unpacked call: the same window and dtype over
+    NCHW data, an OIHW weight and an NCHW result."""
+    return Conv2DAttrs(
+        strides=a.strides,
+        padding=a.padding,
+        dilation=a.dilation,
+        groups=a.groups,
+        channels=a.channels,
+        kernel_size=a.kernel_size,
+        out_dtype=a.out_dtype,
+    )
+
+
+def _conv2d_nchwc_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """Conv2DNCHWc (TVM 0.18 registers ``Conv2DWinogradRel<Conv2DAttrs>`` under that name).
+
+    data is in ``data_layout`` (``NCHW4c``: (N, C/4, H, W, 4)), weight in ``kernel_layout``
+    (``OIHW4i4o``: (O/4, I/4, KH, KW, 4, 4)), the result in ``out_layout`` ("" = data_layout);
+    each layout holds the primal axes NCHW (OIHW) once each, in any order, and at most one
+    sub-axis ``<factor><letter>`` per primal axis, as ``layout_transform`` reads them. The
+    unpacked shapes (data (N, C, H, W), weight (O, I, KH, KW)) must type ``nn.conv2d`` with the
+    same strides, padding, dilation, channels, kernel_size and out_dtype, whose NCHW result is
+    packed into out_layout; a split axis of the result must be divisible by its factor.
+
+    Like TVM's relation, channels and kernel_size must both be set, and the result dtype is
+    out_dtype or data's. Departures, each a RelationError naming the attribute: groups must be
+    1 (TVM's relation ignored groups, and topi's conv2d_NCHWc computes an ungrouped
+    convolution; the packed depthwise form is ``nn.contrib_depthwise_conv2d_NCHWc``, not
+    registered here); the weight is checked against channels and kernel_size (TVM accepted
+    any weight and left it to the layout-altering pass that made the call)."""
+    a = _attrs(attrs, Conv2DAttrs)
+    data = tensor_arg(arg_types[0], "data")
+    weight = tensor_arg(arg_types[1], "weight")
+    if a.channels is None or a.kernel_size is None:
+        missing = "channels" if a.channels is None else "kernel_size"
+        raise RelationError(
+            f"{missing} must be set: nn.contrib_conv2d_NCHWc needs both channels and "
+            "kernel_size (TVM: set or inferred by a previous pass)"
+        )
+    if a.groups != 1:
+        raise RelationError(
+            f"groups={a.groups} is not supported: nn.contrib_conv2d_NCHWc computes an "
+            "ungrouped convolution (groups=1)"
+        )
+    out_layout = a.out_layout or a.data_layout
+    nchw = _repack_type(data, a.data_layout, "NCHW", "data_layout", a.data_layout)
+    oihw = _repack_type(weight, a.kernel_layout, "OIHW", "kernel_layout", a.kernel_layout)
+    # Check out_layout names NCHW's axes before the conv2d relation's messages.
+    _repack_type(TensorType((ANY,) * 4, data.dtype), "NCHW", out_layout, "out_layout", out_layout)
+    try:
+        result = _conv2d_relation((nchw, oihw), _nchwc_attrs(a))
+    except RelationError as e:
+        raise RelationError(
+            f"unpacked to NCHW data {_shape_str(nchw.shape)} and OIHW weight "
+            f"{_shape_str(oihw.shape)}: {e}"
+        ) from None
+    assert isinstance(result, TensorType)
+    return _repack_type(result, "NCHW", out_layout, "out_layout", out_layout)
+
+
+def _conv2d_nchwc_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """The ``nn.conv2d`` meaning on the unpacked operands: data unpacked from data_layout to
+    NCHW and the weight from kernel_layout to OIHW (``layout_transform``'s meaning), the
+    ``nn.conv2d`` reference with the same window and out_dtype (so its integer, float16 and
+    undefined cases are conv2d's), and the NCHW result packed into out_layout. topi's
+    conv2d_NCHWc computes the same sums directly in the packed layout."""
+    a = _attrs(attrs, Conv2DAttrs)
+    data, weight = args
+    out_layout = a.out_layout or a.data_layout
+
+    def repack(x: _Num, src: str, dst: str) -> _Num:
+        out = _layout_transform_reference(
+            (x,), LayoutTransformAttrs(src_layout=src, dst_layout=dst)
+        )
+        assert isinstance(out, np.ndarray)
+        return out
+
+    x = repack(data, a.data_layout, "NCHW")
+    w = repack(weight, a.kernel_layout, "OIHW")
+    out = _conv2d_reference((x, w), _nchwc_attrs(a))
+    assert isinstance(out, np.ndarray)
+    return np.ascontiguousarray(repack(out, "NCHW", out_layout))
+
+
+_op(
+    "nn.contrib_conv2d_NCHWc",
+    "2-D convolution over packed layouts (NCHW4c data, OIHW4i4o weight).",
+    relation=_conv2d_nchwc_relation,
+    reference=tensor_reference(_conv2d_nchwc_reference),
+    check="independent:direct loops in the packed layout",
+    relation_name="Conv2DNCHWc",
+    attrs_type=Conv2DAttrs,
+)

@@ -4,18 +4,8 @@ Neural-network operators: softmax, dense, convolution, pooling, normalisation, p
 
 ::
 
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
     nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
     nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
-    nn.batch_flatten(data)                                                         injective
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
 
 ``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
 ``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
@@ -27,60 +17,13 @@ names ``nn.pad``'s second argument ``pad_val``.
 
 Types (relation names as registered in TVM 0.18)::
 
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
     Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
                      the weight must be exactly (u, k); weight's dtype is not checked
     BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
-
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
 
 Meaning (what TVM 0.18's topi computes)::
 
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
     dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
 
 Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
 ``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
@@ -101,33 +44,9 @@ Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
                         float (fptosi/fptoui poison); a bool output dtype (topi sums in the
                         output dtype, for which TVM defines no arithmetic meaning)
     bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
 
 Deliberate departures from TVM 0.18:
 
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
 - pad rejects pad_mode other than constant, edge and reflect.
 - dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
   topi versions asserted 2-D data).
@@ -138,25 +57,10 @@ batch_matmul and prelu.
 
 ::
 
-    nn.conv1d(data, weight, strides=(1,), padding=(0, 0), dilation=(1,), groups=1,
-              channels=None, kernel_size=None, data_layout="NCW", kernel_layout="OIW",
-              out_dtype="")                                   Conv1DAttrs           out-fusable
-    nn.conv3d(data, weight, strides=(1, 1, 1), padding=(0, 0, 0), ..., data_layout="NCDHW",
-              kernel_layout="OIDHW", out_layout="", out_dtype="")
-                                                              Conv3DAttrs           out-fusable
-    nn.conv1d_transpose(data, weight, channels=None, kernel_size=None, strides=(1,),
-              output_padding=(0,), padding=(0,), dilation=(1,), groups=1, data_layout="NCW",
-              kernel_layout="IOW", out_layout="", out_dtype="")
-                                                              Conv1DTransposeAttrs  out-fusable
-    nn.conv2d_transpose(data, weight, ..., strides=(1, 1), output_padding=(0, 0),
-              padding=(0, 0), dilation=(1, 1), groups=1, data_layout="NCHW",
-              kernel_layout="IOHW", out_layout="", out_dtype="")
-                                                              Conv2DTransposeAttrs  out-fusable
     nn.matmul(tensor_a, tensor_b, units=, out_dtype="", transpose_a=False, transpose_b=False)
                                                               MatmulAttrs           out-fusable
     nn.batch_matmul(tensor_a, tensor_b, out_dtype="", transpose_a=False, transpose_b=False)
                                                               BatchMatmulAttrs      out-fusable
-    nn.prelu(data, alpha, axis=1)                             PReluAttrs            broadcast
 
 ``name=`` marks a required attribute (``units`` is nullable without a default, as in
 ``nn.dense``). Fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting only fields
@@ -168,15 +72,6 @@ printer then wrote it, so a printed call says ``transpose_b=True`` (the NT form)
 
 Types (relation names as registered in TVM 0.18)::
 
-    Conv1D, Conv3D    data in a permutation of NCW / NCDHW, weight of OIW / OIDHW (O, C/groups,
-                      k..), output in data_layout (conv1d) or out_layout ("" = data_layout);
-                      extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1 per spatial axis,
-                      ? stays ?; channels and kernel_size, when set, must match the weight;
-                      C and O divisible by groups; dtype out_dtype or data's
-    Conv1DTranspose   data NCW / NCHW permutations, weight IOW / IOHW (C, O/groups, k..); C must
-    Conv2DTranspose   equal the weight's I; output channels O = groups * weight's O (or
-                      channels when set), extent stride*(x-1) + (k-1)*dil + 1 - pad + out_pad
-                      (? stays ?), which must be >= 0; 0 <= output_padding < stride
     Matmul            a (.., k) (transpose_a: (.., k, m), rank >= 2), b (k, n) (transpose_b:
                       (n, k)); result (.., n) or (.., m, n), dtype out_dtype or a's; with
                       units=u, b must be exactly (k, u) / (u, k); b's dtype is not checked
@@ -184,8 +79,6 @@ Types (relation names as registered in TVM 0.18)::
                       (B', n, k)); B and B' equal or one of them 1 (? skips the check);
                       result (batch, m, n), batch the one not 1 (? if either is ?), dtype
                       out_dtype or a's
-    PRelu             alpha is (data.shape[axis],) of data's dtype, 0 <= axis < rank; result
-                      data's type
 
 Padding of the convolutions holds, per spatial axis count ``d``: 1 integer (every side), ``d``
 integers (each axis padded at both ends) or ``2d`` (all the befores, then all the afters):
@@ -194,18 +87,9 @@ integers (each axis padded at both ends) or ``2d`` (all the befores, then all th
 
 Meaning (what TVM 0.18's topi computes)::
 
-    conv1d, conv3d     cross-correlation of the zero-padded input with the weight, per group,
-                       both operands cast to the output dtype first (as nn.conv2d)
-    conv1d_transpose,  the adjoint of that correlation: out[n, g*O/G + o, y..] = sum over c in
-    conv2d_transpose   group g and window offsets j of x[n, c, i..] * w[c, o, j..] where
-                       y = i*stride - pad_before + j*dil; equivalently (topi) a correlation of
-                       the stride-dilated input, padded (k-1)*dil - pad_before before and
-                       (k-1)*dil - pad_after + output_padding after (negative crops), with
-                       the kernel flipped; output positions nothing reaches are 0
     matmul             sum_k cast(a[.., i, k]) * cast(b[k, j]) in the output dtype (batches
                        over a's leading axes, as nn.dense)
     batch_matmul       the same per batch, a batch of 1 broadcast
-    prelu              x > 0 ? x : x * alpha[index along axis] (topi prelu: a Select)
 
 Integers, float16 and out_dtype follow ``ops.nn`` exactly: 32/64-bit integer overflow of a
 product or of the total is undefined, narrower integers wrap, float16 is computed in float32
@@ -217,7 +101,6 @@ Undefined behaviour (``UndefinedBehavior``)::
                        32/64-bit integer overflow of a product or of the total (nsw/nuw);
                        an operand cast to the output dtype from NaN or an out-of-range float
                        (fptosi/fptoui poison); a bool output dtype (sums of bool)
-    prelu              32/64-bit integer overflow of x * alpha where x <= 0 is selected
 
 Deliberate departures from TVM 0.18:
 
@@ -225,8 +108,6 @@ Deliberate departures from TVM 0.18:
   Strides and dilation must hold one positive integer per spatial axis, kernel_size one
   integer per axis, padding (forward convolution) non-negative, groups >= 1; C and (forward)
   O, or (transposed) channels, divisible by groups. TVM's relations checked few of these.
-- Conv1DRel and Conv3DRel have no depthwise weight form (TVM's conv2d reads (C, m, kh, kw)
-  specially; its 1-D and 3-D relations do not either).
 - A grouped transposed convolution without both channels and kernel_size: TVM's relation
   gave the weight's O (per group) output channels, while topi's group_conv2d_transpose
   computes groups * O of them; the relation here says groups * O, what is computed.
@@ -236,9 +117,7 @@ Deliberate departures from TVM 0.18:
   stride (topi asserted it).
 - batch_matmul checks the sizes it can compare even when another dimension is ``?`` (TVM
   skipped every check then), and broadcasts a batch of 1 against a batch of 0 to 0 (TVM's
-  relation took max(B, B') = 1).
-- prelu rejects a negative axis, as TVM's relation did (it indexed the shape with it).
-"""
+  relation took max(B, B') = 1)."""
 
 from __future__ import annotations
 
@@ -248,7 +127,20 @@ from typing import ClassVar
 import numpy as np
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..elementwise import _exact
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import dims_equal, tensor_arg
 from .common import (
     _OUT_DTYPE_DOC,
@@ -257,7 +149,6 @@ from .common import (
     _check_rank,
     _contract,
     _convert,
-    _exact_ints,
     _int_result,
     _Num,
     _shape_str,
@@ -340,36 +231,62 @@ def _bias_add_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
         return np.asarray(data + b).astype(data.dtype)
     if data.dtype == np.bool_:
         raise _ub("nn.bias_add", "bool data (sums of bool have no defined meaning)")
-    return _int_result(_exact_ints(data) + _exact_ints(b), data.dtype, "nn.bias_add", "a sum")
+    return _int_result(_exact(data) + _exact(b), data.dtype, "nn.bias_add", "a sum")
 
 
-register(
-    OpDef(
-        "nn.dense",
-        ("data", "weight"),
-        DenseAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Fully connected layer: data times the transpose of weight (units, in).",
-        relation=_dense_relation,
-        reference=_dense_reference,
-        relation_name="Dense",
-        check="onnxruntime:Gemm",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("tensor_a", "tensor_b"),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs tensor_a, tensor_b, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.dense",
+    "Fully connected layer: data times the transpose of weight (units, in).",
+    relation=_dense_relation,
+    reference=tensor_reference(_dense_reference),
+    check="onnxruntime:Gemm",
+    relation_name="Dense",
+    inputs=("data", "weight"),
+    attrs_type=DenseAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.bias_add",
-        ("data", "bias"),
-        BiasAddAttrs,
-        OpPattern.BROADCAST,
-        "Add the 1-D bias to data along axis.",
-        relation=_bias_add_relation,
-        reference=_bias_add_reference,
-        relation_name="BiasAdd",
-        check="independent:element loop data[i] + bias[i[axis]]",
-    )
+_op(
+    "nn.bias_add",
+    "Add the 1-D bias to data along axis.",
+    relation=_bias_add_relation,
+    reference=tensor_reference(_bias_add_reference),
+    check="independent:element loop data[i] + bias[i[axis]]",
+    relation_name="BiasAdd",
+    inputs=("data", "bias"),
+    attrs_type=BiasAddAttrs,
+    pattern=OpPattern.BROADCAST,
 )
 
 
@@ -506,31 +423,23 @@ def _batch_matmul_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
     return np.ascontiguousarray(out)
 
 
-register(
-    OpDef(
-        "nn.matmul",
-        ("tensor_a", "tensor_b"),
-        MatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Matrix product of a and b, either given transposed.",
-        relation=_matmul_relation,
-        reference=_matmul_reference,
-        relation_name="Matmul",
-        check="onnxruntime:MatMul",
-    )
+_op(
+    "nn.matmul",
+    "Matrix product of a and b, either given transposed.",
+    relation=_matmul_relation,
+    reference=tensor_reference(_matmul_reference),
+    check="onnxruntime:MatMul",
+    relation_name="Matmul",
+    attrs_type=MatmulAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.batch_matmul",
-        ("tensor_a", "tensor_b"),
-        BatchMatmulAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Batched matrix product of two 3-D tensors, either given transposed.",
-        relation=_batch_matmul_relation,
-        reference=_batch_matmul_reference,
-        relation_name="BatchMatmul",
-        check="onnxruntime:MatMul",
-    )
+_op(
+    "nn.batch_matmul",
+    "Batched matrix product of two 3-D tensors, either given transposed.",
+    relation=_batch_matmul_relation,
+    reference=tensor_reference(_batch_matmul_reference),
+    check="onnxruntime:MatMul",
+    relation_name="BatchMatmul",
+    attrs_type=BatchMatmulAttrs,
 )

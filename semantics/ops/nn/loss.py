@@ -1,89 +1,19 @@
-"""Losses: nn.cross_entropy, nn.nll_loss.
-
-Neural-network normalisation and loss operators.
+r"""Losses: nn.cross_entropy, nn.nll_loss.
 
 ::
 
-    nn.layer_norm(data, gamma, beta, axis=-1, epsilon=1e-5, center=True, scale=True)
-                                                      LayerNormAttrs     LayerNorm     opaque
-    nn.group_norm(data, gamma, beta, num_groups=0, axis=1, epsilon=1e-5, center=True,
-                  scale=True)                         GroupNormAttrs     GroupNorm     opaque
-    nn.instance_norm(data, gamma, beta, axis=1, epsilon=1e-5, center=True, scale=True)
-                                                      InstanceNormAttrs  InstanceNorm  opaque
-    nn.l2_normalize(data, eps=, axis=)                L2NormalizeAttrs   Identity      opaque
-    nn.lrn(data, size=5, axis=1, bias=2, alpha=1e-4, beta=0.75)
-                                                      LRNAttrs           Identity      opaque
     nn.cross_entropy(x, y)                                               CrossEntropy  opaque
     nn.nll_loss(predictions, targets, weights, reduction="mean", ignore_index=)
                                                       NLLLossAttrs       NLLLoss       out-fusable
-    nn.fast_softmax(data, axis=-1)                    SoftmaxAttrs       Softmax       out-fusable
 
-``name=`` marks a required attribute (TVM declared ``L2NormalizeAttrs.eps``, ``.axis`` and
-``NLLLossAttrs.ignore_index`` without a default). Attribute fields follow TVM 0.18's
-``include/tvm/relay/attrs/nn.h``; argument names follow ``src/relay/op/nn/nn.cc`` (TVM names
-``nn.cross_entropy``'s arguments ``x`` and ``y``: predictions and targets). The fusion patterns
-are TVM's: ``nn.lrn`` and ``nn.cross_entropy`` registered ``opaque``; ``layer_norm``,
-``group_norm``, ``instance_norm`` and ``l2_normalize`` registered none, which fusion reads as
-``opaque`` (``SimplifyInference`` rewrites them into elementwise ops and reductions before
-fusion).
-
-Types::
-
-    LayerNorm      data of rank >= 1, -ndim <= axis < ndim; gamma and beta are (C,) of data's
-    InstanceNorm   dtype, C = data.shape[axis]; the result has data's type. InstanceNorm
-    GroupNorm      needs rank > 2; GroupNorm needs num_groups >= 1 dividing C
-    Identity       nn.l2_normalize: each axis in [-ndim, ndim), no repeats, at least one;
-                   nn.lrn: rank 4, axis 1 or 3, size odd and positive; the result is data's
-                   type
-    CrossEntropy   x and y of rank 2, equal shapes and dtypes -> a scalar of x's dtype
-    NLLLoss        predictions (N, C, d1..) of a float dtype, targets (N, d1..) of a signed
-                   integer dtype, weights (C,) of predictions' dtype; predictions may also be
-                   (C,) with rank-0 targets; reduction "none" -> targets' shape, "mean" or
-                   "sum" -> a scalar, in predictions' dtype
-    Softmax        as nn.softmax: data's type, -ndim <= axis < ndim
-
-Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
-the first four, TOPI for the others)::
-
-    layer_norm     m = mean(x, axis); v = mean((x - m)^2, axis);
-                   (x - m) / sqrt(v + eps) [* gamma] [+ beta], gamma and beta along axis
-    instance_norm  the same with m and v over every axis but 0 and axis
-    group_norm     axis of extent C split into (num_groups, C / num_groups); m and v per
-                   group over the C / num_groups channels and every axis after axis
-                   (axes before axis, the batch, are kept); then gamma and beta per channel
-    l2_normalize   x / sqrt(max(sum(x^2, axis), eps))
-    lrn            x / (bias + alpha * s / size)^beta, s the sum of squares over the window
-                   of size channels centred on each channel along axis (zero beyond the
-                   ends; topi/nn/local_response_norm.h)
-    cross_entropy  -sum(log(x) * y) / N, N = x.shape[0] (_nn.py's compute)
-    nll_loss       per target t = targets[n, d..]: l = -predictions[n, t, d..] * weights[t],
-                   0 where t == ignore_index; "none" gives l, "sum" sum(l), "mean"
-                   sum(l) / sum(weights[t] over targets not ignored) (topi nll_loss; NaN
-                   when every target is ignored)
-    fast_softmax   softmax with TVM's fast_exp for float32 (topi fast_exp_float32: the
-                   input clamped to +-88.376, 2^n by exponent bits times a degree-7
-                   polynomial in f = x - n ln 2, n = floor(x log2 e + 1/2), the result at
-                   least x); other float dtypes use exp
-
-The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
-Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    every op       non-float data (log, sqrt, exp and pow are float intrinsics; the relations
-                   accept other dtypes, nothing defines the result)
-    nll_loss       a target outside [0, C) that is not ignore_index: topi reads predictions
-                   and weights at it, out of bounds
-
-Deliberate departures from TVM 0.18: the relations check what TVM's relations left to a later
-crash or to a silent misreading: ``group_norm``'s ``num_groups`` (TVM divided by it in
-``SimplifyInference``), ``l2_normalize``'s axes (checked only by the ``sum`` it became),
-``lrn``'s rank, axis and size (TOPI's ``ICHECK``\\ s), ``cross_entropy``'s dtypes (TOPI's
-multiply needs one dtype), and ``nll_loss``'s target shape (TVM compared ranks only) and
-``reduction`` (TVM's relation read any string but "none" as a reduction; TOPI's compute read any
-string but "mean" and "sum" as "none"). ``nll_loss`` targets equal to ``ignore_index`` are
-defined (they contribute 0) although TOPI's ``Select`` also evaluates the ignored branch,
-reading predictions at ``ignore_index``.
+``name=`` marks a required attribute (TVM declared ``NLLLossAttrs.ignore_index`` without a
+default). Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``; argument names
+follow ``src/relay/op/nn/nn.cc`` (TVM names ``nn.cross_entropy``'s arguments ``x`` and ``y``:
+predictions and targets); the fusion patterns are TVM's (``nn.cross_entropy`` registered
+``opaque``). Each relation's and reference's docstring states its operator's rule, undefined
+cases and departures from TVM. Float16 is computed in float32 and rounded once at the end, as
+in ``ops.nn``; non-float data is undefined for both (``log`` is a float intrinsic; the
+relations accept other dtypes, nothing defines the result).
 """
 
 from __future__ import annotations
@@ -94,7 +24,19 @@ from typing import ClassVar
 import numpy as np
 
 from ...syntax import Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import dims_equal, tensor_arg
 from .activation import _float_data
 from .common import (
@@ -118,6 +60,9 @@ class NLLLossAttrs(Attrs):
 
 
 def _cross_entropy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``CrossEntropy``: x and y of rank 2, equal shapes and dtypes; a scalar of x's dtype.
+
+    Departure from TVM: the dtypes are checked (TOPI's multiply needs one dtype)."""
     x = tensor_arg(arg_types[0], "x")
     y = tensor_arg(arg_types[1], "y")
     if len(x.shape) != 2 or len(y.shape) != 2:
@@ -134,6 +79,10 @@ def _cross_entropy_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) ->
 
 
 def _cross_entropy_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.cross_entropy``: ``-sum(log(x) * y) / N``, ``N = x.shape[0]`` (TVM's ``_nn.py``
+    compute).
+
+    Undefined: non-float data."""
     x, y = (_float_data(v, "nn.cross_entropy") for v in args)
     with np.errstate(all="ignore"):
         total = -np.sum(np.log(x) * y)
@@ -145,6 +94,14 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _nll_loss_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
+    """``NLLLoss``: predictions ``(N, C, d1..)`` of a float dtype, targets ``(N, d1..)`` of a
+    signed integer dtype, weights ``(C,)`` of predictions' dtype; predictions may also be
+    ``(C,)`` with rank-0 targets; reduction "none" gives targets' shape, "mean" or "sum" a
+    scalar, in predictions' dtype.
+
+    Departures from TVM: the target shape is checked (TVM compared ranks only), and so is
+    ``reduction`` (TVM's relation read any string but "none" as a reduction; TOPI's compute read
+    any string but "mean" and "sum" as "none")."""
     a = _attrs(attrs, NLLLossAttrs)
     predictions = tensor_arg(arg_types[0], "predictions")
     targets = tensor_arg(arg_types[1], "targets")
@@ -188,6 +145,15 @@ def _nll_loss_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type
 
 
 def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
+    """``nn.nll_loss`` (TOPI's ``nll_loss``): per target ``t = targets[n, d..]``,
+    ``l = -predictions[n, t, d..] * weights[t]``, 0 where ``t == ignore_index``; "none" gives
+    ``l``, "sum" ``sum(l)``, "mean" ``sum(l) / sum(weights[t] over targets not ignored)`` (NaN
+    when every target is ignored). Targets equal to ``ignore_index`` are defined (they
+    contribute 0) although TOPI's ``Select`` also evaluates the ignored branch, reading
+    predictions at ``ignore_index``.
+
+    Undefined: non-float data; a target outside ``[0, C)`` that is not ``ignore_index`` (TOPI
+    reads predictions and weights at it, out of bounds)."""
     a = _attrs(attrs, NLLLossAttrs)
     predictions, targets, weights = args
     cd = _compute_dtype(predictions.dtype)
@@ -215,31 +181,57 @@ def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.asarray(out).astype(predictions.dtype)
 
 
-register(
-    OpDef(
-        "nn.cross_entropy",
-        ("x", "y"),
-        None,
-        OpPattern.OPAQUE,
-        "Cross entropy of probabilities x against targets y, averaged over the batch.",
-        relation=_cross_entropy_relation,
-        reference=_cross_entropy_reference,
-        relation_name="CrossEntropy",
-        check="independent:direct loop over the batch and classes",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...],
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, nothing."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.cross_entropy",
+    "Cross entropy of probabilities x against targets y, averaged over the batch.",
+    relation=_cross_entropy_relation,
+    reference=tensor_reference(_cross_entropy_reference),
+    check="independent:direct loop over the batch and classes",
+    relation_name="CrossEntropy",
+    inputs=("x", "y"),
+    pattern=OpPattern.OPAQUE,
 )
 
 
-register(
-    OpDef(
-        "nn.nll_loss",
-        ("predictions", "targets", "weights"),
-        NLLLossAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Negative log-likelihood loss of log-probabilities at the target classes.",
-        relation=_nll_loss_relation,
-        reference=_nll_loss_reference,
-        relation_name="NLLLoss",
-        check="onnxruntime:NegativeLogLikelihoodLoss",
-    )
+_op(
+    "nn.nll_loss",
+    "Negative log-likelihood loss of log-probabilities at the target classes.",
+    relation=_nll_loss_relation,
+    reference=tensor_reference(_nll_loss_reference),
+    check="onnxruntime:NegativeLogLikelihoodLoss",
+    relation_name="NLLLoss",
+    inputs=("predictions", "targets", "weights"),
+    attrs_type=NLLLossAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
 )

@@ -1,74 +1,19 @@
 """Normalisations: batch, layer, group, instance, l2, lrn; and nn.dropout.
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
 ::
 
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
-    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
-    nn.batch_flatten(data)                                                         injective
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
     nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
                                                                 BatchNormAttrs     out-fusable
     nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
-
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
 
 Types (relation names as registered in TVM 0.18)::
 
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
     BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
                      -1 <= axis < ndim -> (data, (C,), (C,))
     Dropout          t -> (t, t)
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
-
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
 
 Meaning (what TVM 0.18's topi computes)::
 
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
     batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
                    the moving mean and variance passed through (topi/nn/batch_norm.py,
                    training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
@@ -77,10 +22,6 @@ Meaning (what TVM 0.18's topi computes)::
     dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
                    field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
                    is all ones in inference
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
 
 Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
 ``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
@@ -95,42 +36,13 @@ float16, so results may differ by float16 rounding.
 
 Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
 
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
     softmax, log_softmax, batch_norm
                         non-float data (exp, log and sqrt are float intrinsics; TVM's relation
                         accepts other dtypes but nothing defines the result)
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
 
 Deliberate departures from TVM 0.18:
 
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
 - pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
 - float16 is computed in float32 (above).
 
 Neural-network normalisation and loss operators.
@@ -146,10 +58,6 @@ Neural-network normalisation and loss operators.
     nn.l2_normalize(data, eps=, axis=)                L2NormalizeAttrs   Identity      opaque
     nn.lrn(data, size=5, axis=1, bias=2, alpha=1e-4, beta=0.75)
                                                       LRNAttrs           Identity      opaque
-    nn.cross_entropy(x, y)                                               CrossEntropy  opaque
-    nn.nll_loss(predictions, targets, weights, reduction="mean", ignore_index=)
-                                                      NLLLossAttrs       NLLLoss       out-fusable
-    nn.fast_softmax(data, axis=-1)                    SoftmaxAttrs       Softmax       out-fusable
 
 ``name=`` marks a required attribute (TVM declared ``L2NormalizeAttrs.eps``, ``.axis`` and
 ``NLLLossAttrs.ignore_index`` without a default). Attribute fields follow TVM 0.18's
@@ -168,12 +76,6 @@ Types::
     Identity       nn.l2_normalize: each axis in [-ndim, ndim), no repeats, at least one;
                    nn.lrn: rank 4, axis 1 or 3, size odd and positive; the result is data's
                    type
-    CrossEntropy   x and y of rank 2, equal shapes and dtypes -> a scalar of x's dtype
-    NLLLoss        predictions (N, C, d1..) of a float dtype, targets (N, d1..) of a signed
-                   integer dtype, weights (C,) of predictions' dtype; predictions may also be
-                   (C,) with rank-0 targets; reduction "none" -> targets' shape, "mean" or
-                   "sum" -> a scalar, in predictions' dtype
-    Softmax        as nn.softmax: data's type, -ndim <= axis < ndim
 
 Meaning (TVM 0.18: ``SimplifyInference`` in ``src/relay/transforms/simplify_inference.cc`` for
 the first four, TOPI for the others)::
@@ -188,25 +90,9 @@ the first four, TOPI for the others)::
     lrn            x / (bias + alpha * s / size)^beta, s the sum of squares over the window
                    of size channels centred on each channel along axis (zero beyond the
                    ends; topi/nn/local_response_norm.h)
-    cross_entropy  -sum(log(x) * y) / N, N = x.shape[0] (_nn.py's compute)
-    nll_loss       per target t = targets[n, d..]: l = -predictions[n, t, d..] * weights[t],
-                   0 where t == ignore_index; "none" gives l, "sum" sum(l), "mean"
-                   sum(l) / sum(weights[t] over targets not ignored) (topi nll_loss; NaN
-                   when every target is ignored)
-    fast_softmax   softmax with TVM's fast_exp for float32 (topi fast_exp_float32: the
-                   input clamped to +-88.376, 2^n by exponent bits times a degree-7
-                   polynomial in f = x - n ln 2, n = floor(x log2 e + 1/2), the result at
-                   least x); other float dtypes use exp
 
 The normalisations compute epsilon, bias, alpha and beta as constants of the data's dtype.
 Float16 is computed in float32 and rounded once at the end, as in ``ops.nn``.
-
-Undefined behaviour (``UndefinedBehavior``)::
-
-    every op       non-float data (log, sqrt, exp and pow are float intrinsics; the relations
-                   accept other dtypes, nothing defines the result)
-    nll_loss       a target outside [0, C) that is not ignore_index: topi reads predictions
-                   and weights at it, out of bounds
 
 Deliberate departures from TVM 0.18: the relations check what TVM's relations left to a later
 crash or to a silent misreading: ``group_norm``'s ``num_groups`` (TVM divided by it in
@@ -228,7 +114,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...syntax import TensorType, TupleType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import tensor_arg
 from .activation import _float_data
 from .common import (
@@ -316,33 +214,58 @@ def _dropout_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Nu
     return data.copy(), np.ones_like(data)
 
 
-register(
-    OpDef(
-        "nn.batch_norm",
-        ("data", "gamma", "beta", "moving_mean", "moving_var"),
-        BatchNormAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
-        relation=_batch_norm_relation,
-        reference=_batch_norm_reference,
-        relation_name="BatchNorm",
-        check="onnxruntime:BatchNormalization",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str = "Identity",
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OPAQUE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.batch_norm",
+    "Batch normalisation; a 3-tuple (normalised data, moving mean, moving variance).",
+    relation=_batch_norm_relation,
+    reference=tensor_reference(_batch_norm_reference),
+    check="onnxruntime:BatchNormalization",
+    relation_name="BatchNorm",
+    inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+    attrs_type=BatchNormAttrs,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
 )
 
 
-register(
-    OpDef(
-        "nn.dropout",
-        ("data",),
-        DropoutAttrs,
-        OpPattern.OPAQUE,
-        "Dropout (training only); a 2-tuple (out, mask).",
-        relation=_dropout_relation,
-        reference=_dropout_reference,
-        relation_name="Dropout",
-        check="onnxruntime:Dropout",
-    )
+_op(
+    "nn.dropout",
+    "Dropout (training only); a 2-tuple (out, mask).",
+    relation=_dropout_relation,
+    reference=tensor_reference(_dropout_reference),
+    check="onnxruntime:Dropout",
+    relation_name="Dropout",
+    attrs_type=DropoutAttrs,
 )
 
 
@@ -598,46 +521,33 @@ _NORMS = (
 
 
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _NORMS:
-    register(
-        OpDef(
-            _name,
-            ("data", "gamma", "beta"),
-            _type,
-            OpPattern.OPAQUE,
-            _doc,
-            relation=_relation,
-            reference=_reference,
-            relation_name=_rel_name,
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_check,
+        relation_name=_rel_name,
+        inputs=("data", "gamma", "beta"),
+        attrs_type=_type,
     )
 
 
-register(
-    OpDef(
-        "nn.l2_normalize",
-        ("data",),
-        L2NormalizeAttrs,
-        OpPattern.OPAQUE,
-        "Divide by the L2 norm over the axes, bounded below by sqrt(eps).",
-        relation=_l2_normalize_relation,
-        reference=_l2_normalize_reference,
-        relation_name="Identity",
-        check="onnxruntime:LpNormalization",
-    )
+_op(
+    "nn.l2_normalize",
+    "Divide by the L2 norm over the axes, bounded below by sqrt(eps).",
+    relation=_l2_normalize_relation,
+    reference=tensor_reference(_l2_normalize_reference),
+    check="onnxruntime:LpNormalization",
+    attrs_type=L2NormalizeAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.lrn",
-        ("data",),
-        LRNAttrs,
-        OpPattern.OPAQUE,
-        "Local response normalisation across a window of channels.",
-        relation=_lrn_relation,
-        reference=_lrn_reference,
-        relation_name="Identity",
-        check="onnxruntime:LRN",
-    )
+_op(
+    "nn.lrn",
+    "Local response normalisation across a window of channels.",
+    relation=_lrn_relation,
+    reference=tensor_reference(_lrn_reference),
+    check="onnxruntime:LRN",
+    attrs_type=LRNAttrs,
 )

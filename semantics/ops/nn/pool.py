@@ -1,63 +1,19 @@
 """Pooling: max, average, global and adaptive pools in 1, 2 and 3 dimensions.
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
 ::
 
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
-    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
-    nn.batch_flatten(data)                                                         injective
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
     nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
     nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
     nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
-    nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
-
-``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
-``units`` is nullable but has no default in TVM, so it is required and written ``units=None``
-when absent. Attribute fields follow TVM 0.18's ``include/tvm/relay/attrs/nn.h``, counting
-only fields declared with ``TVM_ATTR_FIELD`` (``Conv2DAttrs`` and ``DenseAttrs`` also carry
-``auto_scheduler_rewritten_layout`` and ``meta_schedule_original_shape`` as plain members,
-which are not attributes). Argument names and patterns follow ``src/relay/op/nn/*.cc``; TVM
-names ``nn.pad``'s second argument ``pad_val``.
 
 Types (relation names as registered in TVM 0.18)::
 
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
-    BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
     MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
     AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
     GlobalAvgPool2D  H, W of `layout` become 1
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
-    Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
-                     pad_val is any tensor (TVM's relation leaves it unconstrained)
-
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
 
 Meaning (what TVM 0.18's topi computes)::
 
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
     max_pool2d     max over the dilated window of the input padded with the dtype's lowest
                    finite value (``tvm::min_value``, not -inf); the reduction starts from that
                    value too, so an all -inf window gives the lowest finite value; ceil_mode
@@ -69,18 +25,6 @@ Meaning (what TVM 0.18's topi computes)::
                    Both counts use TVM's formulas, truncating division included; a ceil_mode
                    window wholly in the extension counts 0 with count_include_pad (float: NaN)
     global_avg     mean over H and W: sum / (H*W)
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
-    pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
-                   0..0); edge repeats the border; reflect mirrors without repeating it
-                   (index before - i, and 2n - i + before - 2 after the end); a negative width
-                   crops
 
 Integers follow TVM's LLVM code generator (``src/target/llvm/codegen_llvm.cc``,
 ``DEFINE_CODEGEN_BINARY_OP``): add, sub and mul are ``nsw`` for int32/int64 and ``nuw`` for
@@ -95,12 +39,6 @@ float16, so results may differ by float16 rounding.
 
 Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
 
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
     max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
                         compare (codegen_llvm.cc), so the result depends on reduction order
     avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
@@ -109,28 +47,14 @@ Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
     global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
                         the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
                         bool data
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
-    pad                 edge or reflect reading outside the input (reflect width >= the
-                        axis extent, either mode on an empty axis): topi::pad indexes the
-                        input out of bounds; a pad_val with no elements; casting a NaN or
-                        out-of-range float pad_val to an integer dtype
 
 Deliberate departures from TVM 0.18:
 
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
 - max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
   divided with truncation there, topi with floor, so the two disagreed), negative padding,
   non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
   a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
 - pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
 - float16 is computed in float32 (above).
 
 More pooling: 1-D and 3-D max and average pooling, adaptive 2-D pooling, global max pooling.
@@ -207,17 +131,28 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..elementwise import _exact
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import add_dims, floordiv_dims, sub_dims, tensor_arg
 from .common import (
     _LAYOUT_DOC,
     _OUT_LAYOUT_DOC,
     _attrs,
     _compute_dtype,
-    _exact_ints,
     _int_result,
     _Num,
     _padding4,
@@ -404,9 +339,9 @@ def _avg_divisor(
             first = start
         else:
             last = extent[i] - 1
-            jumps = np.maximum(_trunc_div(_exact_ints(d - 1 - start), np.asarray(d)), 0)
+            jumps = np.maximum(_trunc_div(_exact(d - 1 - start), np.asarray(d)), 0)
             first = start + d * jumps.astype(np.int64)
-        span = _exact_ints(np.minimum(end, last) - first)
+        span = _exact(np.minimum(end, last) - first)
         factors.append(_trunc_div(span, np.asarray(d)).astype(np.int64) + 1)
     count = factors[0][:, None] * factors[1][None, :]
     return count if include_pad else np.maximum(count, 1)
@@ -427,11 +362,11 @@ def _avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
             result = win.sum(axis=(-2, -1)) / divisor.astype(win.dtype)
         return _restore_axes(np.asarray(result).astype(data.dtype), g)
     win, out = _pool_windows(data, g, 0)
-    total = _int_result(_exact_ints(win).sum(axis=(-2, -1)), data.dtype, op, "a window sum")
+    total = _int_result(_exact(win).sum(axis=(-2, -1)), data.dtype, op, "a window sum")
     divisor = _avg_divisor(g, extent, out, a.count_include_pad)
     if (divisor == 0).any():
         raise _ub(op, "integer division by a zero element count")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(divisor, total.shape)))
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(divisor, total.shape)))
     return _restore_axes(_int_result(quotient, data.dtype, op, "an average"), g)
 
 
@@ -462,52 +397,71 @@ def _global_avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
     info = np.iinfo(data.dtype)
     if not 0 < count <= info.max:
         raise _ub(op, f"the element count {count} is 0 or not representable in {data.dtype}")
-    total = _int_result(_exact_ints(data).sum(axis=axes, keepdims=True), data.dtype, op, "the sum")
-    return _int_result(_trunc_div(_exact_ints(total), np.asarray(count)), data.dtype, op, "a mean")
+    total = _int_result(_exact(data).sum(axis=axes, keepdims=True), data.dtype, op, "the sum")
+    return _int_result(_trunc_div(_exact(total), np.asarray(count)), data.dtype, op, "a mean")
 
 
-register(
-    OpDef(
-        "nn.max_pool2d",
-        ("data",),
-        MaxPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D max pooling.",
-        relation=_pool2d_relation,
-        reference=_max_pool2d_reference,
-        relation_name="MaxPool2D",
-        check="onnxruntime:MaxPool",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern out_elemwise_fusable."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.max_pool2d",
+    "2-D max pooling.",
+    relation=_pool2d_relation,
+    reference=tensor_reference(_max_pool2d_reference),
+    check="onnxruntime:MaxPool",
+    relation_name="MaxPool2D",
+    attrs_type=MaxPool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.avg_pool2d",
-        ("data",),
-        AvgPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D average pooling.",
-        relation=_pool2d_relation,
-        reference=_avg_pool2d_reference,
-        relation_name="AvgPool2D",
-        check="onnxruntime:AveragePool",
-    )
+_op(
+    "nn.avg_pool2d",
+    "2-D average pooling.",
+    relation=_pool2d_relation,
+    reference=tensor_reference(_avg_pool2d_reference),
+    check="onnxruntime:AveragePool",
+    relation_name="AvgPool2D",
+    attrs_type=AvgPool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.global_avg_pool2d",
-        ("data",),
-        GlobalPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Average over the whole of each spatial plane.",
-        relation=_global_pool2d_relation,
-        reference=_global_avg_pool2d_reference,
-        relation_name="GlobalAvgPool2D",
-        check="onnxruntime:GlobalAveragePool",
-    )
+_op(
+    "nn.global_avg_pool2d",
+    "Average over the whole of each spatial plane.",
+    relation=_global_pool2d_relation,
+    reference=tensor_reference(_global_avg_pool2d_reference),
+    check="onnxruntime:GlobalAveragePool",
+    relation_name="GlobalAvgPool2D",
+    attrs_type=GlobalPool2DAttrs,
 )
 
 
@@ -677,16 +631,7 @@ def _windows_nd(data: _Num, g: _Geometry, fill: Any) -> _Num:
     out = tuple(_known(g.extent(i, x.shape[x.ndim - nd + i])) for i in range(nd))
     pads = [(0, 0)] * (x.ndim - nd) + [(g.head[i], g.tail[i] + g.offset[i]) for i in range(nd)]
     xp = np.pad(x, pads, constant_values=fill)
-    spans = tuple((k - 1) * d + 1 for k, d in zip(g.kernel, g.dilation, strict=True))
-    if any(e <= 0 for e in out):
-        return np.zeros((*x.shape[:-nd], *(max(e, 0) for e in out), *g.kernel), x.dtype)
-    view = sliding_window_view(xp, spans, axis=tuple(range(x.ndim - nd, x.ndim)))
-    index: tuple[Any, ...] = (
-        Ellipsis,
-        *tuple(slice(0, (e - 1) * s + 1, s) for e, s in zip(out, g.strides, strict=True)),
-        *tuple(slice(None, None, d) for d in g.dilation),
-    )
-    return np.asarray(view[index])
+    return _windows(xp, g.kernel, g.strides, g.dilation, out)
 
 
 def _restore(out: _Num, g: _Geometry) -> _Num:
@@ -723,9 +668,9 @@ def _avg_divisor_nd(
             first = start
         else:
             last = extent[i] - 1
-            jumps = np.maximum(_trunc_div(_exact_ints(d - 1 - start), np.asarray(d)), 0)
+            jumps = np.maximum(_trunc_div(_exact(d - 1 - start), np.asarray(d)), 0)
             first = start + d * jumps.astype(np.int64)
-        span = _exact_ints(np.minimum(end, last) - first)
+        span = _exact(np.minimum(end, last) - first)
         factor = _trunc_div(span, np.asarray(d)).astype(np.int64) + 1
         count = np.multiply.outer(count, factor)
     return count if include else np.maximum(count, 1)
@@ -751,11 +696,11 @@ def _avg_pool_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
         return _restore(np.asarray(result).astype(data.dtype), g)
     win = _windows_nd(data, g, 0)
     out = win.shape[-2 * nd : -nd]
-    total = _int_result(_exact_ints(win).sum(axis=reduce), data.dtype, op, "a window sum")
+    total = _int_result(_exact(win).sum(axis=reduce), data.dtype, op, "a window sum")
     divisor = _avg_divisor_nd(g, extent, out, attrs.count_include_pad)
     if (divisor == 0).any():
         raise _ub(op, "integer division by a zero element count")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(divisor, total.shape)))
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(divisor, total.shape)))
     return _restore(_int_result(quotient, data.dtype, op, "an average"), g)
 
 
@@ -850,8 +795,8 @@ def _adaptive_avg_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num
     info = np.iinfo(data.dtype)
     if count.size and (count.min() <= 0 or count.max() > info.max):
         raise _ub(op, f"a cell's element count is 0 or not representable in {data.dtype}")
-    total = _int_result(_exact_ints(cells).sum(axis=(-2, -1)), data.dtype, op, "a cell sum")
-    quotient = _trunc_div(_exact_ints(total), _exact_ints(np.broadcast_to(count, total.shape)))
+    total = _int_result(_exact(cells).sum(axis=(-2, -1)), data.dtype, op, "a cell sum")
+    quotient = _trunc_div(_exact(total), _exact(np.broadcast_to(count, total.shape)))
     return _adaptive_restore(_int_result(quotient, data.dtype, op, "an average"), a)
 
 
@@ -881,61 +826,45 @@ for _name, _attrs_type, _relation_name, _doc, _reference, _check in (
     ("nn.avg_pool3d", AvgPool3DAttrs, "AvgPool3D", "3-D average pooling.", _avg_pool_reference,
      "AveragePool"),
 ):  # fmt: skip
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            _attrs_type,
-            OpPattern.OUT_ELEMWISE_FUSABLE,
-            _doc,
-            relation=_pool_relation,
-            reference=_reference,
-            relation_name=_relation_name,
-            check=f"onnxruntime:{_check}",
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_pool_relation,
+        reference=tensor_reference(_reference),
+        check=f"onnxruntime:{_check}",
+        relation_name=_relation_name,
+        attrs_type=_attrs_type,
     )
 
 
-register(
-    OpDef(
-        "nn.adaptive_avg_pool2d",
-        ("data",),
-        AdaptivePool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D average pooling over cells that tile the input to a given output size.",
-        relation=_adaptive_relation,
-        reference=_adaptive_avg_reference,
-        relation_name="AdaptiveAvgPool2D",
-        check="independent:direct loops over the output cells",
-    )
+_op(
+    "nn.adaptive_avg_pool2d",
+    "2-D average pooling over cells that tile the input to a given output size.",
+    relation=_adaptive_relation,
+    reference=tensor_reference(_adaptive_avg_reference),
+    check="independent:direct loops over the output cells",
+    relation_name="AdaptiveAvgPool2D",
+    attrs_type=AdaptivePool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.adaptive_max_pool2d",
-        ("data",),
-        AdaptivePool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "2-D max pooling over cells that tile the input to a given output size.",
-        relation=_adaptive_relation,
-        reference=_adaptive_max_reference,
-        relation_name="AdaptiveMaxPool2D",
-        check="independent:direct loops over the output cells",
-    )
+_op(
+    "nn.adaptive_max_pool2d",
+    "2-D max pooling over cells that tile the input to a given output size.",
+    relation=_adaptive_relation,
+    reference=tensor_reference(_adaptive_max_reference),
+    check="independent:direct loops over the output cells",
+    relation_name="AdaptiveMaxPool2D",
+    attrs_type=AdaptivePool2DAttrs,
 )
 
 
-register(
-    OpDef(
-        "nn.global_max_pool2d",
-        ("data",),
-        GlobalPool2DAttrs,
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-        "Maximum over the whole of each spatial plane.",
-        relation=_global_max_relation,
-        reference=_global_max_reference,
-        relation_name="GlobalMaxPool2D",
-        check="onnxruntime:GlobalMaxPool",
-    )
+_op(
+    "nn.global_max_pool2d",
+    "Maximum over the whole of each spatial plane.",
+    relation=_global_max_relation,
+    reference=tensor_reference(_global_max_reference),
+    check="onnxruntime:GlobalMaxPool",
+    relation_name="GlobalMaxPool2D",
+    attrs_type=GlobalPool2DAttrs,
 )

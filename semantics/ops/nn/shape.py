@@ -1,20 +1,8 @@
 """Spatial rearrangements: nn.pad, nn.mirror_pad, nn.upsampling, nn.batch_flatten, ...
 
-Neural-network operators: softmax, dense, convolution, pooling, normalisation, padding.
-
 ::
 
-    nn.softmax | nn.log_softmax(data, axis=-1)                  SoftmaxAttrs       out-fusable
-    nn.dense(data, weight, units=, out_dtype="")                DenseAttrs         out-fusable
-    nn.bias_add(data, bias, axis=1)                             BiasAddAttrs       broadcast
     nn.batch_flatten(data)                                                         injective
-    nn.conv2d(data, weight, strides=(1, 1), ...)                Conv2DAttrs        out-fusable
-    nn.max_pool2d(data, pool_size=, ...)                        MaxPool2DAttrs     out-fusable
-    nn.avg_pool2d(data, pool_size=, ...)                        AvgPool2DAttrs     out-fusable
-    nn.global_avg_pool2d(data, layout="NCHW", out_layout="")    GlobalPool2DAttrs  out-fusable
-    nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, ...)
-                                                                BatchNormAttrs     out-fusable
-    nn.dropout(data, rate=0.5)                                  DropoutAttrs       opaque
     nn.pad(data, pad_val, pad_width=, pad_mode="constant")      PadAttrs           injective
 
 ``name=`` marks a required attribute; out-fusable is out_elemwise_fusable. ``nn.dense``'s
@@ -27,56 +15,12 @@ names ``nn.pad``'s second argument ``pad_val``.
 
 Types (relation names as registered in TVM 0.18)::
 
-    Softmax          nn.softmax, nn.log_softmax: the input type; -ndim <= axis < ndim
-    Dense            (d1.., k), (u, k) -> (d1.., u) in out_dtype or data's dtype; with units=u
-                     the weight must be exactly (u, k); weight's dtype is not checked
-    BiasAdd          (d.., c @axis, ..), (c,) same dtype -> the data type
     BatchFlatten     (d0, d1, .., dk) -> (d0, d1*..*dk); ? from the first ? on; rank >= 1
-    Conv2D           data in a permutation of NCHW, weight of OIHW, output of NCHW (out_layout
-                     "" = data_layout); out extent floor((x + pad - ((k-1)*dil+1)) / stride) + 1
-                     (>= 0), ? stays ?; channels/kernel_size, when set, must agree with the weight
-                     (both set: the weight must be (channels, C/groups, kh, kw), or
-                     (C, channels/C, kh, kw) for a depthwise call, groups == C == weight's O)
-    MaxPool2D        H, W of `layout` become floor((x + pad - ((k-1)*dil+1) [+ stride-1 when
-    AvgPool2D        ceil_mode]) / stride) + 1; other axes and dtype kept; out_layout ignored
-    GlobalAvgPool2D  H, W of `layout` become 1
-    BatchNorm        data, then four (C,) vectors of data's dtype, C = data.shape[axis],
-                     -1 <= axis < ndim -> (data, (C,), (C,))
-    Dropout          t -> (t, t)
     Pad              one (before, after) pair per axis; x -> x + before + after (? stays ?);
                      pad_val is any tensor (TVM's relation leaves it unconstrained)
 
-Padding lists of conv2d and the pools hold 1, 2 or 4 integers: ``p`` pads every side,
-``(t, l)`` pads top and bottom by ``t`` and left and right by ``l``, ``(t, l, b, r)`` is
-explicit (``GetPaddingHeightWidth`` in ``src/relay/op/op_common.h``).
-
 Meaning (what TVM 0.18's topi computes)::
 
-    softmax        e = exp(x - max(x)); e / sum(e)          (topi/nn/softmax.py, any axis)
-    log_softmax    x - max(x) - log(sum(exp(x - max(x))))   (the relay strategy passes axis)
-    dense          sum_k cast(x[.., k]) * cast(w[j, k]) in the output dtype
-    conv2d         cross-correlation on the zero-padded input, per group, both operands cast to
-                   the output dtype first; a depthwise weight (C, m, kh, kw) is the grouped
-                   weight (C*m, 1, kh, kw) (topi depthwise_conv2d_nchw)
-    max_pool2d     max over the dilated window of the input padded with the dtype's lowest
-                   finite value (``tvm::min_value``, not -inf); the reduction starts from that
-                   value too, so an all -inf window gives the lowest finite value; ceil_mode
-                   pads stride-1 more at the end (``pool_impl_nd`` in topi/nn/pooling.h) and
-                   keeps a last window starting in that padding (onnxruntime drops it)
-    avg_pool2d     window sum of the zero-padded input divided by: count_include_pad, the
-                   number of window positions up to the end of the user padding (the ceil_mode
-                   extension excluded); otherwise max(1, number of positions inside the input).
-                   Both counts use TVM's formulas, truncating division included; a ceil_mode
-                   window wholly in the extension counts 0 with count_include_pad (float: NaN)
-    global_avg     mean over H and W: sum / (H*W)
-    batch_norm     inference: (x - mean) / sqrt(var + eps) [* gamma] [+ beta] along axis, and
-                   the moving mean and variance passed through (topi/nn/batch_norm.py,
-                   training=False returns moving_mean * 1, moving_var * 1). SimplifyInference
-                   rewrites field 0 as x * s + (-mean * s) [+ beta] with s = 1/sqrt(var + eps)
-                   [* gamma]: equal in exact arithmetic, not bit for bit
-    dropout        (data, ones): TVM has no compute for nn.dropout; SimplifyInference replaces
-                   field 0 by the data, and the mask (1 where kept, by DropoutRel's comment)
-                   is all ones in inference
     pad            topi::pad: constant fills pad_val cast to data's dtype (its element at index
                    0..0); edge repeats the border; reflect mirrors without repeating it
                    (index before - i, and 2n - i + before - 2 after the end); a negative width
@@ -89,29 +33,8 @@ truncates toward zero (``CreateSDiv``/``CreateUDiv``). Casts follow ``CreateCast
 int is ``fptosi``/``fptoui`` (poison when NaN or out of range), to bool is ``x != 0`` (a NaN
 gives false), int to int truncates or extends.
 
-Float16 is computed in float32 and rounded once at the end (conv2d, dense, softmax,
-log_softmax, avg_pool2d, global_avg_pool2d, batch_norm); TVM computed and accumulated in
-float16, so results may differ by float16 rounding.
-
 Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
 
-    conv2d, dense       32/64-bit integer overflow of a product or of the total (nsw/nuw in
-                        codegen_llvm.cc; partial sums are not checked: the total is exact);
-                        an operand cast to the output dtype from NaN or an out-of-range
-                        float (fptosi/fptoui poison); a bool output dtype (topi sums in the
-                        output dtype, for which TVM defines no arithmetic meaning)
-    bias_add            32/64-bit integer overflow (nsw/nuw); bool data (as above)
-    max_pool2d          a window holding NaN: Max is select(a > b, a, b) with an ordered
-                        compare (codegen_llvm.cc), so the result depends on reduction order
-    avg_pool2d          integers: 32/64-bit overflow of a window sum, a zero divisor (the
-                        count_include_pad count is 0 for a window lying wholly in the
-                        ceil_mode extension; division by zero); bool data
-    global_avg_pool2d   integers: 32/64-bit overflow of the sum, H*W not representable in
-                        the dtype (``cast(dtype, extent)`` in topi adaptive_pool_impl) or 0;
-                        bool data
-    softmax, log_softmax, batch_norm
-                        non-float data (exp, log and sqrt are float intrinsics; TVM's relation
-                        accepts other dtypes but nothing defines the result)
     pad                 edge or reflect reading outside the input (reflect width >= the
                         axis extent, either mode on an empty axis): topi::pad indexes the
                         input out of bounds; a pad_val with no elements; casting a NaN or
@@ -119,18 +42,7 @@ Undefined behaviour (``UndefinedBehavior``; where TVM leaves it undefined)::
 
 Deliberate departures from TVM 0.18:
 
-- conv2d accepts only layouts that permute NCHW (data, output) and OIHW (kernel); TVM also
-  took packed layouts (NCHW4c) and GOIHW. Strides and dilation must be 2 positive integers,
-  kernel_size 2 integers, groups >= 1, padding non-negative, the kernel non-empty; grouped
-  calls need C and (depthwise aside) the output channels divisible by groups. TVM's relation
-  did not check these; topi asserted some at compile time.
-- max_pool2d and avg_pool2d reject a window longer than the padded input (TVM's relation
-  divided with truncation there, topi with floor, so the two disagreed), negative padding,
-  non-positive pool_size, strides or dilation, and lists not of length 2. A pooling layout is
-  a TVM layout string (``NCHW``, ``NHWC``, ``NCHW16c``) with one axis per data axis.
 - pad rejects pad_mode other than constant, edge and reflect.
-- dense batches data of any rank >= 1 over its leading axes, as DenseRel's type says (some
-  topi versions asserted 2-D data).
 - float16 is computed in float32 (above).
 
 Neural-network resampling operators: upsampling, mirror padding, space and depth shuffles.
@@ -218,7 +130,19 @@ import numpy as np
 
 from ...syntax import ANY, AnyDim, Dim, TensorType, Type
 from ..image import Resize, resize, spatial_axes
-from ..registry import AttrKind, Attrs, OpDef, OpPattern, RelationError, attr_field, register
+from ..registry import (
+    AttrKind,
+    Attrs,
+    OpDef,
+    OpPattern,
+    Reference,
+    Relation,
+    RelationError,
+    ShapeFunc,
+    attr_field,
+    register,
+    tensor_reference,
+)
 from ..shapes import add_dims, floordiv_dims, mul_dims, prod_dims, sub_dims, tensor_arg
 from .common import _attrs, _convert, _Num, _shape_str, _show, _ub
 
@@ -324,33 +248,56 @@ def _pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.where(mask, gathered, value).astype(data.dtype)
 
 
-register(
-    OpDef(
-        "nn.batch_flatten",
-        ("data",),
-        None,
-        OpPattern.INJECTIVE,
-        "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
-        relation=_batch_flatten_relation,
-        reference=_batch_flatten_reference,
-        relation_name="BatchFlatten",
-        check="onnxruntime:Flatten",
+def _op(
+    name: str,
+    doc: str,
+    *,
+    relation: Relation,
+    reference: Reference,
+    check: str,
+    relation_name: str,
+    inputs: tuple[str, ...] = ("data",),
+    attrs_type: type[Attrs] | None = None,
+    pattern: OpPattern = OpPattern.INJECTIVE,
+    shape_func: ShapeFunc | None = None,
+) -> None:
+    """Register one operator of this module, with its independent ``check``; unless told
+    otherwise: no attributes, inputs data, pattern injective."""
+    register(
+        OpDef(
+            name,
+            inputs,
+            attrs_type,
+            pattern,
+            doc,
+            relation=relation,
+            reference=reference,
+            relation_name=relation_name,
+            check=check,
+            shape_func=shape_func,
+        )
     )
+
+
+_op(
+    "nn.batch_flatten",
+    "Flatten every axis but the first: (d1, d2, ..., dk) to (d1, d2*...*dk).",
+    relation=_batch_flatten_relation,
+    reference=tensor_reference(_batch_flatten_reference),
+    check="onnxruntime:Flatten",
+    relation_name="BatchFlatten",
 )
 
 
-register(
-    OpDef(
-        "nn.pad",
-        ("data", "pad_val"),
-        PadAttrs,
-        OpPattern.INJECTIVE,
-        "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
-        relation=_pad_relation,
-        reference=_pad_reference,
-        relation_name="Pad",
-        check="onnxruntime:Pad",
-    )
+_op(
+    "nn.pad",
+    "Pad each axis of data by pad_width, filling with pad_val in constant mode.",
+    relation=_pad_relation,
+    reference=tensor_reference(_pad_reference),
+    check="onnxruntime:Pad",
+    relation_name="Pad",
+    inputs=("data", "pad_val"),
+    attrs_type=PadAttrs,
 )
 
 
@@ -731,16 +678,12 @@ _OPS = (
 
 
 for _name, _type, _relation, _reference, _rel_name, _doc, _check in _OPS:
-    register(
-        OpDef(
-            _name,
-            ("data",),
-            _type,
-            OpPattern.INJECTIVE,
-            _doc,
-            relation=_relation,
-            reference=_reference,
-            relation_name=_rel_name,
-            check=_check,
-        )
+    _op(
+        _name,
+        _doc,
+        relation=_relation,
+        reference=tensor_reference(_reference),
+        check=_check,
+        relation_name=_rel_name,
+        attrs_type=_type,
     )

@@ -1,0 +1,722 @@
+"""The ``create`` operators (``semantics/ops/create.py``): relations, references, checks."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from ops_helpers import FLOATS, Array, m, n, of_family
+
+from relay.oracles.onnx_peer import onnx_run
+from relay.semantics.errors import UndefinedBehavior
+from relay.semantics.ops import OPS, Attrs
+from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
+from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
+from relay.semantics.ops.nn.activation import LeakyReluAttrs
+from relay.semantics.ops.registry import RelationError, Tensor
+from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
+
+NAMES: tuple[str, ...] = (
+    "negative",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "logical_not",
+    "nn.relu",
+    "zeros_like",
+    "ones_like",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "mod",
+    "floor_mod",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "clip",
+    "cast",
+    "nn.leaky_relu",
+    "where",
+    "full_like",
+)
+
+
+UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
+
+
+UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")
+
+
+DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
+
+
+def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
+    return TensorType(shape, dtype)
+
+
+def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
+    relation = OPS[name].relation
+    assert relation is not None
+    return relation(types, attrs)
+
+
+def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
+    reference = OPS[name].reference
+    assert reference is not None
+    out = reference(tuple(np.asarray(a) for a in args), attrs)
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
+    """``pytest.raises`` matching ``text`` literally."""
+    return pytest.raises(error, match=re.escape(text))
+
+
+def same(actual: Array, expected: Array) -> None:
+    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    np.testing.assert_array_equal(actual, expected, strict=True)
+    if actual.dtype.kind == "f":
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+
+
+ort = pytest.importorskip("onnxruntime")
+
+
+onnx = pytest.importorskip("onnx")
+
+
+_ONNX_TYPES = {
+    "bool": 9,
+    "int8": 3,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "uint8": 2,
+    "float16": 10,
+    "float32": 1,
+    "float64": 11,
+}
+
+
+def onnx_run_elementwise(
+    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
+) -> Array:
+    """Run one ONNX node on ``inputs`` with onnxruntime."""
+    helper = onnx.helper
+    names = [f"x{i}" for i in range(len(inputs))]
+    node = helper.make_node(op_type, names, ["y"], **attributes)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
+            for name, a in zip(names, inputs, strict=True)
+        ],
+        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
+    return np.asarray(out)
+
+
+RNG = np.random.default_rng(20240518)
+
+
+def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4) -> Array:
+    if dtype == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if dtype.startswith(("int", "uint")):
+        return RNG.integers(int(low), int(high), shape, endpoint=True).astype(dtype)
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+def _convert_python(value: Any, dtype: str) -> Any:
+    """Convert a Python scalar as LLVM converts (``CreateCast``), or ``None`` where that is
+    poison: to bool, ordered non-zero; to an integer, truncation toward zero of a float (which
+    must fit) or two's-complement wrap-around of an integer; to a float, one rounding."""
+    if dtype == "bool":
+        return value == value and value != 0
+    if _is_float(dtype):
+        return float(value)  # exact here: every integer below is under 2**53
+    lo, hi = _int_bounds(dtype)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not lo <= math.trunc(value) <= hi:
+            return None
+        return math.trunc(value)
+    return (int(value) - lo) % (hi - lo + 1) + lo
+
+
+def _int_bounds(dtype: str) -> tuple[int, int]:
+    bits = np.dtype(dtype).itemsize * 8
+    return (
+        (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype.startswith("int") else (0, 2**bits - 1)
+    )
+
+
+FILL_VALUES: list[tuple[str, float]] = [
+    ("float64", -3.7),
+    ("float32", 250.5),
+    ("float32", -0.9),
+    ("float64", 1e6),
+    ("float64", float("nan")),
+    ("float32", float("inf")),
+    ("float64", -129.0),
+    ("int64", -1),
+    ("int32", 300),
+    ("int16", -32768),
+    ("uint8", 255),
+    ("int64", 2**40 + 7),
+    ("bool", 1),
+]
+
+
+_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
+
+
+def _element_range(
+    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
+) -> st.SearchStrategy[Any]:
+    """Small values of ``dtype`` that keep every op of the family clear of overflow."""
+    if dtype == "bool":
+        return st.just(True) if nonzero else st.booleans()
+    if dtype.startswith(("int", "uint")):
+        low = 0 if dtype.startswith("uint") or nonnegative else -3
+        values = st.integers(low, 3)
+        return values.filter(bool) if nonzero else values
+    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
+
+
+@st.composite
+def _broadcastable(draw: st.DrawFn, base: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts to ``base``: a suffix of it, some dimensions replaced by 1."""
+    rank = draw(st.integers(0, len(base)))
+    return tuple(draw(st.sampled_from((d, 1))) for d in base[len(base) - rank :])
+
+
+def _array(draw: st.DrawFn, dtype: str, shape: tuple[int, ...], **kinds: bool) -> Array:
+    return draw(hnp.arrays(np.dtype(dtype), shape, elements=_element_range(dtype, **kinds)))
+
+
+def _attrs_for(draw: st.DrawFn, name: str, dtype: str) -> Attrs | None:
+    if name == "cast":
+        return CastAttrs(draw(st.sampled_from(DTYPES)))
+    bound = _element_range("float64" if _is_float(dtype) else dtype, nonnegative=True)
+    if name == "clip":
+        low, high = sorted([float(draw(bound)), float(draw(bound))])
+        return ClipAttrs(low, high)
+    if name == "nn.leaky_relu":
+        return LeakyReluAttrs(float(draw(bound)))
+    return None
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def accepted_dtypes(name: str) -> tuple[str, ...]:
+    """The dtypes an op's operands may have."""
+    if name in UNARY_FLOAT or name == "power":
+        return FLOATS
+    if name in ("logical_and", "logical_or", "logical_not"):
+        return ("bool",)
+    return DTYPES
+
+
+@st.composite
+def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | None]:
+    """Arguments and attributes that the relation of ``name`` accepts and that stay defined."""
+    op = OPS[name]
+    dtype = draw(st.sampled_from(accepted_dtypes(name)))
+    base = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
+    attrs = _attrs_for(draw, name, dtype)
+    target = attrs.dtype if isinstance(attrs, CastAttrs) else dtype
+    # Values that keep clear of the undefined cases: no zero divisors, no negative unsigned
+    # results, no negative floats cast to unsigned.
+    unsigned_target = target.startswith("uint") or target == "bool"
+    args: list[Array]
+    if op.inputs == ("lhs", "rhs"):
+        lhs = _array(draw, dtype, draw(_broadcastable(base)), nonnegative=name == "subtract")
+        rhs_kinds = {"nonzero": name in DIVISIONS, "nonnegative": name == "subtract"}
+        rhs = _array(draw, dtype, draw(_broadcastable(base)), **rhs_kinds)
+        if name == "subtract" and dtype.startswith("uint"):
+            lhs, rhs = np.maximum(lhs, rhs), np.minimum(lhs, rhs)
+        args = [lhs, rhs]
+    elif name == "where":
+        condition_dtype = draw(st.sampled_from(DTYPES))
+        args = [
+            _array(draw, condition_dtype, draw(_broadcastable(base))),
+            _array(draw, dtype, draw(_broadcastable(base))),
+            _array(draw, dtype, draw(_broadcastable(base))),
+        ]
+    elif name == "full_like":
+        fill_dtype = draw(st.sampled_from(DTYPES))
+        args = [
+            _array(draw, dtype, base),
+            _array(draw, fill_dtype, (), nonnegative=dtype.startswith("uint")),
+        ]
+    else:
+        nonnegative = (name == "negative" and dtype in ("uint32", "uint64")) or (
+            unsigned_target and name == "cast"
+        )
+        data = _array(draw, dtype, base, nonnegative=nonnegative)
+        if name == "negative" and dtype in ("uint32", "uint64"):
+            data = np.zeros_like(data)
+        args = [data]
+    return tuple(args), attrs
+
+
+NAMES_indexing = (
+    "gather",
+    "gather_nd",
+    "scatter_elements",
+    "scatter_nd",
+    "one_hot",
+    "sort",
+    "argsort",
+    "topk",
+    "searchsorted",
+    "unravel_index",
+    "sparse_to_dense",
+    "sequence_mask",
+    "invert_permutation",
+    "arange",
+    "meshgrid",
+)
+
+
+def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
+    return TensorType(tuple(shape), dtype)
+
+
+def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
+    relation = OPS[op].relation
+    assert relation is not None
+    return relation(tuple(args), attrs)
+
+
+def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor | tuple[Tensor, ...]:
+    reference = OPS[op].reference
+    assert reference is not None
+    return reference(tuple(args), attrs)  # type: ignore[arg-type]
+
+
+def tref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
+    out = ref(op, attrs, *args)
+    assert not isinstance(out, tuple)
+    return out
+
+
+def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
+    with pytest.raises(RelationError, match=message):
+        rel(op, attrs, *args)
+
+
+def same_indexing(actual: Tensor, expected: Tensor) -> None:
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    np.testing.assert_array_equal(actual, expected)
+
+
+def a(values: object, dtype: str = "int64") -> Tensor:
+    return np.asarray(values, dtype=dtype)
+
+
+FAMILY = {
+    "reshape": "Reshape",
+    "transpose": "Transpose",
+    "concatenate": "Concatenate",
+    "stack": "Stack",
+    "split": "Split",
+    "expand_dims": "ExpandDims",
+    "squeeze": "Squeeze",
+    "take": "Take",
+    "strided_slice": "StridedSlice",
+    "broadcast_to": "BroadCastTo",
+    "zeros": "InitOp",
+    "ones": "InitOp",
+    "full": "Full",
+}
+
+
+def Tup(*fields: Type) -> TupleType:
+    return TupleType(tuple(fields))
+
+
+def tensor_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
+    out = ref(op, attrs, *args)
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+def assert_same(actual: Tensor, expected: object) -> None:
+    expected = np.asarray(expected, dtype=actual.dtype)
+    assert actual.shape == expected.shape
+    np.testing.assert_array_equal(actual, expected)
+
+
+def run_onnx(
+    op_type: str,
+    inputs: Sequence[Tensor],
+    outputs: int = 1,
+    opset: int = 17,
+    **attributes: Any,
+) -> list[Tensor]:
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import helper
+
+    names = [f"x{i}" for i in range(len(inputs))]
+    out_names = [f"y{i}" for i in range(outputs)]
+    graph = helper.make_graph(
+        [helper.make_node(op_type, names, out_names, **attributes)],
+        "g",
+        [
+            helper.make_tensor_value_info(
+                name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
+            )
+            for name, a in zip(names, inputs, strict=True)
+        ],
+        [helper.make_empty_tensor_value_info(name) for name in out_names],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    session = ort.InferenceSession(
+        onnx._serialize(model) if hasattr(onnx, "_serialize") else model.SerializeToString(),
+        providers=["CPUExecutionProvider"],
+    )
+    result: list[Tensor] = session.run(out_names, dict(zip(names, inputs, strict=True)))
+    return result
+
+
+def ints(*values: int) -> Tensor:
+    return np.array(values, dtype=np.int64)
+
+
+def _convert_python_transform(value: Any, dtype: str) -> Any:
+    """``tvm::cast`` of a Python scalar as LLVM lowers it, or ``None`` where that is poison:
+    to bool, ordered and non-zero (NaN is false); to an integer, truncation toward zero of a
+    float (which must fit) or two's-complement wrap-around of an integer; to a float, one
+    rounding."""
+    if dtype == "bool":
+        return value == value and value != 0
+    if dtype.startswith("float"):
+        return float(value)  # exact here: every integer below is under 2**53
+    bits = np.dtype(dtype).itemsize * 8
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dtype[0] == "i" else (0, 2**bits - 1)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not lo <= math.trunc(value) <= hi:
+            return None
+        return math.trunc(value)
+    return (int(value) - lo) % (hi - lo + 1) + lo
+
+
+dtypes = st.sampled_from(DTYPES)
+
+
+def shapes(
+    min_rank: int = 0, max_rank: int = 4, min_dim: int = 0
+) -> st.SearchStrategy[tuple[int, ...]]:
+    return st.lists(st.integers(min_dim, 4), min_size=min_rank, max_size=max_rank).map(tuple)
+
+
+def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int = 5) -> Tensor:
+    values = np.random.default_rng(seed).integers(low, high, size=tuple(shape))
+    return values.astype(dtype)
+
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:
+    """The reference's dtype and shape are the relation's, on the argument arrays' types."""
+
+    def type_of(a: Tensor | tuple[Tensor, ...]) -> Type:
+        if isinstance(a, tuple):
+            return TupleType(tuple(type_of(f) for f in a))
+        return TensorType(tuple(int(d) for d in a.shape), a.dtype.name)
+
+    predicted = rel(op, attrs, *(type_of(a) for a in args))
+    out = ref(op, attrs, *args)
+    assert type_of(out) == predicted
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", of_family(UNARY_ANY, "create"))
+def test_identity_keeps_type(name: str, dtype: str) -> None:
+    for shape in [(), (2, 3), (ANY, n, 2 * m + 1)]:
+        assert relate(name, t(shape, dtype)) == t(shape, dtype)
+
+
+def test_full_like() -> None:
+    assert relate("full_like", t((n, 3), "int8"), t((), "float64")) == t((n, 3), "int8")
+    assert relate("full_like", t((), "bool"), t((), "bool")) == t((), "bool")
+    with raises(RelationError, "expected a rank-0 fill_value, found Tensor"):
+        relate("full_like", t((2, 3)), t((1,)))
+    with raises(RelationError, "of rank 2"):
+        relate("full_like", t((2, 3)), t((1, 1)))
+
+
+def test_full_like_casts_the_fill_value() -> None:
+    same(run("full_like", np.zeros((2, 2), "int8"), np.float64(-3.7)), np.full((2, 2), -3, "int8"))
+    same(run("full_like", np.zeros(3, "float16"), np.int64(70000)), np.full(3, np.inf, "float16"))
+    same(run("full_like", np.zeros((), "bool"), np.float32(np.nan)), np.array(False))
+    same(run("full_like", np.zeros((1, 2), "uint8"), np.int32(-1)), np.full((1, 2), 255, "uint8"))
+    with raises(UndefinedBehavior, "does not fit int32"):
+        run("full_like", np.zeros(2, "int32"), np.float32(np.nan))
+
+
+def test_zeros_and_ones_like() -> None:
+    for dtype in DTYPES:
+        x = np.arange(6).reshape(2, 3).astype(dtype)
+        same(run("zeros_like", x), np.zeros((2, 3), dtype))
+        same(run("ones_like", x), np.ones((2, 3), dtype))
+    same(run("ones_like", np.float32(np.nan)), np.array(1.0, "float32"))
+
+
+def test_zeros_and_ones_like_against_onnxruntime() -> None:
+    for name, value in (("zeros_like", 0), ("ones_like", 1)):
+        for dtype in ("float16", "float32", "float64", "int8", "int64", "uint8", "bool"):
+            for shape in [(2, 3), (), (4, 0, 1)]:
+                x = _random(shape, dtype, -4, 4)
+                fill = onnx.numpy_helper.from_array(np.array([value], dtype), "value")
+                expected = onnx_run_elementwise(
+                    "ConstantOfShape", [np.array(shape, np.int64)], dtype, value=fill
+                )
+                same(run(name, x), expected)
+
+
+@pytest.mark.parametrize(("fill_dtype", "fill"), FILL_VALUES)
+def test_full_like_against_python_conversion(fill_dtype: str, fill: float) -> None:
+    fill_value = np.array(fill, fill_dtype)
+    for dtype in DTYPES:
+        data = np.zeros((2, 3), dtype)
+        converted = _convert_python(fill_value.item(), dtype)
+        if converted is None:
+            with raises(UndefinedBehavior, f"does not fit {dtype}"):
+                run("full_like", data, fill_value)
+            continue
+        expected = np.empty((2, 3), dtype)
+        with np.errstate(over="ignore"):  # 1e6 rounds to inf in float16
+            for index in itertools.product(range(2), range(3)):
+                expected[index] = converted
+        same(run("full_like", data, fill_value), expected)
+
+
+@pytest.mark.parametrize("name", of_family(NAMES, "create"))
+@settings(max_examples=30)  # per op: 38 ops share the file's time budget
+@given(data=st.data())
+def test_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
+    op = OPS[name]
+    assert op.relation is not None and op.reference is not None
+    args, attrs = data.draw(_valid_call(name))
+    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
+    predicted = op.relation(types, attrs)
+    assert isinstance(predicted, TensorType)
+    out = op.reference(args, attrs)
+    assert isinstance(out, np.ndarray)
+    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+
+
+@pytest.mark.parametrize("name", of_family(NAMES_indexing, "create"))
+def test_record(name: str) -> None:
+    op = OPS[name]
+    assert op.relation is not None and op.reference is not None
+    assert op.family in ("index", "sort", "create", "shape") and op.relation_name
+    kind, _, what = op.check.partition(":")
+    assert kind in ("onnxruntime", "independent") and what
+
+
+def test_arange_relation_and_reference() -> None:
+    attrs = ArangeAttrs.from_kwargs({"dtype": "int32"})
+    s = T((), "int32")
+    assert rel("arange", attrs, s, s, s) == T((ANY,), "int32")
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, T((1,), "int32"), s)
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, s, T((), "int64"))
+    same_indexing(
+        tref("arange", attrs, a(1, "int32"), a(10, "int32"), a(3, "int32")), a([1, 4, 7], "int32")
+    )
+    same_indexing(
+        tref("arange", attrs, a(5, "int32"), a(1, "int32"), a(-2, "int32")), a([5, 3], "int32")
+    )
+    same_indexing(
+        tref("arange", attrs, a(5, "int32"), a(5, "int32"), a(1, "int32")), a([], "int32")
+    )
+    with pytest.raises(UndefinedBehavior, match="step 0"):
+        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(0, "int32"))
+    with pytest.raises(UndefinedBehavior, match="negative count"):
+        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(-1, "int32"))
+    shape_func = OPS["arange"].shape_func
+    assert shape_func is not None
+    assert shape_func((a(0.0, "float32"), a(1.0, "float32"), a(0.3, "float32")), attrs) == (4,)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64", "float64"])
+@pytest.mark.parametrize("start,stop,step", [(0, 5, 1), (2, -3, -2), (1, 9, 3), (-1, 1, 0.5)])
+def test_arange_matches_onnxruntime(dtype: str, start: float, stop: float, step: float) -> None:
+    if dtype.startswith("int") and step != int(step):
+        step = 1
+    args = [np.asarray(v, dtype=dtype) for v in (start, stop, step)]
+    want = onnx_run("Range", args, opset=11)
+    got = tref("arange", ArangeAttrs.from_kwargs({"dtype": dtype}), *args)
+    same_indexing(got, want)
+
+
+@pytest.mark.parametrize("name", of_family(sorted(FAMILY), "create"))
+def test_record_has_relation_reference_and_name(name: str) -> None:
+    op = OPS[name]
+    assert op.relation is not None
+    assert op.reference is not None
+    assert op.relation_name == FAMILY[name]
+
+
+def test_zeros_and_ones() -> None:
+    for name, value in (("zeros", 0), ("ones", 1)):
+        assert rel(name, InitOpAttrs(shape=(2, 3), dtype="int16")) == T((2, 3), "int16")
+        assert rel(name, InitOpAttrs(shape=(), dtype="bool")) == T((), "bool")
+        out = tensor_ref(name, InitOpAttrs(shape=(2, 0, 1), dtype="float16"))
+        assert out.shape == (2, 0, 1)
+        assert out.dtype == np.float16
+        assert_same(tensor_ref(name, InitOpAttrs(shape=(2,), dtype="uint8")), [value, value])
+        assert_same(tensor_ref(name, InitOpAttrs(shape=(), dtype="bool")), bool(value))
+        with pytest.raises(RelationError, match='expected a dtype, found dtype=""'):
+            rel(name, InitOpAttrs(shape=(2,)))
+        with pytest.raises(RelationError, match="expected a shape, found shape=None"):
+            rel(name, InitOpAttrs(shape=None, dtype="int8"))
+        with pytest.raises(RelationError, match="expected 0 argument"):
+            rel(name, InitOpAttrs(shape=(2,), dtype="int8"), T(()))
+
+
+def test_full_relation() -> None:
+    f = InitOpAttrs
+    assert rel("full", f(shape=(2, 3)), T((), "int8")) == T((2, 3), "int8")
+    assert rel("full", f(shape=(4,), dtype="float16"), T((), "int64")) == T((4,), "float16")
+    assert rel("full", f(shape=(), dtype="bool"), T((), "float32")) == T((), "bool")
+    with pytest.raises(RelationError, match=r"scalar fill_value \(rank 0\), found rank 1 \(1\)"):
+        rel("full", f(shape=(2,)), T((1,)))
+    with pytest.raises(RelationError, match="expected a tensor for fill_value, found a tuple"):
+        rel("full", f(shape=(2,)), Tup(T(())))
+
+
+def test_full_reference_casts_the_fill_value() -> None:
+    f = InitOpAttrs
+    assert_same(tensor_ref("full", f(shape=(2,)), np.array(1.5, np.float32)), [1.5, 1.5])
+    assert_same(tensor_ref("full", f(shape=(2,), dtype="int8"), np.array(3.7)), [3, 3])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="int8"), np.array(-3.7)), [-3])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="int8"), np.array(300, np.int32)), [44])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="uint8"), np.array(-1, np.int64)), [255])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="bool"), np.array(0.5)), [True])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="float16"), np.array(1e6)), [np.inf])
+    assert_same(tensor_ref("full", f(shape=(1,), dtype="uint8"), np.array(-0.5)), [0])
+    out = tensor_ref("full", f(shape=(2, 2), dtype="int64"), np.array(True))
+    assert_same(out, [[1, 1], [1, 1]])
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype"),
+    [(np.nan, "int32"), (np.inf, "int64"), (128.0, "int8"), (-1.0, "uint16"), (2.0**63, "int64")],
+)
+def test_full_float_to_int_out_of_range_is_undefined(value: float, dtype: str) -> None:
+    with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
+        ref("full", InitOpAttrs(shape=(1,), dtype=dtype), np.array(value))
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype"),
+    [((2, 3), "float32"), ((), "float16"), ((4, 0), "int8"), ((1, 2, 3), "uint32"),
+     ((3,), "int64"), ((2, 2), "bool")],
+)  # fmt: skip
+def test_zeros_and_ones_match_onnxruntime_constant_of_shape(
+    shape: tuple[int, ...], dtype: str
+) -> None:
+    from onnx import numpy_helper
+
+    for name, value in (("zeros", 0), ("ones", 1)):
+        fill = numpy_helper.from_array(np.array([value], dtype), "value")
+        (expected,) = run_onnx("ConstantOfShape", [ints(*shape)], value=fill)
+        out = tensor_ref(name, InitOpAttrs(shape=shape, dtype=dtype))
+        assert out.dtype == expected.dtype
+        assert_same(out, expected)
+
+
+@pytest.mark.parametrize(
+    ("fill_dtype", "fill"),
+    [
+        ("float64", -3.7),
+        ("float32", 250.5),
+        ("float64", -0.9),
+        ("float64", 1e6),
+        ("float64", float("nan")),
+        ("float32", float("-inf")),
+        ("float64", 65536.0),
+        ("int64", -1),
+        ("int32", 70000),
+        ("int8", -128),
+        ("uint16", 65535),
+        ("bool", True),
+    ],
+)
+def test_full_against_python_conversion(fill_dtype: str, fill: float) -> None:
+    fill_value = np.array(fill, fill_dtype)
+    for dtype in DTYPES:
+        attrs = InitOpAttrs(shape=(3, 2), dtype=dtype)
+        converted = _convert_python_transform(fill_value.item(), dtype)
+        if converted is None:
+            with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
+                ref("full", attrs, fill_value)
+            continue
+        expected = np.empty((3, 2), dtype)
+        with np.errstate(over="ignore"):  # 1e6 and 70000 round to inf in float16
+            for index in itertools.product(range(3), range(2)):
+                expected[index] = converted
+        out = tensor_ref("full", attrs, fill_value)
+        assert out.dtype == expected.dtype
+        assert_same(out, expected)
+    # dtype "" keeps the fill value's dtype.
+    assert_same(tensor_ref("full", InitOpAttrs(shape=(2,)), fill_value), [fill, fill])
+
+
+@given(st.sampled_from(["zeros", "ones"]), shapes(), dtypes)
+def test_zeros_and_ones_agree_with_relation(name: str, shape: tuple[int, ...], dtype: str) -> None:
+    check_agreement(name, InitOpAttrs(shape=shape, dtype=dtype))
+
+
+@given(shapes(), dtypes, st.sampled_from(("", *DTYPES)), seeds)
+def test_full_agrees_with_relation(
+    shape: tuple[int, ...], fill_dtype: str, dtype: str, seed: int
+) -> None:
+    fill = array((), fill_dtype, seed, 0, 100)
+    attrs = InitOpAttrs(shape=shape, dtype=dtype)
+    check_agreement("full", attrs, fill)
+    out = tensor_ref("full", attrs, fill)
+    np.testing.assert_array_equal(out, np.full(shape, fill).astype(out.dtype))
