@@ -84,11 +84,11 @@ def test_extract_finds_literal_programs_and_rebuilds_meta_tables(tmp_path: Path)
     source = tmp_path / "test_example.py"
     source.write_text(textwrap.dedent(TEST_FILE), encoding="utf-8")
     found = extract.programs_in(source)
-    texts = [text for _, text, _ in found]
+    texts = [text for _, text, _, _ in found]
     assert len(found) == 4, texts  # not the run-time string, not the rejected program
     assert any("def @main(%x: int32)" in t for t in texts)
     assert any("add(%x, 1f)" in t for t in texts)
-    assert [is_expr for _, t, is_expr in found if "fn (%x)" in t] == [True]
+    assert [is_expr for _, t, is_expr, _ in found if "fn (%x)" in t] == [True]
     (meta,) = [t for t in texts if "meta[relay.Constant]" in t]
     assert meta.startswith(extract.PRELUDE_LINE + "std__core.module.relay\n")
     assert "#[metadata]" in meta

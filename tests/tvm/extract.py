@@ -287,6 +287,25 @@ def _literal(node: ast.expr, names: dict[str, str]) -> str | None:
     return None
 
 
+def _module_bindings(scope: ast.AST, names: dict[str, str]) -> dict[str, str]:
+    """Names bound in one scope to a module parsed from literal text (``m =
+    tvm.relay.fromtext("...")``): name -> that text."""
+    out: dict[str, str] = {}
+    for node in ast.iter_child_nodes(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and _callee(node.value) in ENTRY_POINTS - EXPRESSION_ENTRY_POINTS
+            and node.value.args
+        ):
+            text = _literal(node.value.args[0], names)
+            if text is not None:
+                out[node.targets[0].id] = text
+    return out
+
+
 def _raising_lines(tree: ast.AST) -> set[int]:
     """Line numbers of calls inside ``with pytest.raises(...)`` blocks."""
     lines: set[int] = set()
@@ -320,13 +339,14 @@ PRELUDE_LINE = "// prelude: "
 one of TVM's standard-library files (``tvm.relay.parse(text, name, init_module)``)."""
 
 
-def programs_in(path: Path) -> list[tuple[int, str, bool]]:
-    """``(line, text, is_expression)`` for every program in one test file; a program given a
-    meta table (the fourth argument of ``tvm.relay.parse``, or ``init_meta_table=``) that
+def programs_in(path: Path) -> list[tuple[int, str, bool, str | None]]:
+    """``(line, text, is_expression, prelude)`` for every program in one test file, where
+    ``prelude`` is the text of the module it was parsed into, if the test gave one written
+    out (``tvm.relay.parse(text, name, init_module)``); a program given a meta table (the fourth argument of ``tvm.relay.parse``, or ``init_meta_table=``) that
     can be rebuilt here gets it as a ``#[metadata]`` section."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     raising = _raising_lines(tree)
-    found: list[tuple[int, str, bool]] = []
+    found: list[tuple[int, str, bool, str | None]] = []
     namespace: dict[str, object] | None = None
     std = _std_imports(tree)
     # (scope node, names visible in it): a function sees its own bindings over the module's.
@@ -357,8 +377,12 @@ def programs_in(path: Path) -> list[tuple[int, str, bool]]:
             for keyword in node.keywords:
                 if keyword.arg == "init_module":
                     init = keyword.value
+            prelude: str | None = None
             if isinstance(init, ast.Name) and init.id in std:
                 text = f"{PRELUDE_LINE}std__{std[init.id]}.module.relay\n{text}"
+            elif isinstance(init, ast.Name):
+                for outer in chain:
+                    prelude = _module_bindings(outer, names).get(init.id, prelude)
             if meta is not None and "meta[" in text:
                 if namespace is None:
                     namespace = _module_namespace(tree, path)
@@ -366,7 +390,7 @@ def programs_in(path: Path) -> list[tuple[int, str, bool]]:
                 section = metadata_section(table) if table is not None else None
                 if section is not None:
                     text = text.rstrip() + "\n" + section
-            found.append((node.lineno, text, name in EXPRESSION_ENTRY_POINTS))
+            found.append((node.lineno, text, name in EXPRESSION_ENTRY_POINTS, prelude))
     return sorted(found)
 
 
@@ -382,9 +406,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     count = 0
     for path in sorted(tests.rglob("*.py")):
-        for line, text, is_expr in programs_in(path):
+        for line, text, is_expr, prelude in programs_in(path):
             stem = path.relative_to(tests).with_suffix("").as_posix().replace("/", "_")
             kind = "expr" if is_expr else "module"
+            if prelude is not None:
+                prelude_name = f"{stem}__{line}.prelude"
+                (args.out / prelude_name).write_text(prelude, encoding="utf-8")
+                text = f"{PRELUDE_LINE}{prelude_name}\n{text}"
             if VERSION not in text:
                 text = VERSION + "\n" + text
             (args.out / f"{stem}__{line}.{kind}.relay").write_text(text, encoding="utf-8")
