@@ -390,6 +390,8 @@ def programs_in(path: Path) -> list[tuple[int, str, bool, str | None]]:
                 section = metadata_section(table) if table is not None else None
                 if section is not None:
                     text = text.rstrip() + "\n" + section
+                    if prelude is not None and "meta[" in prelude:
+                        prelude = prelude.rstrip() + "\n" + section
             found.append((node.lineno, text, name in EXPRESSION_ENTRY_POINTS, prelude))
     return sorted(found)
 
