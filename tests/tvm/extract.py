@@ -342,8 +342,9 @@ one of TVM's standard-library files (``tvm.relay.parse(text, name, init_module)`
 def programs_in(path: Path) -> list[tuple[int, str, bool, str | None]]:
     """``(line, text, is_expression, prelude)`` for every program in one test file, where
     ``prelude`` is the text of the module it was parsed into, if the test gave one written
-    out (``tvm.relay.parse(text, name, init_module)``); a program given a meta table (the fourth argument of ``tvm.relay.parse``, or ``init_meta_table=``) that
-    can be rebuilt here gets it as a ``#[metadata]`` section."""
+    out (``tvm.relay.parse(text, name, init_module)``); a program given a meta table (the
+    fourth argument of ``tvm.relay.parse``, or ``init_meta_table=``) that can be rebuilt here
+    gets it as a ``#[metadata]`` section."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     raising = _raising_lines(tree)
     found: list[tuple[int, str, bool, str | None]] = []
