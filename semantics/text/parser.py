@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -116,7 +117,7 @@ from ..syntax import (
     dim_symbol,
     normalize_dim,
 )
-from .lexer import Number, T, Token, lex
+from .lexer import ITEM, STATEMENT, Lexer, LineIndex, Number, Statement, T, Token, is_bare_name, lex
 from .metadata import MetadataError, OpaqueMetaNode, VirtualDeviceMeta, parse_metadata
 
 VERSION = '"0.0.5"'
@@ -168,6 +169,11 @@ class Parser:
         self.type_headers: dict[str, GlobalTypeVar] = {}
         self.constructors: dict[str, Constructor] = {}
         self.depth = 0
+        # Tokens added by replacing a Statement with its tokens, which moves later indices.
+        self.spliced = 0
+        # The operator of each callee name read in a Statement, or None where the name must be
+        # read token by token (a constructor, call_lowered, no such operator).
+        self.fast_ops: dict[str, str | None] = {}
 
     # -- token access ----------------------------------------------------------------------
 
@@ -352,13 +358,13 @@ class Parser:
         # Pass 2: the function definitions.
         functions: dict[GlobalVar, Function] = {}
         for start in def_starts:
-            self.pos = start
+            self.pos = start + self.spliced
             start_span = self.next().span
             gv = self.globals[str(self.next().value)]
             self.graph = {}
             self.depth = -1  # a definition's own parameter list and body are level 0
             functions[gv] = self.parse_fn_rest(start_span)
-        self.pos = end
+        self.pos = end + self.spliced
         types = {d.header: d for d in type_defs}
         return IRModule(functions, types)
 
@@ -621,6 +627,18 @@ class Parser:
         try:
             while True:
                 tok = self.tok
+                if type(tok) is Statement:
+                    built = self.parse_statement(tok)
+                    if built is not None:
+                        var, value = built
+                        if var is not None:
+                            self.push_scope()
+                            opened += 1
+                            self.bind(var)
+                            pending.append((var, value, tok.span))
+                        self.pos += 1  # its ';'
+                        continue
+                    tok = self.tok  # it was replaced by its tokens
                 if tok.is_keyword("let"):
                     self.next()
                     var = self.parse_binder()
@@ -673,6 +691,206 @@ class Parser:
                 span = Span(span.source, span.line, span.column, end.end_line, end.end_column)
             result = Let(var, value, result, span=span)
         return result
+
+    def parse_statement(self, tok: Token) -> tuple[Var | None, Expr] | None:
+        """A ``Statement`` (``let %x = op(%a, 2f)`` ...) built from its text: the let's
+        variable (None for ``%N = ...``, which this registers) and the value, or None when it
+        is not plain, after which its tokens stand in its place and the caller reads those.
+
+        The nodes, spans and checks are those the token-by-token path makes; any doubt (an
+        unbound name, a constructor, an attribute or literal error ...) takes that path, which
+        then reports the error itself, so the two cannot differ.
+        """
+        source = tok.lines.source
+        m = STATEMENT.match(source.text, tok.start)
+        assert m is not None
+        after = self.tokens[self.pos + 1]
+        built = None
+        if after.kind is T.PUNCT and after.text == ";" and self.depth + 3 <= MAX_NESTING:
+            try:
+                built = self.build_statement(tok, m)
+            except ParseError:
+                built = None
+        if built is None:
+            plain = Lexer(source, tok.lines).lex_range(m.start(), m.end())
+            self.tokens[self.pos : self.pos + 1] = plain
+            self.spliced += len(plain) - 1
+            return None
+        self.pos += 1
+        return built
+
+    def build_statement(self, tok: Token, m: re.Match[str]) -> tuple[Var | None, Expr] | None:
+        """The nodes of the statement ``m`` matched (see ``parse_statement``), or None."""
+        lines = tok.lines
+        span = lines.span
+        text = lines.source.text
+        group = m.group
+        value: Expr | None
+        if group("call") is not None:
+            value = self.build_call(m, text, span)
+        elif group("tuple") is not None:
+            fields = self.build_items(text, m.start("fields"), m.end("fields"), lines)
+            if fields is None:
+                return None
+            value = Tuple(tuple(fields), span=span(m.start("tuple"), m.end("tuple")))
+        else:
+            items = self.build_items(text, m.start("base"), m.end("base"), lines)
+            if items is None:
+                return None
+            value = items[0]
+            index = group("index")
+            if index is not None:
+                value = TupleGetItem(value, int(index), span=span(m.start("base"), m.end("index")))
+        if value is None:
+            return None
+        name = group("var")
+        if name is None:
+            number = tok.value
+            assert isinstance(number, int)
+            if number in self.graph:
+                return None
+            self.graph[number] = value
+            return None, value
+        annotation: Type | None = None
+        end = m.end("var")
+        if group("tensor") is not None:
+            dtype = group("dtype")
+            if dtype not in DTYPES and dtype != "int":
+                return None
+            dims = group("dims")
+            shape: tuple[Dim, ...] = () if dims is None else tuple(map(int, dims.split(",")))
+            end = m.end("tensor")
+            annotation = TensorType(shape, _dtype_name(dtype), span=span(m.start("tensor"), end))
+        elif group("scalar") is not None:
+            dtype = group("scalar")
+            if dtype not in DTYPES and dtype != "int":
+                return None
+            end = m.end("scalar")
+            annotation = TensorType((), _dtype_name(dtype), span=span(m.start("scalar"), end))
+        return Var(name, annotation, span=span(m.start("var") - 1, end)), value
+
+    def build_call(
+        self, m: re.Match[str], text: str, span: Callable[[int, int], Span]
+    ) -> Expr | None:
+        """``op(items)`` of a ``Statement``, as ``make_op_call`` builds it, or None."""
+        written = m.group("op")
+        name = self.fast_ops.get(written, "")
+        if name == "":
+            name = self.fast_op_name(written)
+            self.fast_ops[written] = name
+        if name is None:
+            return None
+        args: list[Expr] = []
+        kwargs: list[tuple[str, KwargValue]] = []
+        start, end = m.span("args")
+        lines = self.tokens[self.pos].lines
+        item = ITEM.match
+        while start < end:
+            im = item(text, start, end)
+            if im is None:
+                return None
+            start = im.end()
+            key = im.group("key")
+            if key is None:
+                if kwargs:
+                    return None
+                arg = self.build_atom(im, lines)
+                if arg is None:
+                    return None
+                args.append(arg)
+                continue
+            if not is_bare_name(key) or any(k == key for k, _ in kwargs):
+                return None
+            attr = self.build_attr_value(im, text, lines)
+            if attr is None:
+                return None
+            kwargs.append((key, attr[0]))
+        call_span = span(m.start("call"), m.end("call"))
+        op = Op(name, span=span(m.start("op"), m.end("op")))
+        return self.make_op_call(op, args, kwargs, call_span, call_span)
+
+    def fast_op_name(self, written: str) -> str | None:
+        """The operator ``written`` names (``nn . softmax`` is ``nn.softmax``), or None where
+        ``parse_name`` would not read it as an operator."""
+        name = "".join(written.split())
+        parts = name.split(".")
+        if not all(is_bare_name(part) for part in parts) or parts[0] in self.constructors:
+            return None
+        if name == CALL_LOWERED or lookup(name) is None:
+            return None
+        return name
+
+    def build_items(self, text: str, start: int, end: int, lines: LineIndex) -> list[Expr] | None:
+        """The atoms of ``text[start:end]`` (a ``Statement``'s fields or value), or None."""
+        out: list[Expr] = []
+        item = ITEM.match
+        while start < end:
+            im = item(text, start, end)
+            if im is None or im.group("key") is not None:
+                return None
+            start = im.end()
+            atom = self.build_atom(im, lines)
+            if atom is None:
+                return None
+            out.append(atom)
+        return out
+
+    def build_atom(self, im: re.Match[str], lines: LineIndex) -> Expr | None:
+        """The expression of an atom ``ITEM`` matched, as ``parse_primary`` reads it, or None."""
+        name = im.group("local")
+        if name is not None:
+            stack = self.env.get(name)
+            if stack:
+                return stack[-1]
+            return self.free_vars.get(name)
+        graph = im.group("graph")
+        if graph is not None:
+            return self.graph.get(int(graph))
+        number = self.number_token(im, lines)
+        if number is not None:
+            return Constant(self.number_value(number), span=number.span)
+        if im.group("bool") is not None:
+            start, end = im.span("bool")
+            return Constant(np.array(im.group("bool") == "True"), span=lines.span(start, end))
+        return None
+
+    def number_token(self, im: re.Match[str], lines: LineIndex) -> Token | None:
+        """The token of the number ``ITEM`` matched, as the lexer makes it, or None."""
+        written = im.group("number")
+        if written is None:
+            return None
+        suffix = im.group("suffix") or ""
+        kind = T.FLOAT if suffix.startswith("f") else T.INT
+        number = Number(im.group("digits"), im.group("minus") is not None, suffix)
+        return Token(kind, written, number, im.start("number"), lines)
+
+    def build_attr_value(
+        self, im: re.Match[str], text: str, lines: LineIndex
+    ) -> tuple[AttrValue] | None:
+        """The attribute value ``ITEM`` matched, as ``parse_attr_value`` reads it, or None."""
+        number = self.number_token(im, lines)
+        if number is not None:
+            return (self.attr_number(number),)
+        written = im.group("bool")
+        if written is not None:
+            return (written == "True",)
+        written = im.group("string")
+        if written is not None:
+            return (written,)
+        if im.group("list") is None:
+            return None
+        values: list[AttrValue] = []
+        start, end = im.span("list")
+        while start < end:
+            item = ITEM.match(text, start, end)
+            if item is None:
+                return None
+            start = item.end()
+            number = self.number_token(item, lines)
+            if number is None or item.group("key") is not None:
+                return None
+            values.append(self.attr_number(number))
+        return (tuple(values),)
 
     def parse_arg(self) -> Expr:
         """An argument or tuple field: ``parse_expr``, shortcut for an atom before , or )."""
