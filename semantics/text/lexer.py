@@ -89,6 +89,18 @@ class LineIndex:
         self.starts = starts
         self.last = (0, starts[1] if len(starts) > 1 else len(text) + 1, 1)
 
+    def line_of(self, offset: int) -> tuple[int, int, int]:
+        """The line holding ``offset``, its start, and where the next line starts (past the
+        end of the text for the last line)."""
+        low, high, line = self.last
+        if not low <= offset < high:
+            starts = self.starts
+            line = bisect_right(starts, offset)
+            low = starts[line - 1]
+            high = starts[line] if line < len(starts) else len(self.source.text) + 1
+            self.last = (low, high, line)
+        return line, low, high
+
     def span(self, start: int, end: int) -> Span:
         """The span of ``text[start:end]``."""
         starts = self.starts
@@ -223,6 +235,21 @@ def _statement_pattern(capture: bool) -> str:
 
 STATEMENT = re.compile(_statement_pattern(capture=True))
 """The common statement forms (see ``Statement``), with named groups for their parts."""
+assert tuple(STATEMENT.groupindex) == (
+    "var",
+    "tensor",
+    "dims",
+    "dtype",
+    "scalar",
+    "graph",
+    "call",
+    "op",
+    "args",
+    "tuple",
+    "fields",
+    "base",
+    "index",
+)  # fmt: skip  (the parser unpacks ``groups()`` in this order)
 
 _WS = r"[ \t\r\n]*"
 ITEM = re.compile(
@@ -231,6 +258,7 @@ ITEM = re.compile(
     rf'|(?P<bool>True|False)|"(?P<string>[^"\\\n]*)"|\[(?P<list>[^\]]*)\]){_WS}(?:,|\Z)'
 )
 """One item of a ``STATEMENT``'s arguments, fields or list (match up to the region's end)."""
+assert tuple(ITEM.groupindex)[:3] == ("key", "graph", "local")  # the parser reads 1, 2, 3
 
 
 def is_bare_name(word: str) -> bool:

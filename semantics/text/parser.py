@@ -141,6 +141,7 @@ _INT_DTYPES = {"i": "int32", "i16": "int16", "i32": "int32", "i64": "int64"}
 _INT_RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in ("int16", "int32", "int64")}
 _ATOM_KINDS = frozenset({T.LOCAL, T.GLOBAL, T.INT, T.FLOAT, T.BOOL, T.GRAPH})
 _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "float64"}
+_FLOAT_MAX = {d: float(np.finfo(d).max) for d in ("float16", "float32", "float64")}
 
 
 _X = TypeVar_("_X")
@@ -630,12 +631,13 @@ class Parser:
                 if type(tok) is Statement:
                     built = self.parse_statement(tok)
                     if built is not None:
-                        var, value = built
-                        if var is not None:
-                            self.push_scope()
+                        var, value, first = built
+                        if var is not None:  # push_scope() and bind(var), inline
+                            name = var.name_hint
+                            self.scopes.append({name: var})
+                            self.env.setdefault(name, []).append(var)
                             opened += 1
-                            self.bind(var)
-                            pending.append((var, value, tok.span))
+                            pending.append((var, value, first))
                         self.pos += 1  # its ';'
                         continue
                     tok = self.tok  # it was replaced by its tokens
@@ -692,85 +694,94 @@ class Parser:
             result = Let(var, value, result, span=span)
         return result
 
-    def parse_statement(self, tok: Token) -> tuple[Var | None, Expr] | None:
+    def parse_statement(self, tok: Token) -> tuple[Var | None, Expr, Span] | None:
         """A ``Statement`` (``let %x = op(%a, 2f)`` ...) built from its text: the let's
-        variable (None for ``%N = ...``, which this registers) and the value, or None when it
-        is not plain, after which its tokens stand in its place and the caller reads those.
+        variable (None for ``%N = ...``, which this registers), the value and the span of its
+        first token (a let's span starts as that), or None when it is not plain, after which
+        its tokens stand in its place and the caller reads those.
 
         The nodes, spans and checks are those the token-by-token path makes; any doubt (an
         unbound name, a constructor, an attribute or literal error ...) takes that path, which
         then reports the error itself, so the two cannot differ.
         """
-        source = tok.lines.source
-        m = STATEMENT.match(source.text, tok.start)
+        lines = tok.lines
+        text = lines.source.text
+        m = STATEMENT.match(text, tok.start)
         assert m is not None
         after = self.tokens[self.pos + 1]
         built = None
         if after.kind is T.PUNCT and after.text == ";" and self.depth + 3 <= MAX_NESTING:
             try:
-                built = self.build_statement(tok, m)
+                built = self.build_statement(tok, m, lines, text)
             except ParseError:
                 built = None
         if built is None:
-            plain = Lexer(source, tok.lines).lex_range(m.start(), m.end())
+            plain = Lexer(lines.source, lines).lex_range(m.start(), m.end())
             self.tokens[self.pos : self.pos + 1] = plain
             self.spliced += len(plain) - 1
             return None
         self.pos += 1
         return built
 
-    def build_statement(self, tok: Token, m: re.Match[str]) -> tuple[Var | None, Expr] | None:
-        """The nodes of the statement ``m`` matched (see ``parse_statement``), or None."""
-        lines = tok.lines
-        span = lines.span
-        text = lines.source.text
-        group = m.group
+    def build_statement(
+        self, tok: Token, m: re.Match[str], lines: LineIndex, text: str
+    ) -> tuple[Var | None, Expr, Span] | None:
+        """The nodes of the statement ``m`` matched (see ``parse_statement``) and the span of
+        its first token, or None."""
+        source = lines.source
+        start = tok.start
+        line, base, limit = lines.line_of(start)
+        if m.end() > limit:  # a statement is nearly always on one line: columns by subtraction
+            return None
+        base -= 1
+        first = Span(source, line, start - base, line, start + len(tok.text) - base)
+        var_name, tensor, dims, dtype, scalar, _, call, _, _, fields, _, _, index = m.groups()
         value: Expr | None
-        if group("call") is not None:
-            value = self.build_call(m, text, span)
-        elif group("tuple") is not None:
-            fields = self.build_items(text, m.start("fields"), m.end("fields"), lines)
-            if fields is None:
+        if call is not None:
+            value = self.build_call(m, text, lines, line, base)
+        elif fields is not None:
+            items = self.build_items(text, m.start("fields"), m.end("fields"), lines)
+            if items is None:
                 return None
-            value = Tuple(tuple(fields), span=span(m.start("tuple"), m.end("tuple")))
+            span = Span(source, line, m.start("tuple") - base, line, m.end("tuple") - base)
+            value = Tuple(tuple(items), span=span)
         else:
             items = self.build_items(text, m.start("base"), m.end("base"), lines)
             if items is None:
                 return None
             value = items[0]
-            index = group("index")
             if index is not None:
-                value = TupleGetItem(value, int(index), span=span(m.start("base"), m.end("index")))
+                span = Span(source, line, m.start("base") - base, line, m.end("index") - base)
+                value = TupleGetItem(value, int(index), span=span)
         if value is None:
             return None
-        name = group("var")
-        if name is None:
+        if var_name is None:
             number = tok.value
             assert isinstance(number, int)
             if number in self.graph:
                 return None
             self.graph[number] = value
-            return None, value
+            return None, value, first
         annotation: Type | None = None
         end = m.end("var")
-        if group("tensor") is not None:
-            dtype = group("dtype")
+        if tensor is not None:
             if dtype not in DTYPES and dtype != "int":
                 return None
-            dims = group("dims")
             shape: tuple[Dim, ...] = () if dims is None else tuple(map(int, dims.split(",")))
             end = m.end("tensor")
-            annotation = TensorType(shape, _dtype_name(dtype), span=span(m.start("tensor"), end))
-        elif group("scalar") is not None:
-            dtype = group("scalar")
-            if dtype not in DTYPES and dtype != "int":
+            span = Span(source, line, m.start("tensor") - base, line, end - base)
+            annotation = TensorType(shape, _dtype_name(dtype), span=span)
+        elif scalar is not None:
+            if scalar not in DTYPES and scalar != "int":
                 return None
             end = m.end("scalar")
-            annotation = TensorType((), _dtype_name(dtype), span=span(m.start("scalar"), end))
-        return Var(name, annotation, span=span(m.start("var") - 1, end)), value
+            span = Span(source, line, m.start("scalar") - base, line, end - base)
+            annotation = TensorType((), _dtype_name(scalar), span=span)
+        span = Span(source, line, m.start("var") - 1 - base, line, end - base)
+        return Var(var_name, annotation, span=span), value, first
 
     def build_call(
-        self, m: re.Match[str], text: str, span: Callable[[int, int], Span]
+        self, m: re.Match[str], text: str, lines: LineIndex, line: int, base: int
     ) -> Expr | None:
         """``op(items)`` of a ``Statement``, as ``make_op_call`` builds it, or None."""
         written = m.group("op")
@@ -783,18 +794,23 @@ class Parser:
         args: list[Expr] = []
         kwargs: list[tuple[str, KwargValue]] = []
         start, end = m.span("args")
-        lines = self.tokens[self.pos].lines
         item = ITEM.match
+        env = self.env
         while start < end:
             im = item(text, start, end)
             if im is None:
                 return None
             start = im.end()
-            key = im.group("key")
+            key, _, local = im.group(1, 2, 3)
             if key is None:
                 if kwargs:
                     return None
-                arg = self.build_atom(im, lines)
+                arg: Expr | None
+                if local is not None:  # the common case, inline
+                    stack = env.get(local)
+                    arg = stack[-1] if stack else self.free_vars.get(local)
+                else:
+                    arg = self.build_atom(im, lines)
                 if arg is None:
                     return None
                 args.append(arg)
@@ -805,8 +821,9 @@ class Parser:
             if attr is None:
                 return None
             kwargs.append((key, attr[0]))
-        call_span = span(m.start("call"), m.end("call"))
-        op = Op(name, span=span(m.start("op"), m.end("op")))
+        source = lines.source
+        call_span = Span(source, line, m.start("call") - base, line, m.end("call") - base)
+        op = Op(name, span=Span(source, line, m.start("op") - base, line, m.end("op") - base))
         return self.make_op_call(op, args, kwargs, call_span, call_span)
 
     def fast_op_name(self, written: str) -> str | None:
@@ -824,12 +841,21 @@ class Parser:
         """The atoms of ``text[start:end]`` (a ``Statement``'s fields or value), or None."""
         out: list[Expr] = []
         item = ITEM.match
+        env = self.env
         while start < end:
             im = item(text, start, end)
-            if im is None or im.group("key") is not None:
+            if im is None:
                 return None
             start = im.end()
-            atom = self.build_atom(im, lines)
+            key, _, local = im.group(1, 2, 3)
+            if key is not None:
+                return None
+            atom: Expr | None
+            if local is not None:  # the common case, inline
+                stack = env.get(local)
+                atom = stack[-1] if stack else self.free_vars.get(local)
+            else:
+                atom = self.build_atom(im, lines)
             if atom is None:
                 return None
             out.append(atom)
@@ -868,6 +894,11 @@ class Parser:
         self, im: re.Match[str], text: str, lines: LineIndex
     ) -> tuple[AttrValue] | None:
         """The attribute value ``ITEM`` matched, as ``parse_attr_value`` reads it, or None."""
+        digits = im.group("digits")
+        plain = digits is not None and len(digits) <= 9 and "." not in digits
+        if plain and im.group("suffix") is None:  # an int32: what attr_number gives, no numpy
+            assert digits is not None
+            return (-int(digits) if im.group("minus") else int(digits),)
         number = self.number_token(im, lines)
         if number is not None:
             return (self.attr_number(number),)
@@ -1050,7 +1081,14 @@ class Parser:
             if raw_kwargs:
                 raise self.error(f"operator {op.name} takes no attributes", kwargs_span)
             return Call(op, tuple(args), None, span=span)
-        kwargs = self.expand_virtual_devices(op.name, opdef.attrs_type, raw_kwargs, kwargs_span)
+        kwargs: list[tuple[str, AttrValue]] = []
+        for key, value in raw_kwargs:
+            if isinstance(value, VirtualDeviceMeta):
+                kwargs = self.expand_virtual_devices(
+                    op.name, opdef.attrs_type, raw_kwargs, kwargs_span
+                )
+                break
+            kwargs.append((key, value))
         try:
             attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
         except AttrError as err:
@@ -1320,6 +1358,8 @@ class Parser:
             fvalue = float(text)
         if num.negative:
             fvalue = -fvalue
+        if -_FLOAT_MAX[dtype] <= fvalue <= _FLOAT_MAX[dtype]:
+            return np.array(fvalue, dtype=dtype)  # cannot overflow: no errstate (microseconds)
         with np.errstate(over="ignore"):
             array = np.array(fvalue, dtype=dtype)
         if np.isfinite(fvalue) and not np.isfinite(array):
