@@ -75,7 +75,7 @@ import sympy
 
 from .. import ops as _ops  # noqa: F401  (registers the operators)
 from ..errors import ParseError, SourceFile, Span
-from ..ops.registry import AttrError, lookup
+from ..ops.registry import AttrError, OpDef, lookup
 from ..syntax import (
     ANY,
     DTYPES,
@@ -174,7 +174,7 @@ class Parser:
         self.spliced = 0
         # The operator of each callee name read in a Statement, or None where the name must be
         # read token by token (a constructor, call_lowered, no such operator).
-        self.fast_ops: dict[str, str | None] = {}
+        self.fast_ops: dict[str, tuple[str, OpDef] | None] = {}
 
     # -- token access ----------------------------------------------------------------------
 
@@ -682,8 +682,14 @@ class Parser:
                     continue
                 break
         finally:
+            # pop_scope() for each, inline: a let-chain opens one scope per binding.
+            scopes, env = self.scopes, self.env
             for _ in range(opened):
-                self.pop_scope()
+                for name in scopes.pop():
+                    stack = env[name]
+                    stack.pop()
+                    if not stack:
+                        del env[name]
         result = stmt
         for maybe_var, value, span in reversed(pending):
             var = Var("_", None, span=span) if maybe_var is None else maybe_var
@@ -785,12 +791,13 @@ class Parser:
     ) -> Expr | None:
         """``op(items)`` of a ``Statement``, as ``make_op_call`` builds it, or None."""
         written = m.group("op")
-        name = self.fast_ops.get(written, "")
-        if name == "":
-            name = self.fast_op_name(written)
-            self.fast_ops[written] = name
-        if name is None:
+        if written in self.fast_ops:
+            known = self.fast_ops[written]
+        else:
+            known = self.fast_ops[written] = self.fast_op(written)
+        if known is None:
             return None
+        name, opdef = known
         args: list[Expr] = []
         kwargs: list[tuple[str, KwargValue]] = []
         start, end = m.span("args")
@@ -824,18 +831,21 @@ class Parser:
         source = lines.source
         call_span = Span(source, line, m.start("call") - base, line, m.end("call") - base)
         op = Op(name, span=Span(source, line, m.start("op") - base, line, m.end("op") - base))
+        if not kwargs and opdef.attrs_type is None and len(args) == opdef.num_inputs:
+            return Call(op, tuple(args), None, span=call_span)  # make_op_call's common case
         return self.make_op_call(op, args, kwargs, call_span, call_span)
 
-    def fast_op_name(self, written: str) -> str | None:
+    def fast_op(self, written: str) -> tuple[str, OpDef] | None:
         """The operator ``written`` names (``nn . softmax`` is ``nn.softmax``), or None where
         ``parse_name`` would not read it as an operator."""
         name = "".join(written.split())
         parts = name.split(".")
         if not all(is_bare_name(part) for part in parts) or parts[0] in self.constructors:
             return None
-        if name == CALL_LOWERED or lookup(name) is None:
+        opdef = lookup(name)
+        if name == CALL_LOWERED or opdef is None:
             return None
-        return name
+        return name, opdef
 
     def build_items(self, text: str, start: int, end: int, lines: LineIndex) -> list[Expr] | None:
         """The atoms of ``text[start:end]`` (a ``Statement``'s fields or value), or None."""
