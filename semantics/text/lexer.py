@@ -89,6 +89,18 @@ class LineIndex:
         self.starts = starts
         self.last = (0, starts[1] if len(starts) > 1 else len(text) + 1, 1)
 
+    def line_of(self, offset: int) -> tuple[int, int, int]:
+        """The line holding ``offset``, its start, and where the next line starts (past the
+        end of the text for the last line)."""
+        low, high, line = self.last
+        if not low <= offset < high:
+            starts = self.starts
+            line = bisect_right(starts, offset)
+            low = starts[line - 1]
+            high = starts[line] if line < len(starts) else len(self.source.text) + 1
+            self.last = (low, high, line)
+        return line, low, high
+
     def span(self, start: int, end: int) -> Span:
         """The span of ``text[start:end]``."""
         starts = self.starts
@@ -150,6 +162,21 @@ _new_token = tuple.__new__
 """``_new_token(Token, (kind, text, value, start, lines))``: a Token at C speed."""
 
 
+class Statement(Token):
+    """The first token of a statement in one of the common forms ``STATEMENT`` matches
+    (``let %x = op(%a, 2f);``, ``%0 = (%a, %b);`` ...), standing for the whole statement up to
+    its ``;``, which the lexer did not split into tokens.
+
+    It is the ``let`` or ``%N`` token it starts with (same kind, text, value and position), so
+    any code that reads it as a token sees what it would have seen. The parser builds such a
+    statement's nodes from ``STATEMENT.match(text, start)`` directly, or, for anything that is
+    not plain (an unbound name, an attribute error ...), replaces it by its tokens
+    (``Lexer.lex_range``) and parses those: both give the same tree, spans and errors.
+    """
+
+    __slots__ = ()
+
+
 class Number(NamedTuple):
     """The value of a numeric literal, before it becomes a constant: digits, suffix, sign."""
 
@@ -171,6 +198,77 @@ _IDENT_TEXT = r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*"
 # A bare identifier may end in primes with numbers (``n'11``): the names type inference gives
 # fresh dimension variables, so that an inferred type prints and reads back.
 _BARE_IDENT_TEXT = _IDENT_TEXT + r"(?:'[0-9]+)*"
+
+
+def _statement_pattern(capture: bool) -> str:
+    """The common statement forms, as one pattern; with ``capture``, named groups for parts.
+
+    ``let %x [: T] = RHS`` or ``%N = RHS``, where ``T`` is ``Tensor[(sizes), dtype]`` or a
+    name, and ``RHS`` is ``op.name(items)``, ``(atom, atom, ..)``, or ``atom[.index]``; an item
+    is an atom or ``key=value`` with a number, boolean, plain string or list of numbers; an
+    atom is a variable or a number. Only whitespace may separate the tokens, and it must end
+    where a ``;`` (or a comment) follows. Anything else is lexed and parsed token by token.
+    """
+
+    def g(name: str, body: str) -> str:
+        return f"(?P<{name}>{body})" if capture else f"(?:{body})"
+
+    ws = r"[ \t\r\n]*"
+    name = _IDENT_TEXT
+    number = r"-?[0-9]+(?:\.[0-9]+)?(?:[fi](?:16|32|64)?)?(?![A-Za-z0-9_])"
+    atom = rf"(?:%[0-9]+|%{name}|{number})"
+    numbers = rf"(?:{number}(?:{ws},{ws}{number})*)?"
+    value = rf'(?:{atom}|True|False|"[^"\\\n]*"|\[{ws}{numbers}{ws}\])'
+    item = rf"(?:{name}{ws}={ws})?{value}"
+    sizes = rf"[0-9]{{1,18}}(?:{ws},{ws}[0-9]{{1,18}})*"
+    dims, dtype = g("dims", sizes), g("dtype", name)
+    tensor = g("tensor", rf"Tensor{ws}\[{ws}\({ws}{dims}?{ws}\){ws},{ws}{dtype}{ws}\]")
+    annotation = rf"(?::{ws}(?:{tensor}|{g('scalar', name)}){ws})?"
+    head = rf"(?:let{ws}%{g('var', name)}{ws}{annotation}|%{g('graph', '[0-9]+')}{ws})=(?![=>])"
+    op = g("op", rf"{name}(?:{ws}\.{ws}{name})*")
+    args = g("args", rf"{item}(?:{ws},{ws}{item})*")
+    call = g("call", rf"{op}{ws}\({ws}{args}?{ws}\)")
+    fields = g("tuple", rf"\({ws}{g('fields', rf'{atom}(?:{ws},{ws}{atom})+')}{ws}\)")
+    project = rf"{g('base', atom)}(?:{ws}\.{ws}{g('index', '[0-9]+')})?"
+    return rf"{head}{ws}(?:{call}|{fields}|{project})(?={ws}(?:;|/\*))"
+
+
+STATEMENT = re.compile(_statement_pattern(capture=True))
+"""The common statement forms (see ``Statement``), with named groups for their parts."""
+assert tuple(STATEMENT.groupindex) == (
+    "var",
+    "tensor",
+    "dims",
+    "dtype",
+    "scalar",
+    "graph",
+    "call",
+    "op",
+    "args",
+    "tuple",
+    "fields",
+    "base",
+    "index",
+)  # fmt: skip  (the parser unpacks ``groups()`` in this order)
+
+_WS = r"[ \t\r\n]*"
+ITEM = re.compile(
+    rf"{_WS}(?:(?P<key>{_IDENT_TEXT}){_WS}={_WS})?(?:%(?P<graph>[0-9]+)|%(?P<local>{_IDENT_TEXT})"
+    r"|(?P<number>(?P<minus>-)?(?P<digits>[0-9]+(?:\.[0-9]+)?)(?P<suffix>[fi](?:16|32|64)?)?)"
+    rf'|(?P<bool>True|False)|"(?P<string>[^"\\\n]*)"|\[(?P<list>[^\]]*)\]){_WS}(?:,|\Z)'
+)
+"""One item of a ``STATEMENT``'s arguments, fields or list (match up to the region's end)."""
+assert tuple(ITEM.groupindex)[:3] == ("key", "graph", "local")  # the parser reads 1, 2, 3
+
+
+def is_bare_name(word: str) -> bool:
+    """Whether ``word``, which matches the identifier pattern, lexes as an identifier token
+    (not a keyword, ``True``, ``False``, ``_`` or a special float such as ``inff``)."""
+    if word in _NOT_IDENTIFIERS:
+        return False
+    return not word.startswith(("inff", "nanf")) or _SPECIAL_FLOAT.fullmatch(word) is None
+
+
 # One alternation for every token; the scanner dispatches on the name of the group that matched.
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\r\n\f\v]+)"
@@ -191,7 +289,17 @@ _TOKEN = re.compile(
 )
 # The same tokens for ``finditer``, which skips whitespace by itself: every other character
 # matches some alternative (``bad`` last), so only whitespace is ever skipped.
-_SCAN = re.compile(_TOKEN.pattern.split("|", 1)[1] + r"|(?P<bad>[^ \t\r\n\f\v])")
+_PLAIN_SCAN = re.compile(_TOKEN.pattern.split("|", 1)[1] + r"|(?P<bad>[^ \t\r\n\f\v])")
+# With one more alternative, tried first: a ``;`` or ``{`` followed by a common statement,
+# lexed as that punctuation and a ``Statement``. Only there: a statement after ``;`` or ``{``
+# is always read by the parser's statement loop (elsewhere ``let`` or ``%0`` is an error).
+_SCAN = re.compile(
+    r"(?P<fast>[;{])[ \t\r\n]*(?P<fast_body>"
+    + _statement_pattern(capture=False)
+    + r")|"
+    + _PLAIN_SCAN.pattern
+)
+_GRAPH_NUMBER = re.compile(r"%([0-9]+)")
 _IDENT_FULL = re.compile(_BARE_IDENT_TEXT + r"\Z")
 _NOT_IDENTIFIERS = KEYWORDS | {"True", "False", "_"}
 
@@ -216,10 +324,10 @@ _NAME_TAIL_RUN = re.compile(r"[A-Za-z0-9_]+")
 class Lexer:
     """Turns source text into tokens; ``lex()`` does the whole file."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, lines: LineIndex | None = None) -> None:
         self.source = source
         self.text = source.text
-        self.lines = LineIndex(source)
+        self.lines = LineIndex(source) if lines is None else lines
         self.pos = 0
         self.tokens: list[Token] = []
 
@@ -246,25 +354,56 @@ class Lexer:
 
     def lex(self) -> Lexed:
         """Lex the whole source."""
+        metadata = self._scan(0, len(self.text), _SCAN)
+        if metadata is not None:
+            return metadata
+        size = len(self.text)
+        self.pos = size
+        self.tokens.append(_new_token(Token, (T.EOF, "", None, size, self.lines)))
+        return Lexed(self.tokens, None, None)
+
+    def lex_range(self, start: int, end: int) -> list[Token]:
+        """The tokens of ``text[start:end]``, which holds whole tokens, with no ``Statement``:
+        what the parser reads in place of a ``Statement`` it does not build directly."""
+        self.tokens = []
+        self.pos = start
+        metadata = self._scan(start, end, _PLAIN_SCAN)
+        assert metadata is None
+        return self.tokens
+
+    def _scan(self, pos: int, endpos: int, pattern: re.Pattern[str]) -> Lexed | None:
+        """Lex ``text[pos:endpos]``, appending to ``self.tokens``; the metadata ends the file."""
         text = self.text
         tokens = self.tokens
         lines = self.lines
         append = tokens.append
         new, token = _new_token, Token
-        scan = _SCAN.finditer
+        scan = pattern.finditer
+        statement, graph_kind, keyword = Statement, T.GRAPH, T.KEYWORD
+        graph_number = _GRAPH_NUMBER.match
         name_tail = _NAME_TAIL.match
         size = len(text)
         punct, local, ident_kind, int_kind = T.PUNCT, T.LOCAL, T.IDENT, T.INT
         keywords = KEYWORDS
         names: dict[str, str] = {}
         local_names: dict[str, str] = {}
-        pos = 0
         # The common tokens are appended here; a rare one is handled by a method that reads
         # and advances ``self.pos``, after which the scan restarts there.
         while True:
-            for m in scan(text, pos):
+            for m in scan(text, pos, endpos):
                 group = m.lastgroup
-                if group == "punct":
+                if group == "fast_body":
+                    append(new(token, (punct, m.group("fast"), None, m.start(), lines)))
+                    body = m.start("fast_body")
+                    if text[body] == "l":
+                        append(new(statement, (keyword, "let", None, body, lines)))
+                    else:
+                        number = graph_number(text, body)
+                        assert number is not None
+                        word = number.group()
+                        index = int(number.group(1))
+                        append(new(statement, (graph_kind, word, index, body, lines)))
+                elif group == "punct":
                     append(new(token, (punct, m.group(), None, m.start(), lines)))
                 elif group == "ident":
                     word = m.group()
@@ -307,9 +446,7 @@ class Lexer:
                     break
             else:
                 break
-        self.pos = size
-        tokens.append(new(token, (T.EOF, "", None, size, lines)))
-        return Lexed(tokens, None, None)
+        return None
 
     def _rare(self, m: re.Match[str], group: str | None) -> Lexed | None:
         """Lex the token that ``m`` starts, at ``self.pos``; the metadata ends the file."""

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -74,7 +75,7 @@ import sympy
 
 from .. import ops as _ops  # noqa: F401  (registers the operators)
 from ..errors import ParseError, SourceFile, Span
-from ..ops.registry import AttrError, lookup
+from ..ops.registry import AttrError, OpDef, lookup
 from ..syntax import (
     ANY,
     DTYPES,
@@ -116,7 +117,7 @@ from ..syntax import (
     dim_symbol,
     normalize_dim,
 )
-from .lexer import Number, T, Token, lex
+from .lexer import ITEM, STATEMENT, Lexer, LineIndex, Number, Statement, T, Token, is_bare_name, lex
 from .metadata import MetadataError, OpaqueMetaNode, VirtualDeviceMeta, parse_metadata
 
 VERSION = '"0.0.5"'
@@ -140,6 +141,7 @@ _INT_DTYPES = {"i": "int32", "i16": "int16", "i32": "int32", "i64": "int64"}
 _INT_RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in ("int16", "int32", "int64")}
 _ATOM_KINDS = frozenset({T.LOCAL, T.GLOBAL, T.INT, T.FLOAT, T.BOOL, T.GRAPH})
 _FLOAT_DTYPES = {"f": "float32", "f16": "float16", "f32": "float32", "f64": "float64"}
+_FLOAT_MAX = {d: float(np.finfo(d).max) for d in ("float16", "float32", "float64")}
 
 
 _X = TypeVar_("_X")
@@ -168,6 +170,11 @@ class Parser:
         self.type_headers: dict[str, GlobalTypeVar] = {}
         self.constructors: dict[str, Constructor] = {}
         self.depth = 0
+        # Tokens added by replacing a Statement with its tokens, which moves later indices.
+        self.spliced = 0
+        # The operator of each callee name read in a Statement, or None where the name must be
+        # read token by token (a constructor, call_lowered, no such operator).
+        self.fast_ops: dict[str, tuple[str, OpDef] | None] = {}
 
     # -- token access ----------------------------------------------------------------------
 
@@ -352,13 +359,13 @@ class Parser:
         # Pass 2: the function definitions.
         functions: dict[GlobalVar, Function] = {}
         for start in def_starts:
-            self.pos = start
+            self.pos = start + self.spliced
             start_span = self.next().span
             gv = self.globals[str(self.next().value)]
             self.graph = {}
             self.depth = -1  # a definition's own parameter list and body are level 0
             functions[gv] = self.parse_fn_rest(start_span)
-        self.pos = end
+        self.pos = end + self.spliced
         types = {d.header: d for d in type_defs}
         return IRModule(functions, types)
 
@@ -621,6 +628,19 @@ class Parser:
         try:
             while True:
                 tok = self.tok
+                if type(tok) is Statement:
+                    built = self.parse_statement(tok)
+                    if built is not None:
+                        var, value, first = built
+                        if var is not None:  # push_scope() and bind(var), inline
+                            name = var.name_hint
+                            self.scopes.append({name: var})
+                            self.env.setdefault(name, []).append(var)
+                            opened += 1
+                            pending.append((var, value, first))
+                        self.pos += 1  # its ';'
+                        continue
+                    tok = self.tok  # it was replaced by its tokens
                 if tok.is_keyword("let"):
                     self.next()
                     var = self.parse_binder()
@@ -662,8 +682,14 @@ class Parser:
                     continue
                 break
         finally:
+            # pop_scope() for each, inline: a let-chain opens one scope per binding.
+            scopes, env = self.scopes, self.env
             for _ in range(opened):
-                self.pop_scope()
+                for name in scopes.pop():
+                    stack = env[name]
+                    stack.pop()
+                    if not stack:
+                        del env[name]
         result = stmt
         for maybe_var, value, span in reversed(pending):
             var = Var("_", None, span=span) if maybe_var is None else maybe_var
@@ -673,6 +699,239 @@ class Parser:
                 span = Span(span.source, span.line, span.column, end.end_line, end.end_column)
             result = Let(var, value, result, span=span)
         return result
+
+    def parse_statement(self, tok: Token) -> tuple[Var | None, Expr, Span] | None:
+        """A ``Statement`` (``let %x = op(%a, 2f)`` ...) built from its text: the let's
+        variable (None for ``%N = ...``, which this registers), the value and the span of its
+        first token (a let's span starts as that), or None when it is not plain, after which
+        its tokens stand in its place and the caller reads those.
+
+        The nodes, spans and checks are those the token-by-token path makes; any doubt (an
+        unbound name, a constructor, an attribute or literal error ...) takes that path, which
+        then reports the error itself, so the two cannot differ.
+        """
+        lines = tok.lines
+        text = lines.source.text
+        m = STATEMENT.match(text, tok.start)
+        assert m is not None
+        after = self.tokens[self.pos + 1]
+        built = None
+        if after.kind is T.PUNCT and after.text == ";" and self.depth + 3 <= MAX_NESTING:
+            try:
+                built = self.build_statement(tok, m, lines, text)
+            except ParseError:
+                built = None
+        if built is None:
+            plain = Lexer(lines.source, lines).lex_range(m.start(), m.end())
+            self.tokens[self.pos : self.pos + 1] = plain
+            self.spliced += len(plain) - 1
+            return None
+        self.pos += 1
+        return built
+
+    def build_statement(
+        self, tok: Token, m: re.Match[str], lines: LineIndex, text: str
+    ) -> tuple[Var | None, Expr, Span] | None:
+        """The nodes of the statement ``m`` matched (see ``parse_statement``) and the span of
+        its first token, or None."""
+        source = lines.source
+        start = tok.start
+        line, base, limit = lines.line_of(start)
+        if m.end() > limit:  # a statement is nearly always on one line: columns by subtraction
+            return None
+        base -= 1
+        first = Span(source, line, start - base, line, start + len(tok.text) - base)
+        var_name, tensor, dims, dtype, scalar, _, call, _, _, fields, _, _, index = m.groups()
+        value: Expr | None
+        if call is not None:
+            value = self.build_call(m, text, lines, line, base)
+        elif fields is not None:
+            items = self.build_items(text, m.start("fields"), m.end("fields"), lines)
+            if items is None:
+                return None
+            span = Span(source, line, m.start("tuple") - base, line, m.end("tuple") - base)
+            value = Tuple(tuple(items), span=span)
+        else:
+            items = self.build_items(text, m.start("base"), m.end("base"), lines)
+            if items is None:
+                return None
+            value = items[0]
+            if index is not None:
+                span = Span(source, line, m.start("base") - base, line, m.end("index") - base)
+                value = TupleGetItem(value, int(index), span=span)
+        if value is None:
+            return None
+        if var_name is None:
+            number = tok.value
+            assert isinstance(number, int)
+            if number in self.graph:
+                return None
+            self.graph[number] = value
+            return None, value, first
+        annotation: Type | None = None
+        end = m.end("var")
+        if tensor is not None:
+            if dtype not in DTYPES and dtype != "int":
+                return None
+            shape: tuple[Dim, ...] = () if dims is None else tuple(map(int, dims.split(",")))
+            end = m.end("tensor")
+            span = Span(source, line, m.start("tensor") - base, line, end - base)
+            annotation = TensorType(shape, _dtype_name(dtype), span=span)
+        elif scalar is not None:
+            if scalar not in DTYPES and scalar != "int":
+                return None
+            end = m.end("scalar")
+            span = Span(source, line, m.start("scalar") - base, line, end - base)
+            annotation = TensorType((), _dtype_name(scalar), span=span)
+        span = Span(source, line, m.start("var") - 1 - base, line, end - base)
+        return Var(var_name, annotation, span=span), value, first
+
+    def build_call(
+        self, m: re.Match[str], text: str, lines: LineIndex, line: int, base: int
+    ) -> Expr | None:
+        """``op(items)`` of a ``Statement``, as ``make_op_call`` builds it, or None."""
+        written = m.group("op")
+        if written in self.fast_ops:
+            known = self.fast_ops[written]
+        else:
+            known = self.fast_ops[written] = self.fast_op(written)
+        if known is None:
+            return None
+        name, opdef = known
+        args: list[Expr] = []
+        kwargs: list[tuple[str, KwargValue]] = []
+        start, end = m.span("args")
+        item = ITEM.match
+        env = self.env
+        while start < end:
+            im = item(text, start, end)
+            if im is None:
+                return None
+            start = im.end()
+            key, _, local = im.group(1, 2, 3)
+            if key is None:
+                if kwargs:
+                    return None
+                arg: Expr | None
+                if local is not None:  # the common case, inline
+                    stack = env.get(local)
+                    arg = stack[-1] if stack else self.free_vars.get(local)
+                else:
+                    arg = self.build_atom(im, lines)
+                if arg is None:
+                    return None
+                args.append(arg)
+                continue
+            if not is_bare_name(key) or any(k == key for k, _ in kwargs):
+                return None
+            attr = self.build_attr_value(im, text, lines)
+            if attr is None:
+                return None
+            kwargs.append((key, attr[0]))
+        source = lines.source
+        call_span = Span(source, line, m.start("call") - base, line, m.end("call") - base)
+        op = Op(name, span=Span(source, line, m.start("op") - base, line, m.end("op") - base))
+        if not kwargs and opdef.attrs_type is None and len(args) == opdef.num_inputs:
+            return Call(op, tuple(args), None, span=call_span)  # make_op_call's common case
+        return self.make_op_call(op, args, kwargs, call_span, call_span)
+
+    def fast_op(self, written: str) -> tuple[str, OpDef] | None:
+        """The operator ``written`` names (``nn . softmax`` is ``nn.softmax``), or None where
+        ``parse_name`` would not read it as an operator."""
+        name = "".join(written.split())
+        parts = name.split(".")
+        if not all(is_bare_name(part) for part in parts) or parts[0] in self.constructors:
+            return None
+        opdef = lookup(name)
+        if name == CALL_LOWERED or opdef is None:
+            return None
+        return name, opdef
+
+    def build_items(self, text: str, start: int, end: int, lines: LineIndex) -> list[Expr] | None:
+        """The atoms of ``text[start:end]`` (a ``Statement``'s fields or value), or None."""
+        out: list[Expr] = []
+        item = ITEM.match
+        env = self.env
+        while start < end:
+            im = item(text, start, end)
+            if im is None:
+                return None
+            start = im.end()
+            key, _, local = im.group(1, 2, 3)
+            if key is not None:
+                return None
+            atom: Expr | None
+            if local is not None:  # the common case, inline
+                stack = env.get(local)
+                atom = stack[-1] if stack else self.free_vars.get(local)
+            else:
+                atom = self.build_atom(im, lines)
+            if atom is None:
+                return None
+            out.append(atom)
+        return out
+
+    def build_atom(self, im: re.Match[str], lines: LineIndex) -> Expr | None:
+        """The expression of an atom ``ITEM`` matched, as ``parse_primary`` reads it, or None."""
+        name = im.group("local")
+        if name is not None:
+            stack = self.env.get(name)
+            if stack:
+                return stack[-1]
+            return self.free_vars.get(name)
+        graph = im.group("graph")
+        if graph is not None:
+            return self.graph.get(int(graph))
+        number = self.number_token(im, lines)
+        if number is not None:
+            return Constant(self.number_value(number), span=number.span)
+        if im.group("bool") is not None:
+            start, end = im.span("bool")
+            return Constant(np.array(im.group("bool") == "True"), span=lines.span(start, end))
+        return None
+
+    def number_token(self, im: re.Match[str], lines: LineIndex) -> Token | None:
+        """The token of the number ``ITEM`` matched, as the lexer makes it, or None."""
+        written = im.group("number")
+        if written is None:
+            return None
+        suffix = im.group("suffix") or ""
+        kind = T.FLOAT if suffix.startswith("f") else T.INT
+        number = Number(im.group("digits"), im.group("minus") is not None, suffix)
+        return Token(kind, written, number, im.start("number"), lines)
+
+    def build_attr_value(
+        self, im: re.Match[str], text: str, lines: LineIndex
+    ) -> tuple[AttrValue] | None:
+        """The attribute value ``ITEM`` matched, as ``parse_attr_value`` reads it, or None."""
+        digits = im.group("digits")
+        plain = digits is not None and len(digits) <= 9 and "." not in digits
+        if plain and im.group("suffix") is None:  # an int32: what attr_number gives, no numpy
+            assert digits is not None
+            return (-int(digits) if im.group("minus") else int(digits),)
+        number = self.number_token(im, lines)
+        if number is not None:
+            return (self.attr_number(number),)
+        written = im.group("bool")
+        if written is not None:
+            return (written == "True",)
+        written = im.group("string")
+        if written is not None:
+            return (written,)
+        if im.group("list") is None:
+            return None
+        values: list[AttrValue] = []
+        start, end = im.span("list")
+        while start < end:
+            item = ITEM.match(text, start, end)
+            if item is None:
+                return None
+            start = item.end()
+            number = self.number_token(item, lines)
+            if number is None or item.group("key") is not None:
+                return None
+            values.append(self.attr_number(number))
+        return (tuple(values),)
 
     def parse_arg(self) -> Expr:
         """An argument or tuple field: ``parse_expr``, shortcut for an atom before , or )."""
@@ -832,7 +1091,14 @@ class Parser:
             if raw_kwargs:
                 raise self.error(f"operator {op.name} takes no attributes", kwargs_span)
             return Call(op, tuple(args), None, span=span)
-        kwargs = self.expand_virtual_devices(op.name, opdef.attrs_type, raw_kwargs, kwargs_span)
+        kwargs: list[tuple[str, AttrValue]] = []
+        for key, value in raw_kwargs:
+            if isinstance(value, VirtualDeviceMeta):
+                kwargs = self.expand_virtual_devices(
+                    op.name, opdef.attrs_type, raw_kwargs, kwargs_span
+                )
+                break
+            kwargs.append((key, value))
         try:
             attrs = opdef.attrs_type.from_kwargs(dict(kwargs))
         except AttrError as err:
@@ -1102,6 +1368,8 @@ class Parser:
             fvalue = float(text)
         if num.negative:
             fvalue = -fvalue
+        if -_FLOAT_MAX[dtype] <= fvalue <= _FLOAT_MAX[dtype]:
+            return np.array(fvalue, dtype=dtype)  # cannot overflow: no errstate (microseconds)
         with np.errstate(over="ignore"):
             array = np.array(fvalue, dtype=dtype)
         if np.isfinite(fvalue) and not np.isfinite(array):

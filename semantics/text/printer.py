@@ -380,7 +380,7 @@ class _Names:
     """Printed names of variables: a name in use is never reused by an inner binder."""
 
     def __init__(self) -> None:
-        self.printed: dict[int, str] = {}
+        self.printed: dict[Var, str] = {}
         self.active: dict[str, int] = {}
         self.next_suffix: dict[str, int] = {}
 
@@ -405,17 +405,17 @@ class _Names:
             name = f"{base}{k}"
             self.next_suffix[base] = k + 1
         self.active[name] = self.active.get(name, 0) + 1
-        self.printed[id(var)] = name
+        self.printed[var] = name
         return name
 
     def unbind(self, var: Var) -> None:
-        name = self.printed[id(var)]
+        name = self.printed[var]
         self.active[name] -= 1
         if not self.active[name]:
             del self.active[name]
 
     def ref(self, var: Var) -> str:
-        return "%" + self.printed.get(id(var), self.sanitize(var.name_hint))
+        return "%" + self.printed.get(var, self.sanitize(var.name_hint))
 
 
 class _ScopeAnalysis:
@@ -423,48 +423,44 @@ class _ScopeAnalysis:
 
     def __init__(self, body: Expr) -> None:
         order = list(post_order(body))
-        uses: dict[int, int] = {}
-        inline_slot: dict[int, bool] = {}
-        value_slot: set[int] = set()  # lets used as the value of a let
+        uses: dict[Expr, int] = {}
+        inline_slot: dict[Expr, bool] = {}
+        value_slot: set[Expr] = set()  # lets used as the value of a let
         for node in order:
             for position, child in enumerate(children(node)):
                 if isinstance(child, ATOMS):
                     continue
-                uses[id(child)] = uses.get(id(child), 0) + 1
-                inline_slot[id(child)] = _inline_position(node, position)
+                uses[child] = uses.get(child, 0) + 1
+                inline_slot[child] = _inline_position(node, position)
                 if isinstance(node, Let) and position == 0:
-                    value_slot.add(id(child))
-        self.inline: set[int] = {
-            id(n)
+                    value_slot.add(child)
+        self.inline: set[Expr] = {
+            n
             for n in order
-            if not isinstance(n, ATOMS) and uses.get(id(n), 0) <= 1 and inline_slot.get(id(n), True)
+            if not isinstance(n, ATOMS) and uses.get(n, 0) <= 1 and inline_slot.get(n, True)
         }
         # A let written inline as a block result or a let body continues the enclosing block;
         # any other let is written in parentheses, as a block of its own.
-        self.continues: set[int] = {
-            id(n)
-            for n in order
-            if isinstance(n, Let) and id(n) in self.inline and id(n) not in value_slot
+        self.continues: set[Expr] = {
+            n for n in order if isinstance(n, Let) and n in self.inline and n not in value_slot
         }
-        self.referenced: set[int] = {
-            id(c) for n in order for c in children(n) if isinstance(c, Var)
-        }
+        self.referenced: set[Expr] = {c for n in order for c in children(n) if isinstance(c, Var)}
         # Blocks: 0 is the root; others are (parent node id, child position) pairs.
         self.block_parent: dict[object, object] = {0: None}
         self.block_depth: dict[object, int] = {0: 0}
-        self.scope: dict[int, object] = {id(body): 0}
+        self.scope: dict[Expr, object] = {body: 0}
         for node in reversed(order):  # parents before children
             if isinstance(node, ATOMS):
                 continue
-            own = self.scope[id(node)]
+            own = self.scope[node]
             for position, child in enumerate(children(node)):
                 if isinstance(child, ATOMS):
                     continue
                 use_block = self._use_block(node, position, own)
-                if id(child) in self.scope:
-                    self.scope[id(child)] = self._lca(self.scope[id(child)], use_block)
+                if child in self.scope:
+                    self.scope[child] = self._lca(self.scope[child], use_block)
                 else:
-                    self.scope[id(child)] = use_block
+                    self.scope[child] = use_block
 
     def opens_block(self, node: Expr, position: int) -> bool:
         match node:
@@ -475,7 +471,7 @@ class _ScopeAnalysis:
             case Match():
                 return position > 0
             case Let():
-                return id(node) not in self.continues
+                return node not in self.continues
             case (Var() | GlobalVar() | Constant() | Op() | Constructor() | Call() | Tuple()
                   | TupleGetItem() | RefCreate() | RefRead() | RefWrite()):  # fmt: skip
                 return False
@@ -486,9 +482,9 @@ class _ScopeAnalysis:
         """The block that child ``position`` of ``node`` is printed in, creating it."""
         if isinstance(node, Let):
             position = 0  # a bound let's value and body share one parenthesised block
-        key = (id(node), position)
+        key = (node, position)
         if key not in self.block_parent:
-            parent = self.scope[id(node)]
+            parent = self.scope[node]
             self.block_parent[key] = parent
             self.block_depth[key] = self.block_depth[parent] + 1
         return key
@@ -529,7 +525,7 @@ class Printer:
 
     def __init__(self, annotate: Callable[[Expr], Type | None] | None = None) -> None:
         self.meta_constants: list[npt.NDArray[np.generic]] = []
-        self.meta_index: dict[int, int] = {}
+        self.meta_index: dict[Constant, int] = {}
         self.annotate = annotate
 
     # -- modules ---------------------------------------------------------------------------
@@ -574,10 +570,10 @@ class Printer:
         literal = scalar_literal(c.data)
         if literal is not None:
             return literal
-        if id(c) not in self.meta_index:
-            self.meta_index[id(c)] = len(self.meta_constants)
+        if c not in self.meta_index:
+            self.meta_index[c] = len(self.meta_constants)
             self.meta_constants.append(c.data)
-        return f"meta[relay.Constant][{self.meta_index[id(c)]}]"
+        return f"meta[relay.Constant][{self.meta_index[c]}]"
 
 
 class _FunctionPrinter:
@@ -587,14 +583,14 @@ class _FunctionPrinter:
         self.printer = printer
         self.names = _Names()
         self.counter = 0
-        self.docs: dict[int, Doc] = {}
+        self.docs: dict[Expr, Doc] = {}
         self.blocks: dict[object, _Block] = {}
 
     def definition(self, fn: Function, head: str) -> Doc:
         self.root = fn
         self.analysis = _ScopeAnalysis(fn)
         self.walk(fn)
-        doc = self.docs[id(fn)]
+        doc = self.docs[fn]
         # The walk printed it as ``fn ...``; a definition is ``def @f...`` instead.
         return [(0, head + doc[0][1][len("fn ") :]), *doc[1:]]
 
@@ -625,7 +621,7 @@ class _FunctionPrinter:
         """How ``e`` is written where it is used: inline, or its ``%N``."""
         if isinstance(e, ATOMS):
             return [(0, self.atom(e))]
-        return self.docs[id(e)]
+        return self.docs[e]
 
     def one_line(self, e: Expr) -> str:
         doc = self.text(e)
@@ -651,8 +647,8 @@ class _FunctionPrinter:
             elif kind == "let":
                 assert isinstance(e, Let)
                 self.let_line(e)
-            elif id(e) not in self.docs and not isinstance(e, ATOMS):
-                self.docs[id(e)] = []  # visited: later uses find it
+            elif e not in self.docs and not isinstance(e, ATOMS):
+                self.docs[e] = []  # visited: later uses find it
                 tasks.extend(self.visit(e))
 
     def visit(self, e: Expr) -> list[tuple[str, object]]:
@@ -688,13 +684,13 @@ class _FunctionPrinter:
         if (
             var.name_hint == "_"
             and var.type_annotation is None
-            and (id(var) not in self.analysis.referenced)
+            and (var not in self.analysis.referenced)
         ):
             head = ""  # the sequence ``e1; e2``
         else:
             head = "let " + self.binder(var) + " = "
-        key = self.analysis.block_of(e, 0) if id(e) not in self.analysis.continues else None
-        block = self.block(key) if key is not None else self.block(self.analysis.scope[id(e)])
+        key = self.analysis.block_of(e, 0) if e not in self.analysis.continues else None
+        block = self.block(key) if key is not None else self.block(self.analysis.scope[e])
         block.lines.extend(_statement(head, self.text(e.value), ";"))
 
     def block_doc(self, key: object, result: Expr) -> Doc:
@@ -715,14 +711,14 @@ class _FunctionPrinter:
             if comment:
                 depth, last = doc[-1]
                 doc = [*doc[:-1], (depth, last + comment)]
-        if id(e) in self.analysis.inline:
-            self.docs[id(e)] = doc
+        if e in self.analysis.inline:
+            self.docs[e] = doc
             return
         name = f"%{self.counter}"
         self.counter += 1
-        block = self.block(self.analysis.scope[id(e)])
+        block = self.block(self.analysis.scope[e])
         block.lines.extend(_statement(f"{name} = ", doc, ";"))
-        self.docs[id(e)] = [(0, name)]
+        self.docs[e] = [(0, name)]
 
     def render(self, e: Expr) -> Doc:
         match e:
@@ -774,7 +770,7 @@ class _FunctionPrinter:
                 lines.append((0, "}"))
                 return lines
             case Let():
-                if id(e) in self.analysis.continues:
+                if e in self.analysis.continues:
                     return self.text(e.body)
                 inner = self.block_doc(self.analysis.block_of(e, 0), e.body)
                 return [(0, "("), *_indent(inner), (0, ")")]
