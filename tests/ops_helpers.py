@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
+import numpy as np
 import numpy.typing as npt
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
-from relay.semantics.ops import OPS
-from relay.semantics.syntax import dim_symbol
+from relay.semantics.ops import OPS, Attrs
+from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
+from relay.semantics.ops.nn.activation import LeakyReluAttrs
+from relay.semantics.ops.registry import OpPattern, Tensor
+from relay.semantics.syntax import DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
 
-T = TypeVar("T")
+C = TypeVar("C")
 
 Array = npt.NDArray[Any]
 """An array of any element type."""
@@ -42,7 +51,7 @@ def _op_name(case: object) -> str | None:
     return None
 
 
-def of_family(cases: Iterable[T] | Mapping[Any, Any], family: str) -> list[T]:
+def of_family(cases: Iterable[C] | Mapping[Any, Any], family: str) -> list[C]:
     """The cases of ``cases`` whose operator is of ``family`` (``OpDef.family``).
 
     A case is an operator name, or a tuple (or ``pytest.param``) whose first operator name
@@ -54,3 +63,342 @@ def of_family(cases: Iterable[T] | Mapping[Any, Any], family: str) -> list[T]:
         if name is not None and OPS[name].family == family:
             out.append(case)
     return out
+
+
+def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
+    return TensorType(shape, dtype)
+
+
+def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
+    relation = OPS[name].relation
+    assert relation is not None
+    return relation(types, attrs)
+
+
+def a(values: object, dtype: str = "int64") -> Tensor:
+    return np.asarray(values, dtype=dtype)
+
+
+def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
+    reference = OPS[name].reference
+    assert reference is not None
+    with np.errstate(all="ignore"):
+        out = reference(tuple(np.asarray(a) for a in args), attrs)
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
+    return pytest.raises(error, match=re.escape(text))
+
+
+def same(actual: Array, expected: Array) -> None:
+    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    np.testing.assert_array_equal(actual, expected, strict=True)
+    if actual.dtype.kind == "f":
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+
+
+_CALLS = [
+    ("sin", "float32", ""),
+    ("bitwise_xor", "int16", ""),
+    ("isinf", "float16", ""),
+    ("reinterpret", "float32", ', dtype="uint32"'),
+    ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
+    ("all", "bool", ", axis=[0], keepdims=True"),
+    ("cumsum", "int32", ', axis=1, dtype="int64", exclusive=True'),
+    ("cumprod", "float64", ", exclusive=None"),
+    ("annotation.stop_fusion", "float32", ""),
+    ("on_device", "float32", ', device_type=2, virtual_device_id=1, memory_scope="global", '
+     "constrain_result=True, constrain_body=False"),
+    ("device_copy", "int8", ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
+     'dst_virtual_device_id=3, dst_memory_scope="global"'),
+]  # fmt: skip
+
+
+BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+
+
+NAMES: tuple[str, ...] = (
+    "negative",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "logical_not",
+    "nn.relu",
+    "zeros_like",
+    "ones_like",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "mod",
+    "floor_mod",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "clip",
+    "cast",
+    "nn.leaky_relu",
+    "where",
+    "full_like",
+)
+
+
+UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")
+
+
+ARITHMETIC = (
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "mod",
+    "floor_mod",
+    "maximum",
+    "minimum",
+)
+
+
+COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+
+
+DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
+
+
+_ONNX_TYPES = {
+    "bool": 9,
+    "int8": 3,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "uint8": 2,
+    "float16": 10,
+    "float32": 1,
+    "float64": 11,
+}
+
+
+_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
+
+
+def _element_range(
+    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
+) -> st.SearchStrategy[Any]:
+    """Small values of ``dtype`` that keep every op of the family clear of overflow."""
+    if dtype == "bool":
+        return st.just(True) if nonzero else st.booleans()
+    if dtype.startswith(("int", "uint")):
+        low = 0 if dtype.startswith("uint") or nonnegative else -3
+        values = st.integers(low, 3)
+        return values.filter(bool) if nonzero else values
+    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
+
+
+@st.composite
+def _broadcastable(draw: st.DrawFn, base: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts to ``base``: a suffix of it, some dimensions replaced by 1."""
+    rank = draw(st.integers(0, len(base)))
+    return tuple(draw(st.sampled_from((d, 1))) for d in base[len(base) - rank :])
+
+
+def _array(draw: st.DrawFn, dtype: str, shape: tuple[int, ...], **kinds: bool) -> Array:
+    return draw(hnp.arrays(np.dtype(dtype), shape, elements=_element_range(dtype, **kinds)))
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def _attrs_for(draw: st.DrawFn, name: str, dtype: str) -> Attrs | None:
+    if name == "cast":
+        return CastAttrs(draw(st.sampled_from(DTYPES)))
+    bound = _element_range("float64" if _is_float(dtype) else dtype, nonnegative=True)
+    if name == "clip":
+        low, high = sorted([float(draw(bound)), float(draw(bound))])
+        return ClipAttrs(low, high)
+    if name == "nn.leaky_relu":
+        return LeakyReluAttrs(float(draw(bound)))
+    return None
+
+
+def accepted_dtypes(name: str) -> tuple[str, ...]:
+    """The dtypes an op's operands may have."""
+    if name in UNARY_FLOAT or name == "power":
+        return FLOATS
+    if name in ("logical_and", "logical_or", "logical_not"):
+        return ("bool",)
+    return DTYPES
+
+
+@st.composite
+def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | None]:
+    """Arguments and attributes that the relation of ``name`` accepts and that stay defined."""
+    op = OPS[name]
+    dtype = draw(st.sampled_from(accepted_dtypes(name)))
+    base = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
+    attrs = _attrs_for(draw, name, dtype)
+    target = attrs.dtype if isinstance(attrs, CastAttrs) else dtype
+    # Values that keep clear of the undefined cases: no zero divisors, no negative unsigned
+    # results, no negative floats cast to unsigned.
+    unsigned_target = target.startswith("uint") or target == "bool"
+    args: list[Array]
+    if op.inputs == ("lhs", "rhs"):
+        lhs = _array(draw, dtype, draw(_broadcastable(base)), nonnegative=name == "subtract")
+        rhs_kinds = {"nonzero": name in DIVISIONS, "nonnegative": name == "subtract"}
+        rhs = _array(draw, dtype, draw(_broadcastable(base)), **rhs_kinds)
+        if name == "subtract" and dtype.startswith("uint"):
+            lhs, rhs = np.maximum(lhs, rhs), np.minimum(lhs, rhs)
+        args = [lhs, rhs]
+    elif name == "where":
+        condition_dtype = draw(st.sampled_from(DTYPES))
+        args = [
+            _array(draw, condition_dtype, draw(_broadcastable(base))),
+            _array(draw, dtype, draw(_broadcastable(base))),
+            _array(draw, dtype, draw(_broadcastable(base))),
+        ]
+    elif name == "full_like":
+        fill_dtype = draw(st.sampled_from(DTYPES))
+        args = [
+            _array(draw, dtype, base),
+            _array(draw, fill_dtype, (), nonnegative=dtype.startswith("uint")),
+        ]
+    else:
+        nonnegative = (name == "negative" and dtype in ("uint32", "uint64")) or (
+            unsigned_target and name == "cast"
+        )
+        data = _array(draw, dtype, base, nonnegative=nonnegative)
+        if name == "negative" and dtype in ("uint32", "uint64"):
+            data = np.zeros_like(data)
+        args = [data]
+    return tuple(args), attrs
+
+
+UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
+
+
+FAMILY = {
+    "reshape": "Reshape",
+    "transpose": "Transpose",
+    "concatenate": "Concatenate",
+    "stack": "Stack",
+    "split": "Split",
+    "expand_dims": "ExpandDims",
+    "squeeze": "Squeeze",
+    "take": "Take",
+    "strided_slice": "StridedSlice",
+    "broadcast_to": "BroadCastTo",
+    "zeros": "InitOp",
+    "ones": "InitOp",
+    "full": "Full",
+}
+
+
+def Tup(*fields: Type) -> TupleType:
+    return TupleType(tuple(fields))
+
+
+def assert_same(actual: Tensor, expected: object) -> None:
+    expected = np.asarray(expected, dtype=actual.dtype)
+    assert actual.shape == expected.shape
+    np.testing.assert_array_equal(actual, expected)
+
+
+def ints(*values: int) -> Tensor:
+    return np.array(values, dtype=np.int64)
+
+
+dtypes = st.sampled_from(DTYPES)
+
+
+def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int = 5) -> Tensor:
+    values = np.random.default_rng(seed).integers(low, high, size=tuple(shape))
+    return values.astype(dtype)
+
+
+DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
+
+
+DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
+
+
+QNN = (
+    "qnn.quantize",
+    "qnn.dequantize",
+    "fixed_point_multiply",
+    "qnn.requantize",
+    "qnn.add",
+    "qnn.mul",
+    "qnn.concatenate",
+    "qnn.dense",
+    "qnn.conv2d",
+)
+
+
+def T(*shape: Dim, dtype: str = "float32") -> TensorType:
+    return TensorType(tuple(shape), dtype)
+
+
+OPS_HERE = {
+    "reverse": ("Reverse", OpPattern.INJECTIVE),
+    "tile": ("Tile", OpPattern.BROADCAST),
+    "repeat": ("Repeat", OpPattern.BROADCAST),
+    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
+    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
+    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
+    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
+    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
+    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
+    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
+    "einsum": ("Einsum", OpPattern.INJECTIVE),
+    "matrix_set_diag": ("MatrixSetDiag", OpPattern.INJECTIVE),
+    "trilu": ("trilu", OpPattern.ELEMWISE),
+    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
+    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
+}
+
+
+FAST = settings(max_examples=15, deadline=None)
+
+
+def same_values(actual: Tensor, expected: object) -> None:
+    e = np.asarray(expected, dtype=actual.dtype)
+    assert actual.shape == e.shape
+    np.testing.assert_array_equal(actual, e)
+
+
+def arange(*shape: int, dtype: str = "float32") -> Tensor:
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+
+
+small_shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
+
+
+seeds = st.integers(0, 2**16)
+
+
+def rand(shape: Sequence[int], seed: int, dtype: str = "float32") -> Tensor:
+    return np.random.default_rng(seed).integers(-5, 6, size=tuple(shape)).astype(dtype)
+
+
+seeds32 = st.integers(0, 2**32 - 1)

@@ -6,84 +6,41 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
-from ops_helpers import FLOATS, Array, m, n, of_family
+from ops_helpers import (
+    _ONNX_TYPES,
+    FAMILY,
+    NAMES,
+    UNARY_ANY,
+    Array,
+    Tup,
+    _is_float,
+    _valid_call,
+    a,
+    array,
+    assert_same,
+    dtypes,
+    ints,
+    m,
+    n,
+    of_family,
+    relate,
+    same,
+    t,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
-from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
-from relay.semantics.ops.nn.activation import LeakyReluAttrs
 from relay.semantics.ops.registry import RelationError, Tensor
 from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
-
-NAMES: tuple[str, ...] = (
-    "negative",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "round",
-    "logical_not",
-    "nn.relu",
-    "zeros_like",
-    "ones_like",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "mod",
-    "floor_mod",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "clip",
-    "cast",
-    "nn.leaky_relu",
-    "where",
-    "full_like",
-)
-
-
-UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
-
-
-UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")
-
-
-DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
-
-
-def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
-    return TensorType(shape, dtype)
-
-
-def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    relation = OPS[name].relation
-    assert relation is not None
-    return relation(types, attrs)
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
@@ -99,33 +56,10 @@ def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
     return pytest.raises(error, match=re.escape(text))
 
 
-def same(actual: Array, expected: Array) -> None:
-    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected, strict=True)
-    if actual.dtype.kind == "f":
-        numbers = ~np.isnan(expected)
-        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
-
-
 ort = pytest.importorskip("onnxruntime")
 
 
 onnx = pytest.importorskip("onnx")
-
-
-_ONNX_TYPES = {
-    "bool": 9,
-    "int8": 3,
-    "int16": 5,
-    "int32": 6,
-    "int64": 7,
-    "uint8": 2,
-    "float16": 10,
-    "float32": 1,
-    "float64": 11,
-}
 
 
 def run_onnx_node_typed(
@@ -201,101 +135,6 @@ FILL_VALUES: list[tuple[str, float]] = [
 ]
 
 
-_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
-
-
-def _element_range(
-    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
-) -> st.SearchStrategy[Any]:
-    """Small values of ``dtype`` that keep every op of the family clear of overflow."""
-    if dtype == "bool":
-        return st.just(True) if nonzero else st.booleans()
-    if dtype.startswith(("int", "uint")):
-        low = 0 if dtype.startswith("uint") or nonnegative else -3
-        values = st.integers(low, 3)
-        return values.filter(bool) if nonzero else values
-    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
-
-
-@st.composite
-def _broadcastable(draw: st.DrawFn, base: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape that broadcasts to ``base``: a suffix of it, some dimensions replaced by 1."""
-    rank = draw(st.integers(0, len(base)))
-    return tuple(draw(st.sampled_from((d, 1))) for d in base[len(base) - rank :])
-
-
-def _array(draw: st.DrawFn, dtype: str, shape: tuple[int, ...], **kinds: bool) -> Array:
-    return draw(hnp.arrays(np.dtype(dtype), shape, elements=_element_range(dtype, **kinds)))
-
-
-def _attrs_for(draw: st.DrawFn, name: str, dtype: str) -> Attrs | None:
-    if name == "cast":
-        return CastAttrs(draw(st.sampled_from(DTYPES)))
-    bound = _element_range("float64" if _is_float(dtype) else dtype, nonnegative=True)
-    if name == "clip":
-        low, high = sorted([float(draw(bound)), float(draw(bound))])
-        return ClipAttrs(low, high)
-    if name == "nn.leaky_relu":
-        return LeakyReluAttrs(float(draw(bound)))
-    return None
-
-
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
-
-
-def accepted_dtypes(name: str) -> tuple[str, ...]:
-    """The dtypes an op's operands may have."""
-    if name in UNARY_FLOAT or name == "power":
-        return FLOATS
-    if name in ("logical_and", "logical_or", "logical_not"):
-        return ("bool",)
-    return DTYPES
-
-
-@st.composite
-def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | None]:
-    """Arguments and attributes that the relation of ``name`` accepts and that stay defined."""
-    op = OPS[name]
-    dtype = draw(st.sampled_from(accepted_dtypes(name)))
-    base = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
-    attrs = _attrs_for(draw, name, dtype)
-    target = attrs.dtype if isinstance(attrs, CastAttrs) else dtype
-    # Values that keep clear of the undefined cases: no zero divisors, no negative unsigned
-    # results, no negative floats cast to unsigned.
-    unsigned_target = target.startswith("uint") or target == "bool"
-    args: list[Array]
-    if op.inputs == ("lhs", "rhs"):
-        lhs = _array(draw, dtype, draw(_broadcastable(base)), nonnegative=name == "subtract")
-        rhs_kinds = {"nonzero": name in DIVISIONS, "nonnegative": name == "subtract"}
-        rhs = _array(draw, dtype, draw(_broadcastable(base)), **rhs_kinds)
-        if name == "subtract" and dtype.startswith("uint"):
-            lhs, rhs = np.maximum(lhs, rhs), np.minimum(lhs, rhs)
-        args = [lhs, rhs]
-    elif name == "where":
-        condition_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, condition_dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-        ]
-    elif name == "full_like":
-        fill_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, dtype, base),
-            _array(draw, fill_dtype, (), nonnegative=dtype.startswith("uint")),
-        ]
-    else:
-        nonnegative = (name == "negative" and dtype in ("uint32", "uint64")) or (
-            unsigned_target and name == "cast"
-        )
-        data = _array(draw, dtype, base, nonnegative=nonnegative)
-        if name == "negative" and dtype in ("uint32", "uint64"):
-            data = np.zeros_like(data)
-        args = [data]
-    return tuple(args), attrs
-
-
 def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
     return TensorType(tuple(shape), dtype)
 
@@ -323,41 +162,10 @@ def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
         rel(op, attrs, *args)
 
 
-def a(values: object, dtype: str = "int64") -> Tensor:
-    return np.asarray(values, dtype=dtype)
-
-
-FAMILY = {
-    "reshape": "Reshape",
-    "transpose": "Transpose",
-    "concatenate": "Concatenate",
-    "stack": "Stack",
-    "split": "Split",
-    "expand_dims": "ExpandDims",
-    "squeeze": "Squeeze",
-    "take": "Take",
-    "strided_slice": "StridedSlice",
-    "broadcast_to": "BroadCastTo",
-    "zeros": "InitOp",
-    "ones": "InitOp",
-    "full": "Full",
-}
-
-
-def Tup(*fields: Type) -> TupleType:
-    return TupleType(tuple(fields))
-
-
 def tensor_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
     out = ref(op, attrs, *args)
     assert isinstance(out, np.ndarray)
     return out
-
-
-def assert_same(actual: Tensor, expected: object) -> None:
-    expected = np.asarray(expected, dtype=actual.dtype)
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected)
 
 
 def run_onnx(
@@ -394,22 +202,10 @@ def run_onnx(
     return result
 
 
-def ints(*values: int) -> Tensor:
-    return np.array(values, dtype=np.int64)
-
-
-dtypes = st.sampled_from(DTYPES)
-
-
 def shapes(
     min_rank: int = 0, max_rank: int = 4, min_dim: int = 0
 ) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(min_dim, 4), min_size=min_rank, max_size=max_rank).map(tuple)
-
-
-def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int = 5) -> Tensor:
-    values = np.random.default_rng(seed).integers(low, high, size=tuple(shape))
-    return values.astype(dtype)
 
 
 seeds = st.integers(0, 2**32 - 1)

@@ -9,9 +9,27 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
-from ops_helpers import m, n, of_family
+from ops_helpers import (
+    FAMILY,
+    FAST,
+    OPS_HERE,
+    a,
+    arange,
+    array,
+    assert_same,
+    dtypes,
+    ints,
+    m,
+    n,
+    of_family,
+    rand,
+    same_values,
+    seeds,
+    seeds32,
+    small_shapes,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -28,8 +46,8 @@ from relay.semantics.ops.index import (
     StridedSliceAttrs,
     TakeAttrs,
 )
-from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
+from relay.semantics.ops.registry import Attrs, RelationError, Tensor
+from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
 
 RNG = np.random.default_rng(7)
 
@@ -86,38 +104,12 @@ def same(actual: Tensor, expected: Tensor) -> None:
     np.testing.assert_array_equal(actual, expected)
 
 
-def a(values: object, dtype: str = "int64") -> Tensor:
-    return np.asarray(values, dtype=dtype)
-
-
 def one_hot(depth: int, axis: int = -1, dtype: str = "float32") -> OneHotAttrs:
     return OneHotAttrs.from_kwargs({"depth": depth, "axis": axis, "dtype": dtype})  # type: ignore[return-value]
 
 
 def std(shape: tuple[int, ...]) -> SparseToDenseAttrs:
     return SparseToDenseAttrs.from_kwargs({"output_shape": shape})  # type: ignore[return-value]
-
-
-OPS_HERE = {
-    "reverse": ("Reverse", OpPattern.INJECTIVE),
-    "tile": ("Tile", OpPattern.BROADCAST),
-    "repeat": ("Repeat", OpPattern.BROADCAST),
-    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
-    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
-    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
-    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
-    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
-    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
-    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
-    "einsum": ("Einsum", OpPattern.INJECTIVE),
-    "matrix_set_diag": ("MatrixSetDiag", OpPattern.INJECTIVE),
-    "trilu": ("trilu", OpPattern.ELEMWISE),
-    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
-    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
-}
-
-
-FAST = settings(max_examples=15, deadline=None)
 
 
 def ref_checked(op: str, attrs: Attrs | None, *args: object) -> Tensor:
@@ -136,43 +128,6 @@ def typ(a: object) -> Type:
         return TupleType(tuple(typ(f) for f in a))
     assert isinstance(a, np.ndarray)
     return T(a.shape, a.dtype.name)
-
-
-def same_values(actual: Tensor, expected: object) -> None:
-    e = np.asarray(expected, dtype=actual.dtype)
-    assert actual.shape == e.shape
-    np.testing.assert_array_equal(actual, e)
-
-
-def arange(*shape: int, dtype: str = "float32") -> Tensor:
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-
-
-small_shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
-
-
-seeds = st.integers(0, 2**16)
-
-
-def rand(shape: Sequence[int], seed: int, dtype: str = "float32") -> Tensor:
-    return np.random.default_rng(seed).integers(-5, 6, size=tuple(shape)).astype(dtype)
-
-
-FAMILY = {
-    "reshape": "Reshape",
-    "transpose": "Transpose",
-    "concatenate": "Concatenate",
-    "stack": "Stack",
-    "split": "Split",
-    "expand_dims": "ExpandDims",
-    "squeeze": "Squeeze",
-    "take": "Take",
-    "strided_slice": "StridedSlice",
-    "broadcast_to": "BroadCastTo",
-    "zeros": "InitOp",
-    "ones": "InitOp",
-    "full": "Full",
-}
 
 
 def shape_of(op: str, attrs: Attrs | None, *args: Type) -> tuple[Dim, ...]:
@@ -201,12 +156,6 @@ def slice_attrs(
         slice_mode=slice_mode,
         axes=None if axes is None else tuple(axes),
     )
-
-
-def assert_same(actual: Tensor, expected: object) -> None:
-    expected = np.asarray(expected, dtype=actual.dtype)
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected)
 
 
 def run_onnx(
@@ -250,28 +199,13 @@ def randn(*shape: int, dtype: str = "float32") -> Tensor:
     return RNG_NORMAL.standard_normal(shape).astype(dtype)
 
 
-def ints(*values: int) -> Tensor:
-    return np.array(values, dtype=np.int64)
-
-
 INDEX_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
-dtypes = st.sampled_from(DTYPES)
 
 
 def shapes(
     min_rank: int = 0, max_rank: int = 4, min_dim: int = 0
 ) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(min_dim, 4), min_size=min_rank, max_size=max_rank).map(tuple)
-
-
-def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int = 5) -> Tensor:
-    values = np.random.default_rng(seed).integers(low, high, size=tuple(shape))
-    return values.astype(dtype)
-
-
-seeds32 = st.integers(0, 2**32 - 1)
 
 
 def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:

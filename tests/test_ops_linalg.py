@@ -7,37 +7,16 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import n, of_family
+from ops_helpers import FAST, OPS_HERE, Tup, arange, n, of_family, rand, seeds
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
-from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
+from relay.semantics.ops.registry import Attrs, RelationError, Tensor
 from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
-
-OPS_HERE = {
-    "reverse": ("Reverse", OpPattern.INJECTIVE),
-    "tile": ("Tile", OpPattern.BROADCAST),
-    "repeat": ("Repeat", OpPattern.BROADCAST),
-    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
-    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
-    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
-    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
-    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
-    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
-    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
-    "einsum": ("Einsum", OpPattern.INJECTIVE),
-    "matrix_set_diag": ("MatrixSetDiag", OpPattern.INJECTIVE),
-    "trilu": ("trilu", OpPattern.ELEMWISE),
-    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
-    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
-}
-
-
-FAST = settings(max_examples=15, deadline=None)
 
 
 def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
@@ -74,23 +53,8 @@ def same(actual: Tensor, expected: object) -> None:
     np.testing.assert_array_equal(actual, e)
 
 
-def arange(*shape: int, dtype: str = "float32") -> Tensor:
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-
-
-seeds = st.integers(0, 2**16)
-
-
-def rand(shape: Sequence[int], seed: int, dtype: str = "float32") -> Tensor:
-    return np.random.default_rng(seed).integers(-5, 6, size=tuple(shape)).astype(dtype)
-
-
 def ein(eq: str) -> EinsumAttrs:
     return EinsumAttrs(equation=eq)
-
-
-def Tup(*fields: Type) -> TupleType:
-    return TupleType(tuple(fields))
 
 
 def msd(k1: int = 0, k2: int = 0, sup: bool = True, sub: bool = False) -> MatrixSetDiagAttrs:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -11,14 +11,47 @@ import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
-from onnx import helper
-from ops_helpers import FLOATS, NUMERIC, Array, m, n, of_family, w
+from ops_helpers import (
+    _ONNX_TYPES,
+    FLOATS,
+    NAMES,
+    UNARY_ANY,
+    Array,
+    T,
+    _valid_call,
+    m,
+    n,
+    of_family,
+    relate,
+    same,
+    t,
+    w,
+)
+from ops_nn_helpers import (
+    ALL,
+    GROUP,
+    NO_UNITS,
+    ONE_PAD,
+    RESIZE,
+    RNG_SEED,
+    RNG_SEED_2,
+    SEED_RANGE,
+    SEEDS,
+    V3,
+    Avg,
+    Conv,
+    Max,
+    W,
+    X,
+    normal,
+    random,
+    run_onnx_node,
+    shapes,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, Attrs, OpPattern, lookup
-from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
+from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.image import Resize2DAttrs
 from relay.semantics.ops.nn.activation import (
     LeakyReluAttrs,
@@ -29,7 +62,6 @@ from relay.semantics.ops.nn.activation import (
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
-    Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
 )
@@ -47,11 +79,9 @@ from relay.semantics.ops.nn.norm import (
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
-    AvgPool2DAttrs,
     AvgPool3DAttrs,
     GlobalPool2DAttrs,
     MaxPool1DAttrs,
-    MaxPool2DAttrs,
     MaxPool3DAttrs,
 )
 from relay.semantics.ops.nn.shape import (
@@ -63,67 +93,7 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
-
-NAMES: tuple[str, ...] = (
-    "negative",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "round",
-    "logical_not",
-    "nn.relu",
-    "zeros_like",
-    "ones_like",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "mod",
-    "floor_mod",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "clip",
-    "cast",
-    "nn.leaky_relu",
-    "where",
-    "full_like",
-)
-
-
-UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
-
-
-UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")
-
-
-DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
-
-
-def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
-    return TensorType(shape, dtype)
-
-
-def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    relation = OPS[name].relation
-    assert relation is not None
-    return relation(types, attrs)
+from relay.semantics.syntax import ANY, DTYPES, TensorType, TupleType, Type
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
@@ -139,30 +109,7 @@ def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
     return pytest.raises(error, match=re.escape(text))
 
 
-def same(actual: Array, expected: Array) -> None:
-    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected, strict=True)
-    if actual.dtype.kind == "f":
-        numbers = ~np.isnan(expected)
-        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
-
-
 onnx = pytest.importorskip("onnx")
-
-
-_ONNX_TYPES = {
-    "bool": 9,
-    "int8": 3,
-    "int16": 5,
-    "int32": 6,
-    "int64": 7,
-    "uint8": 2,
-    "float16": 10,
-    "float32": 1,
-    "float64": 11,
-}
 
 
 def run_onnx_node_typed(
@@ -200,119 +147,8 @@ def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4
 
 _ONNX_UNARY: list[tuple[str, str, tuple[float, float], float]] = [
     # name, ONNX op, input range, relative tolerance (0: exact)
-    ("negative", "Neg", (-9, 9), 0),
-    ("abs", "Abs", (-9, 9), 0),
-    ("floor", "Floor", (-9, 9), 0),
-    ("ceil", "Ceil", (-9, 9), 0),
     ("nn.relu", "Relu", (-9, 9), 0),
-    ("sqrt", "Sqrt", (0, 9), 1e-7),
-    ("exp", "Exp", (-9, 9), 2e-6),
-    ("log", "Log", (0.01, 9), 2e-6),
-    ("tanh", "Tanh", (-9, 9), 2e-6),
-    ("sigmoid", "Sigmoid", (-9, 9), 2e-6),
 ]
-
-
-_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
-
-
-def _element_range(
-    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
-) -> st.SearchStrategy[Any]:
-    """Small values of ``dtype`` that keep every op of the family clear of overflow."""
-    if dtype == "bool":
-        return st.just(True) if nonzero else st.booleans()
-    if dtype.startswith(("int", "uint")):
-        low = 0 if dtype.startswith("uint") or nonnegative else -3
-        values = st.integers(low, 3)
-        return values.filter(bool) if nonzero else values
-    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
-
-
-@st.composite
-def _broadcastable(draw: st.DrawFn, base: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape that broadcasts to ``base``: a suffix of it, some dimensions replaced by 1."""
-    rank = draw(st.integers(0, len(base)))
-    return tuple(draw(st.sampled_from((d, 1))) for d in base[len(base) - rank :])
-
-
-def _array(draw: st.DrawFn, dtype: str, shape: tuple[int, ...], **kinds: bool) -> Array:
-    return draw(hnp.arrays(np.dtype(dtype), shape, elements=_element_range(dtype, **kinds)))
-
-
-def _attrs_for(draw: st.DrawFn, name: str, dtype: str) -> Attrs | None:
-    if name == "cast":
-        return CastAttrs(draw(st.sampled_from(DTYPES)))
-    bound = _element_range("float64" if _is_float(dtype) else dtype, nonnegative=True)
-    if name == "clip":
-        low, high = sorted([float(draw(bound)), float(draw(bound))])
-        return ClipAttrs(low, high)
-    if name == "nn.leaky_relu":
-        return LeakyReluAttrs(float(draw(bound)))
-    return None
-
-
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
-
-
-def accepted_dtypes(name: str) -> tuple[str, ...]:
-    """The dtypes an op's operands may have."""
-    if name in UNARY_FLOAT or name == "power":
-        return FLOATS
-    if name in ("logical_and", "logical_or", "logical_not"):
-        return ("bool",)
-    return DTYPES
-
-
-@st.composite
-def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | None]:
-    """Arguments and attributes that the relation of ``name`` accepts and that stay defined."""
-    op = OPS[name]
-    dtype = draw(st.sampled_from(accepted_dtypes(name)))
-    base = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
-    attrs = _attrs_for(draw, name, dtype)
-    target = attrs.dtype if isinstance(attrs, CastAttrs) else dtype
-    # Values that keep clear of the undefined cases: no zero divisors, no negative unsigned
-    # results, no negative floats cast to unsigned.
-    unsigned_target = target.startswith("uint") or target == "bool"
-    args: list[Array]
-    if op.inputs == ("lhs", "rhs"):
-        lhs = _array(draw, dtype, draw(_broadcastable(base)), nonnegative=name == "subtract")
-        rhs_kinds = {"nonzero": name in DIVISIONS, "nonnegative": name == "subtract"}
-        rhs = _array(draw, dtype, draw(_broadcastable(base)), **rhs_kinds)
-        if name == "subtract" and dtype.startswith("uint"):
-            lhs, rhs = np.maximum(lhs, rhs), np.minimum(lhs, rhs)
-        args = [lhs, rhs]
-    elif name == "where":
-        condition_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, condition_dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-        ]
-    elif name == "full_like":
-        fill_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, dtype, base),
-            _array(draw, fill_dtype, (), nonnegative=dtype.startswith("uint")),
-        ]
-    else:
-        nonnegative = (name == "negative" and dtype in ("uint32", "uint64")) or (
-            unsigned_target and name == "cast"
-        )
-        data = _array(draw, dtype, base, nonnegative=nonnegative)
-        if name == "negative" and dtype in ("uint32", "uint64"):
-            data = np.zeros_like(data)
-        args = [data]
-    return tuple(args), attrs
-
-
-ALL = ("bool", *NUMERIC)
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
@@ -325,38 +161,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
-
-
-def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
-    """Floats from a normal distribution; integers small enough that no sum here overflows."""
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.startswith("uint"):
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-2, 3, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attrs)
-    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
-    return out
 
 
 def assert_agrees(
@@ -376,37 +180,10 @@ def assert_agrees(
         pairs = list(zip(predicted.fields, result, strict=True))
     else:
         pairs = [(predicted, result)]
-    for t, value in pairs:
-        assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
-        assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
-        assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
-
-
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-V3 = T(3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
+    for expected, value in pairs:
+        assert isinstance(expected, TensorType) and isinstance(value, np.ndarray)
+        assert value.shape == expected.shape, (name, attrs, value.shape, expected.shape)
+        assert str(value.dtype) == expected.dtype, (name, attrs, value.dtype, expected.dtype)
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
@@ -569,54 +346,6 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
     ("nn.log_softmax", (T(2, 3),), SoftmaxAttrs(axis=-3), "axis=-3 is out of range"),
     ("nn.dropout", (TupleType(()),), DropoutAttrs(), "expected a tensor for data"),
 ]
-
-
-RNG_SEED = 20240607
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
-
-
-GROUP = {
-    # op: (relation name, ONNX op or independent check, pattern)
-    "nn.conv1d": ("Conv1D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv3d": ("Conv3D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv1d_transpose": (
-        "Conv1DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.conv2d_transpose": (
-        "Conv2DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
-    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.adaptive_avg_pool2d": (
-        "AdaptiveAvgPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.adaptive_max_pool2d": (
-        "AdaptiveMaxPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.global_max_pool2d": (
-        "GlobalMaxPool2D",
-        "onnxruntime:GlobalMaxPool",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-}
 
 
 def assert_agrees_tensor(
@@ -799,9 +528,6 @@ REJECTED += [
 ]
 
 
-RNG_SEED_2 = 20240611
-
-
 def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     op = lookup(name)
     assert op is not None and op.reference is not None
@@ -811,13 +537,6 @@ def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
     assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
     return out
-
-
-def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
-    return rng.standard_normal(shape).astype(dtype)
-
-
-RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
 
 
 REJECTED += [
@@ -1043,9 +762,6 @@ REJECTED += [
     ),
     ("image.resize2d", (T(1, 4, 4),), Resize2DAttrs(**RESIZE), "expected 4-D data"),
 ]
-
-
-SEED_RANGE = range(3)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

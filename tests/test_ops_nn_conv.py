@@ -7,12 +7,27 @@ import re
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import helper
-from ops_helpers import FLOATS, INTS, NUMERIC, Array, h, n, of_family, w
+from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family, w
+from ops_nn_helpers import (
+    ALL,
+    NO_UNITS,
+    ONE_PAD,
+    RNG_SEED,
+    RNG_SEED_2,
+    SEEDS,
+    V3,
+    Avg,
+    Conv,
+    Max,
+    W,
+    X,
+    pick,
+    random,
+    run_onnx_node,
+)
 
 import relay
 from relay.oracles.onnx_peer import onnx_run
@@ -31,16 +46,14 @@ from relay.semantics.ops.nn.norm import BatchNormAttrs, DropoutAttrs
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
-    AvgPool2DAttrs,
     AvgPool3DAttrs,
     GlobalPool2DAttrs,
     MaxPool1DAttrs,
-    MaxPool2DAttrs,
     MaxPool3DAttrs,
 )
 from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
+from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 NN_OPS = (
     "nn.softmax",
@@ -58,13 +71,6 @@ NN_OPS = (
 )
 
 
-ALL = ("bool", *NUMERIC)
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
     op = lookup(name)
     assert op is not None and op.relation is not None
@@ -75,38 +81,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
-
-
-def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
-    """Floats from a normal distribution; integers small enough that no sum here overflows."""
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.startswith("uint"):
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-2, 3, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attrs)
-    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
-    return out
 
 
 def assert_agrees(
@@ -134,33 +108,6 @@ def assert_agrees(
 
 def conv(data: TensorType, weight: TensorType, **attrs: Any) -> Type:
     return rel("nn.conv2d", data, weight, attrs=Conv2DAttrs(**attrs))
-
-
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-V3 = T(3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
@@ -325,9 +272,6 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
 ]
 
 
-RNG_SEED = 20240607
-
-
 def conv_direct(
     x: Array,
     wt: Array,
@@ -382,13 +326,6 @@ GROUPED_CASES = [
     # depthwise with a channel multiplier: TVM's (C, m, kh, kw) is ONNX's (C*m, 1, kh, kw)
     ((1, 3, 5, 6), (3, 2, 3, 3), {"groups": 3, "channels": 6, "kernel_size": (3, 3)}),
 ]
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
-    return draw(st.sampled_from(values))
 
 
 @st.composite
@@ -670,9 +607,6 @@ REJECTED += [
     ("nn.adaptive_max_pool2d", (T(4),), AdaptivePool2DAttrs(), "rank at least 2"),
     ("nn.global_max_pool2d", (T(1, 2, 3),), GlobalPool2DAttrs(), "has 4 axes but"),
 ]
-
-
-RNG_SEED_2 = 20240611
 
 
 def conv_direct_nd(

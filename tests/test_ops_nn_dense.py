@@ -6,21 +6,36 @@ import itertools
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import helper
-from ops_helpers import FLOATS, INTS, NUMERIC, Array, h, n, of_family
+from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family
+from ops_nn_helpers import (
+    ALL,
+    GROUP,
+    NO_UNITS,
+    ONE_PAD,
+    RNG_SEED,
+    RNG_SEED_2,
+    SEEDS,
+    V3,
+    Avg,
+    Conv,
+    Max,
+    W,
+    X,
+    random,
+    run_onnx_node,
+    shapes,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, OpPattern, lookup
+from relay.semantics.ops import OPS, lookup
 from relay.semantics.ops.nn.activation import PReluAttrs, SoftmaxAttrs
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
-    Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
 )
@@ -29,22 +44,14 @@ from relay.semantics.ops.nn.norm import BatchNormAttrs, DropoutAttrs
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
-    AvgPool2DAttrs,
     AvgPool3DAttrs,
     GlobalPool2DAttrs,
     MaxPool1DAttrs,
-    MaxPool2DAttrs,
     MaxPool3DAttrs,
 )
 from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
-
-ALL = ("bool", *NUMERIC)
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
+from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
@@ -57,38 +64,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
-
-
-def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
-    """Floats from a normal distribution; integers small enough that no sum here overflows."""
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.startswith("uint"):
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-2, 3, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attrs)
-    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
-    return out
 
 
 def assert_agrees(
@@ -116,33 +91,6 @@ def assert_agrees(
 
 def dense(data: TensorType, weight: TensorType, units: int | None = None, out: str = "") -> Type:
     return rel("nn.dense", data, weight, attrs=DenseAttrs(units=units, out_dtype=out))
-
-
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-V3 = T(3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
@@ -307,9 +255,6 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
 ]
 
 
-RNG_SEED = 20240607
-
-
 def _bias_add_loop(data: Array, bias: Array, axis: int) -> Array:
     """``data[i] + bias[i[axis]]`` element by element, in Python arithmetic: binary64 for
     floats (one rounding to float32 is then exact rounding, as binary64 has the bits), exact
@@ -324,51 +269,6 @@ def _bias_add_loop(data: Array, bias: Array, axis: int) -> Array:
             total = (total - low) % 2**bits + low
         out[index] = total
     return out
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
-
-
-GROUP = {
-    # op: (relation name, ONNX op or independent check, pattern)
-    "nn.conv1d": ("Conv1D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv3d": ("Conv3D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv1d_transpose": (
-        "Conv1DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.conv2d_transpose": (
-        "Conv2DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
-    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.adaptive_avg_pool2d": (
-        "AdaptiveAvgPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.adaptive_max_pool2d": (
-        "AdaptiveMaxPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.global_max_pool2d": (
-        "GlobalMaxPool2D",
-        "onnxruntime:GlobalMaxPool",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-}
 
 
 def assert_agrees_tensor(
@@ -549,9 +449,6 @@ REJECTED += [
     ("nn.adaptive_max_pool2d", (T(4),), AdaptivePool2DAttrs(), "rank at least 2"),
     ("nn.global_max_pool2d", (T(1, 2, 3),), GlobalPool2DAttrs(), "has 4 axes but"),
 ]
-
-
-RNG_SEED_2 = 20240611
 
 
 def test_dense_relation() -> None:

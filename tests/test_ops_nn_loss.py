@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from ops_helpers import Array, n, of_family
+from ops_helpers import Array, T, n, of_family
+from ops_nn_helpers import RESIZE, V3, normal
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -30,11 +31,7 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, Type
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
+from relay.semantics.syntax import ANY, Type
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
@@ -52,16 +49,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
     assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
     return out
-
-
-def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
-    return rng.standard_normal(shape).astype(dtype)
-
-
-V3 = T(3)
-
-
-RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [

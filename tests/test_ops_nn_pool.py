@@ -5,21 +5,36 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import helper
-from ops_helpers import NUMERIC, Array, h, n, of_family, w
+from ops_helpers import Array, T, h, n, of_family, w
+from ops_nn_helpers import (
+    ALL,
+    GROUP,
+    NO_UNITS,
+    ONE_PAD,
+    RNG_SEED,
+    RNG_SEED_2,
+    SEEDS,
+    V3,
+    Avg,
+    Conv,
+    Max,
+    W,
+    X,
+    pick,
+    random,
+    run_onnx_node,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, OpPattern, lookup
+from relay.semantics.ops import OPS, lookup
 from relay.semantics.ops.nn.activation import PReluAttrs, SoftmaxAttrs
 from relay.semantics.ops.nn.conv import (
     Conv1DAttrs,
     Conv1DTransposeAttrs,
-    Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
 )
@@ -37,13 +52,7 @@ from relay.semantics.ops.nn.pool import (
 )
 from relay.semantics.ops.nn.shape import PadAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
-
-ALL = ("bool", *NUMERIC)
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
+from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
@@ -56,38 +65,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
-
-
-def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
-    """Floats from a normal distribution; integers small enough that no sum here overflows."""
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.startswith("uint"):
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-2, 3, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attrs)
-    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
-    return out
 
 
 def assert_agrees(
@@ -116,33 +93,6 @@ def assert_agrees(
 def pool(name: str, data: TensorType, **attrs: Any) -> Type:
     cls = MaxPool2DAttrs if name == "nn.max_pool2d" else AvgPool2DAttrs
     return rel(name, data, attrs=cls(**attrs))
-
-
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-V3 = T(3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
@@ -307,16 +257,6 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
 ]
 
 
-RNG_SEED = 20240607
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
-    return draw(st.sampled_from(values))
-
-
 @st.composite
 def pool_cases(draw: st.DrawFn, avg: bool) -> tuple[tuple[Array, ...], Attrs]:
     rng = np.random.default_rng(draw(SEEDS))
@@ -356,45 +296,6 @@ def agrees_unless_zero_count(name: str, args: tuple[Array, ...], attrs: Attrs) -
         assert_agrees(name, args, attrs)
     except UndefinedBehavior as e:  # only the ceil_mode + count_include_pad integer corner
         assert "zero element count" in str(e)
-
-
-GROUP = {
-    # op: (relation name, ONNX op or independent check, pattern)
-    "nn.conv1d": ("Conv1D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv3d": ("Conv3D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv1d_transpose": (
-        "Conv1DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.conv2d_transpose": (
-        "Conv2DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
-    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.adaptive_avg_pool2d": (
-        "AdaptiveAvgPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.adaptive_max_pool2d": (
-        "AdaptiveMaxPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.global_max_pool2d": (
-        "GlobalMaxPool2D",
-        "onnxruntime:GlobalMaxPool",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-}
 
 
 def assert_agrees_tensor(
@@ -575,9 +476,6 @@ REJECTED += [
     ("nn.adaptive_max_pool2d", (T(4),), AdaptivePool2DAttrs(), "rank at least 2"),
     ("nn.global_max_pool2d", (T(1, 2, 3),), GlobalPool2DAttrs(), "has 4 axes but"),
 ]
-
-
-RNG_SEED_2 = 20240611
 
 
 POOL1D_CASES = [

@@ -6,19 +6,36 @@ import itertools
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import helper
-from ops_helpers import INTS, NUMERIC, Array, h, n, of_family, w
+from ops_helpers import INTS, Array, T, h, n, of_family, w
+from ops_nn_helpers import (
+    ALL,
+    NO_UNITS,
+    ONE_PAD,
+    RESIZE,
+    RNG_SEED,
+    SEED_RANGE,
+    SEEDS,
+    V3,
+    Avg,
+    Conv,
+    Max,
+    W,
+    X,
+    normal,
+    pick,
+    random,
+    run_onnx_node,
+    shapes,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import lookup
 from relay.semantics.ops.image import Resize2DAttrs
 from relay.semantics.ops.nn.activation import SoftmaxAttrs
-from relay.semantics.ops.nn.conv import Conv2DAttrs
 from relay.semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
 from relay.semantics.ops.nn.loss import NLLLossAttrs
 from relay.semantics.ops.nn.norm import (
@@ -30,7 +47,7 @@ from relay.semantics.ops.nn.norm import (
     LayerNormAttrs,
     LRNAttrs,
 )
-from relay.semantics.ops.nn.pool import AvgPool2DAttrs, GlobalPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops.nn.pool import GlobalPool2DAttrs
 from relay.semantics.ops.nn.shape import (
     BatchToSpaceNDAttrs,
     MirrorPadAttrs,
@@ -40,13 +57,7 @@ from relay.semantics.ops.nn.shape import (
     UpSamplingAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
-
-ALL = ("bool", *NUMERIC)
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
+from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
@@ -59,38 +70,6 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
-
-
-def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
-    """Floats from a normal distribution; integers small enough that no sum here overflows."""
-    if dtype == "bool":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.startswith("uint"):
-        return rng.integers(0, 3, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-2, 3, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attrs)
-    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", elem, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
-    return out
 
 
 def assert_agrees(
@@ -114,33 +93,6 @@ def assert_agrees(
         assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
         assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
         assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
-
-
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-V3 = T(3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
@@ -305,19 +257,6 @@ REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
 ]
 
 
-RNG_SEED = 20240607
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
-    return draw(st.sampled_from(values))
-
-
-shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
-
-
 @st.composite
 def pad_cases(draw: st.DrawFn) -> tuple[tuple[Array, ...], Attrs]:
     rng = np.random.default_rng(draw(SEEDS))
@@ -353,13 +292,6 @@ def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
     assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
     return out
-
-
-def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
-    return rng.standard_normal(shape).astype(dtype)
-
-
-RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
 
 
 REJECTED += [
@@ -585,9 +517,6 @@ REJECTED += [
     ),
     ("image.resize2d", (T(1, 4, 4),), Resize2DAttrs(**RESIZE), "expected 4-D data"),
 ]
-
-
-SEED_RANGE = range(3)
 
 
 def _ort_resize(x: Array, size: tuple[int, int], method: str, mode: str, **kw: Any) -> Array:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import Array, n, of_family
+from ops_helpers import DYN_ALL, QNN, Array, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
@@ -27,24 +27,6 @@ from relay.semantics.ops.qnn import (
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.ops.shape import ConcatenateAttrs
 from relay.semantics.syntax import TensorType, TupleType, Type
-
-DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
-
-
-DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
-
-
-QNN = (
-    "qnn.quantize",
-    "qnn.dequantize",
-    "fixed_point_multiply",
-    "qnn.requantize",
-    "qnn.add",
-    "qnn.mul",
-    "qnn.concatenate",
-    "qnn.dense",
-    "qnn.conv2d",
-)
 
 
 def T(shape: tuple[Any, ...], dtype: str = "float32") -> TensorType:

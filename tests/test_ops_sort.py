@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from ops_helpers import n, of_family
+from ops_helpers import a, n, of_family
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
@@ -70,10 +70,6 @@ def same(actual: Tensor, expected: Tensor) -> None:
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     np.testing.assert_array_equal(actual, expected)
-
-
-def a(values: object, dtype: str = "int64") -> Tensor:
-    return np.asarray(values, dtype=dtype)
 
 
 def sort_attrs(axis: int = -1, ascend: bool = True) -> ArgsortAttrs:

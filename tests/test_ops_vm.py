@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ops_helpers import T
 
 import relay
 from relay.semantics.errors import RelayRuntimeError
@@ -16,14 +17,10 @@ from relay.semantics.ops import OPS, OpPattern, lookup
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.ops.shape import ShapeOfAttrs
 from relay.semantics.ops.vm import ReshapeTensorAttrs
-from relay.semantics.syntax import ANY, Dim, TensorType, Type, dim_symbol
+from relay.semantics.syntax import ANY, TensorType, Type, dim_symbol
 from relay.semantics.values import TensorValue
 
 n = dim_symbol("n")
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
 
 
 def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:

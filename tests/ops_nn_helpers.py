@@ -1,0 +1,146 @@
+"""Helpers shared by the ``nn`` and ``image`` operator tests (``tests/test_ops_nn_*.py``,
+``tests/test_ops_image.py``): ONNX runners, references, comparisons, tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+from hypothesis import strategies as st
+from onnx import helper
+from ops_helpers import NUMERIC, Array, T
+
+from relay.semantics.ops import OpPattern
+from relay.semantics.ops.nn.conv import Conv2DAttrs
+from relay.semantics.ops.nn.dense import DenseAttrs
+from relay.semantics.ops.nn.pool import AvgPool2DAttrs, MaxPool2DAttrs
+from relay.semantics.ops.nn.shape import PadAttrs
+
+
+def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
+    return rng.standard_normal(shape).astype(dtype)
+
+
+V3 = T(3)
+
+
+RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
+
+
+ALL = ("bool", *NUMERIC)
+
+
+def random(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> Array:
+    """Floats from a normal distribution; integers small enough that no sum here overflows."""
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.startswith("uint"):
+        return rng.integers(0, 3, shape).astype(dtype)
+    if dtype.startswith("int"):
+        return rng.integers(-2, 3, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: Any) -> Array:
+    """Run one ONNX node on ``inputs`` with onnxruntime and return its first output."""
+    names = [f"x{i}" for i in range(len(inputs))]
+    node = helper.make_node(op_type, names, ["y"], **attrs)
+    elem = helper.np_dtype_to_tensor_dtype(inputs[0].dtype)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+            for name, a in zip(names, inputs, strict=True)
+        ],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    out: Array = session.run(None, dict(zip(names, inputs, strict=True)))[0]
+    return out
+
+
+def Conv(**attrs: Any) -> Conv2DAttrs:
+    return Conv2DAttrs(**attrs)
+
+
+def Max(**attrs: Any) -> MaxPool2DAttrs:
+    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
+
+
+def Avg(**attrs: Any) -> AvgPool2DAttrs:
+    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
+
+
+X = T(1, 3, 8, 8)
+
+
+W = T(4, 3, 3, 3)
+
+
+NO_UNITS = DenseAttrs(units=None)
+
+
+ONE_PAD = PadAttrs(pad_width=((1, 1),))
+
+
+RNG_SEED = 20240607
+
+
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
+
+
+GROUP = {
+    # op: (relation name, ONNX op or independent check, pattern)
+    "nn.conv1d": ("Conv1D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.conv3d": ("Conv3D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.conv1d_transpose": (
+        "Conv1DTranspose",
+        "onnxruntime:ConvTranspose",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.conv2d_transpose": (
+        "Conv2DTranspose",
+        "onnxruntime:ConvTranspose",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
+    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.adaptive_avg_pool2d": (
+        "AdaptiveAvgPool2D",
+        "independent:direct loops over the output cells",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.adaptive_max_pool2d": (
+        "AdaptiveMaxPool2D",
+        "independent:direct loops over the output cells",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.global_max_pool2d": (
+        "GlobalMaxPool2D",
+        "onnxruntime:GlobalMaxPool",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+}
+
+
+RNG_SEED_2 = 20240611
+
+
+SEED_RANGE = range(3)
+
+
+def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
+    return draw(st.sampled_from(values))
