@@ -13,10 +13,6 @@ from onnx import helper
 from ops_helpers import NUMERIC, Array, T
 
 from relay.semantics.ops import OpPattern
-from relay.semantics.ops.nn.conv import Conv2DAttrs
-from relay.semantics.ops.nn.dense import DenseAttrs
-from relay.semantics.ops.nn.pool import AvgPool2DAttrs, MaxPool2DAttrs
-from relay.semantics.ops.nn.shape import PadAttrs
 
 
 def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
@@ -24,9 +20,6 @@ def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Arr
 
 
 V3 = T(3)
-
-
-RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
 
 
 ALL = ("bool", *NUMERIC)
@@ -64,28 +57,7 @@ def run_onnx_node(op_type: str, inputs: list[Array], opset: int = 17, **attrs: A
     return out
 
 
-def Conv(**attrs: Any) -> Conv2DAttrs:
-    return Conv2DAttrs(**attrs)
-
-
-def Max(**attrs: Any) -> MaxPool2DAttrs:
-    return MaxPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
-def Avg(**attrs: Any) -> AvgPool2DAttrs:
-    return AvgPool2DAttrs(**{"pool_size": (2, 2), **attrs})
-
-
 X = T(1, 3, 8, 8)
-
-
-W = T(4, 3, 3, 3)
-
-
-NO_UNITS = DenseAttrs(units=None)
-
-
-ONE_PAD = PadAttrs(pad_width=((1, 1),))
 
 
 RNG_SEED = 20240607
