@@ -13,7 +13,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from relay.semantics.ops import OPS, Attrs
+from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
 from relay.semantics.ops.registry import OpPattern, Tensor
@@ -402,3 +402,15 @@ def rand(shape: Sequence[int], seed: int, dtype: str = "float32") -> Tensor:
 
 
 seeds32 = st.integers(0, 2**32 - 1)
+
+
+def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
+    op = lookup(name)
+    assert op is not None and op.relation is not None
+    return op.relation(types, attrs)
+
+
+def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
+    op = lookup(name)
+    assert op is not None and op.reference is not None
+    return op.reference(args, attrs)

@@ -8,11 +8,14 @@ from typing import Any
 
 import numpy as np
 import onnxruntime as ort
+import pytest
 from hypothesis import strategies as st
 from onnx import helper
-from ops_helpers import NUMERIC, Array, T
+from ops_helpers import NUMERIC, Array, T, ref, rel
 
-from relay.semantics.ops import OpPattern
+from relay.semantics.errors import UndefinedBehavior
+from relay.semantics.ops import Attrs, OpPattern, lookup
+from relay.semantics.syntax import TensorType, TupleType
 
 
 def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
@@ -116,3 +119,54 @@ SEED_RANGE = range(3)
 
 def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
     return draw(st.sampled_from(values))
+
+
+def assert_agrees_tensor(
+    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
+) -> Array | None:
+    """The reference's dtype and shape are what the relation predicts (or, for a case the
+    spec leaves undefined, the relation accepts it and the reference says so)."""
+    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
+    if not defined:
+        with pytest.raises(UndefinedBehavior):
+            ref(name, *args, attrs=attrs)
+        return None
+    result = ref(name, *args, attrs=attrs)
+    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
+    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
+    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
+    return result
+
+
+def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
+    op = lookup(name)
+    assert op is not None and op.reference is not None
+    out = op.reference(args, attrs)
+    assert isinstance(out, np.ndarray)
+    # The reference's type is the one the relation predicts.
+    predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
+    assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
+    return out
+
+
+def assert_agrees(
+    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
+) -> None:
+    """The reference's dtype and shape are those the relation predicts (or, for a case the
+    spec leaves undefined, the relation accepts it and the reference says so)."""
+    types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
+    predicted = rel(name, *types, attrs=attrs)
+    if not defined:
+        with pytest.raises(UndefinedBehavior):
+            ref(name, *args, attrs=attrs)
+        return
+    result = ref(name, *args, attrs=attrs)
+    if isinstance(predicted, TupleType):
+        assert isinstance(result, tuple) and len(result) == len(predicted.fields)
+        pairs = list(zip(predicted.fields, result, strict=True))
+    else:
+        pairs = [(predicted, result)]
+    for t, value in pairs:
+        assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
+        assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
+        assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ops_helpers import Array, T, of_family
+from ops_helpers import Array, T, of_family, rel
 from ops_nn_helpers import normal
 
 from relay.oracles.onnx_peer import onnx_run
@@ -18,12 +18,6 @@ from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import Type
 
 RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
 
 
 def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Array:

@@ -22,6 +22,8 @@ from ops_helpers import (
     m,
     n,
     of_family,
+    ref,
+    rel,
     relate,
     same,
     t,
@@ -34,15 +36,18 @@ from ops_nn_helpers import (
     RNG_SEED_2,
     SEED_RANGE,
     SEEDS,
+    assert_agrees,
+    assert_agrees_tensor,
     normal,
     random,
+    ref_checked,
     run_onnx_node,
     shapes,
 )
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, Attrs, lookup
+from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.nn.activation import (
     LeakyReluAttrs,
     PReluAttrs,
@@ -50,7 +55,7 @@ from relay.semantics.ops.nn.activation import (
     fast_exp_float32,
 )
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, TensorType, TupleType, Type
+from relay.semantics.syntax import ANY, DTYPES, TensorType, Type
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
@@ -106,69 +111,6 @@ _ONNX_UNARY: list[tuple[str, str, tuple[float, float], float]] = [
     # name, ONNX op, input range, relative tolerance (0: exact)
     ("nn.relu", "Relu", (-9, 9), 0),
 ]
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> None:
-    """The reference's dtype and shape are those the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
-    predicted = rel(name, *types, attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return
-    result = ref(name, *args, attrs=attrs)
-    if isinstance(predicted, TupleType):
-        assert isinstance(result, tuple) and len(result) == len(predicted.fields)
-        pairs = list(zip(predicted.fields, result, strict=True))
-    else:
-        pairs = [(predicted, result)]
-    for expected, value in pairs:
-        assert isinstance(expected, TensorType) and isinstance(value, np.ndarray)
-        assert value.shape == expected.shape, (name, attrs, value.shape, expected.shape)
-        assert str(value.dtype) == expected.dtype, (name, attrs, value.dtype, expected.dtype)
-
-
-def assert_agrees_tensor(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> Array | None:
-    """The reference's dtype and shape are what the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return None
-    result = ref(name, *args, attrs=attrs)
-    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
-    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
-    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
-    return result
-
-
-def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    # The reference's type is the one the relation predicts.
-    predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
-    assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
-    return out
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family
+from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family, ref, rel
 from ops_nn_helpers import (
     ALL,
     GROUP,
@@ -17,6 +16,8 @@ from ops_nn_helpers import (
     RNG_SEED_2,
     SEEDS,
     V3,
+    assert_agrees,
+    assert_agrees_tensor,
     random,
     run_onnx_node,
     shapes,
@@ -24,48 +25,13 @@ from ops_nn_helpers import (
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, lookup
+from relay.semantics.ops import OPS
 from relay.semantics.ops.nn.activation import PReluAttrs
 from relay.semantics.ops.nn.dense import BatchMatmulAttrs, BiasAddAttrs, DenseAttrs, MatmulAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, TensorType, TupleType, Type
+from relay.semantics.syntax import ANY, TensorType, Type
 
 NO_UNITS = DenseAttrs(units=None)
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> None:
-    """The reference's dtype and shape are those the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
-    predicted = rel(name, *types, attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return
-    result = ref(name, *args, attrs=attrs)
-    if isinstance(predicted, TupleType):
-        assert isinstance(result, tuple) and len(result) == len(predicted.fields)
-        pairs = list(zip(predicted.fields, result, strict=True))
-    else:
-        pairs = [(predicted, result)]
-    for t, value in pairs:
-        assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
-        assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
-        assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
 
 
 def dense(data: TensorType, weight: TensorType, units: int | None = None, out: str = "") -> Type:
@@ -86,23 +52,6 @@ def _bias_add_loop(data: Array, bias: Array, axis: int) -> Array:
             total = (total - low) % 2**bits + low
         out[index] = total
     return out
-
-
-def assert_agrees_tensor(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> Array | None:
-    """The reference's dtype and shape are what the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return None
-    result = ref(name, *args, attrs=attrs)
-    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
-    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
-    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
-    return result
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from ops_helpers import Array, T, n, of_family
+from ops_helpers import Array, T, n, of_family, rel
 from ops_nn_helpers import normal
 
 from relay.oracles.onnx_peer import onnx_run
@@ -16,12 +16,6 @@ from relay.semantics.ops import lookup
 from relay.semantics.ops.nn.loss import NLLLossAttrs
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import ANY, Type
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
 
 
 def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Array:

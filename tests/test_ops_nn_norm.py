@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import FLOATS, Array, T, h, n, of_family
+from ops_helpers import FLOATS, T, h, n, of_family, ref, rel
 from ops_nn_helpers import (
     ALL,
     RNG_SEED,
     SEED_RANGE,
     SEEDS,
     V3,
+    assert_agrees,
     normal,
     random,
+    ref_checked,
     run_onnx_node,
     shapes,
 )
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, OpPattern, lookup
+from relay.semantics.ops import OPS, OpPattern
 from relay.semantics.ops.nn.activation import SoftmaxAttrs
 from relay.semantics.ops.nn.norm import (
     BatchNormAttrs,
@@ -36,43 +37,7 @@ from relay.semantics.ops.nn.norm import (
     LRNAttrs,
 )
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import ANY, TensorType, TupleType, Type, dim_symbol
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> None:
-    """The reference's dtype and shape are those the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
-    predicted = rel(name, *types, attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return
-    result = ref(name, *args, attrs=attrs)
-    if isinstance(predicted, TupleType):
-        assert isinstance(result, tuple) and len(result) == len(predicted.fields)
-        pairs = list(zip(predicted.fields, result, strict=True))
-    else:
-        pairs = [(predicted, result)]
-    for t, value in pairs:
-        assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
-        assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
-        assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
-
+from relay.semantics.syntax import ANY, TupleType, Type, dim_symbol
 
 GROUP = {
     "nn.layer_norm": ("LayerNorm", OpPattern.OPAQUE),
@@ -91,17 +56,6 @@ GROUP = {
     "nn.batch_to_space_nd": ("BatchToSpaceND", OpPattern.INJECTIVE),
     "image.resize2d": ("Resize2D", OpPattern.INJECTIVE),
 }
-
-
-def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    # The reference's type is the one the relation predicts.
-    predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
-    assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
-    return out
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [

@@ -9,22 +9,23 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import INTS, Array, T, h, n, of_family, w
+from ops_helpers import INTS, Array, T, h, n, of_family, ref, rel, w
 from ops_nn_helpers import (
     ALL,
     RNG_SEED,
     SEED_RANGE,
     SEEDS,
+    assert_agrees,
     normal,
     pick,
     random,
+    ref_checked,
     run_onnx_node,
     shapes,
 )
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import lookup
 from relay.semantics.ops.image import Resize2DAttrs
 from relay.semantics.ops.nn.norm import (
     DropoutAttrs,
@@ -41,41 +42,6 @@ from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.syntax import ANY, TensorType, TupleType, Type
 
 ONE_PAD = PadAttrs(pad_width=((1, 1),))
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> None:
-    """The reference's dtype and shape are those the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    types = tuple(TensorType(a.shape, str(a.dtype)) for a in args)
-    predicted = rel(name, *types, attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return
-    result = ref(name, *args, attrs=attrs)
-    if isinstance(predicted, TupleType):
-        assert isinstance(result, tuple) and len(result) == len(predicted.fields)
-        pairs = list(zip(predicted.fields, result, strict=True))
-    else:
-        pairs = [(predicted, result)]
-    for t, value in pairs:
-        assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
-        assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
-        assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
 
 
 @st.composite
@@ -102,17 +68,6 @@ def pad_cases(draw: st.DrawFn) -> tuple[tuple[Array, ...], Attrs]:
         value = np.abs(np.round(value))  # a cast in range
     data = random(rng, tuple(shape), dtype)
     return (data, value), PadAttrs(pad_width=tuple(widths), pad_mode=mode)
-
-
-def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    # The reference's type is the one the relation predicts.
-    predicted = rel(name, *(T(*a.shape, dtype=str(a.dtype)) for a in args), attrs=attrs)
-    assert predicted == T(*out.shape, dtype=str(out.dtype)), (predicted, out.shape, out.dtype)
-    return out
 
 
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [

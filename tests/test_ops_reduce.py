@@ -18,7 +18,7 @@ import relay
 from relay.oracles.compare import compare_arrays
 from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, Attrs, lookup
+from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
 )
@@ -27,7 +27,7 @@ from relay.semantics.ops.registry import RelationError
 from relay.semantics.syntax import ANY, DTYPES, TensorType, TupleType, Type, dim_symbol
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import _CALLS, Array, n, of_family, raises, relate, run, same, t
+from ops_helpers import _CALLS, Array, n, of_family, raises, ref, rel, relate, run, same, t
 
 RNG = np.random.default_rng(20241129)
 
@@ -41,18 +41,6 @@ def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4
 
 
 onnx_peer = pytest.importorskip("relay.oracles.onnx_peer")
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
 
 
 def assert_agrees(
