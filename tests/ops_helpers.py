@@ -202,6 +202,31 @@ _ONNX_TYPES = {
 _FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
 
 
+def run_onnx_node_typed(
+    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
+) -> Array:
+    """Run one ONNX node on ``inputs`` with onnxruntime (the test is skipped where onnx or
+    onnxruntime is not installed)."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    helper = onnx.helper
+    names = [f"x{i}" for i in range(len(inputs))]
+    node = helper.make_node(op_type, names, ["y"], **attributes)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
+            for name, a in zip(names, inputs, strict=True)
+        ],
+        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
+    return np.asarray(out)
+
+
 def _element_range(
     dtype: str, *, nonzero: bool = False, nonnegative: bool = False
 ) -> st.SearchStrategy[Any]:

@@ -21,7 +21,6 @@ from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType
 pytest.importorskip("onnxruntime")
 from ops_helpers import (
     _CALLS,
-    _ONNX_TYPES,
     ARITHMETIC,
     BITWISE,
     COMPARISONS,
@@ -42,6 +41,7 @@ from ops_helpers import (
     same,
     t,
 )
+from ops_helpers import run_onnx_node_typed as onnx_run
 
 RNG = np.random.default_rng(20241129)
 
@@ -66,30 +66,7 @@ def close(actual: Array, expected: Array) -> None:
     assert mismatch is None, mismatch
 
 
-ort = pytest.importorskip("onnxruntime")
-
-
-onnx = pytest.importorskip("onnx")
-
-
-def onnx_run(op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime."""
-    helper = onnx.helper
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attributes)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
-    return np.asarray(out)
+pytest.importorskip("onnx")
 
 
 _ONNX_BINARY: list[tuple[str, str, tuple[str, ...], dict[str, Any]]] = [

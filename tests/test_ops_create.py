@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import (
-    _ONNX_TYPES,
     FAMILY,
     NAMES,
     UNARY_ANY,
@@ -31,6 +30,7 @@ from ops_helpers import (
     n,
     of_family,
     relate,
+    run_onnx_node_typed,
     same,
     t,
 )
@@ -60,28 +60,6 @@ ort = pytest.importorskip("onnxruntime")
 
 
 onnx = pytest.importorskip("onnx")
-
-
-def run_onnx_node_typed(
-    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
-) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime."""
-    helper = onnx.helper
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attributes)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
-    return np.asarray(out)
 
 
 RNG = np.random.default_rng(20240518)

@@ -56,6 +56,7 @@ from ops_helpers import (
     raises,
     relate,
     run,
+    run_onnx_node_typed,
     same,
     t,
 )
@@ -209,32 +210,7 @@ def _policy_ulps(expected: Array, actual: Array) -> float:
     return float(np.max(np.abs(a - e) / scale) / np.finfo(np.float32).eps)
 
 
-ort = pytest.importorskip("onnxruntime")
-
-
-onnx = pytest.importorskip("onnx")
-
-
-def run_onnx_node_typed(
-    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
-) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime."""
-    helper = onnx.helper
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attributes)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
-    return np.asarray(out)
+pytest.importorskip("onnx")
 
 
 _ONNX_UNARY: list[tuple[str, str, tuple[float, float], float]] = [

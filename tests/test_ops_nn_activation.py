@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import (
-    _ONNX_TYPES,
     FLOATS,
     NAMES,
     UNARY_ANY,
@@ -25,6 +22,7 @@ from ops_helpers import (
     ref,
     rel,
     relate,
+    run_onnx_node_typed,
     same,
     t,
     w,
@@ -71,29 +69,7 @@ def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
     return pytest.raises(error, match=re.escape(text))
 
 
-onnx = pytest.importorskip("onnx")
-
-
-def run_onnx_node_typed(
-    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
-) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime."""
-    helper = onnx.helper
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attributes)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
-    return np.asarray(out)
+pytest.importorskip("onnx")
 
 
 RNG = np.random.default_rng(20240518)
