@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
-from relay.semantics.ops.registry import OpPattern, Tensor
+from relay.semantics.ops.registry import OpPattern, RelationError, Tensor
 from relay.semantics.syntax import DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
 
 C = TypeVar("C")
@@ -439,3 +439,96 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
     op = lookup(name)
     assert op is not None and op.reference is not None
     return op.reference(args, attrs)
+
+
+def tensor_t(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
+    return TensorType(tuple(shape), dtype)
+
+
+def op_rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
+    relation = OPS[op].relation
+    assert relation is not None
+    return relation(tuple(args), attrs)
+
+
+def op_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor | tuple[Tensor, ...]:
+    reference = OPS[op].reference
+    assert reference is not None
+    return reference(tuple(args), attrs)  # type: ignore[arg-type]
+
+
+def tref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
+    out = op_ref(op, attrs, *args)
+    assert not isinstance(out, tuple)
+    return out
+
+
+def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
+    with pytest.raises(RelationError, match=message):
+        op_rel(op, attrs, *args)
+
+
+def tensor_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
+    out = op_ref(op, attrs, *args)
+    assert isinstance(out, np.ndarray)
+    return out
+
+
+def run_onnx(
+    op_type: str,
+    inputs: Sequence[Tensor],
+    outputs: int = 1,
+    opset: int = 17,
+    **attributes: Any,
+) -> list[Tensor]:
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import helper
+
+    names = [f"x{i}" for i in range(len(inputs))]
+    out_names = [f"y{i}" for i in range(outputs)]
+    graph = helper.make_graph(
+        [helper.make_node(op_type, names, out_names, **attributes)],
+        "g",
+        [
+            helper.make_tensor_value_info(
+                name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
+            )
+            for name, a in zip(names, inputs, strict=True)
+        ],
+        [helper.make_empty_tensor_value_info(name) for name in out_names],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    session = ort.InferenceSession(
+        onnx._serialize(model) if hasattr(onnx, "_serialize") else model.SerializeToString(),
+        providers=["CPUExecutionProvider"],
+    )
+    result: list[Tensor] = session.run(out_names, dict(zip(names, inputs, strict=True)))
+    return result
+
+
+def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:
+    """The reference's dtype and shape are the relation's, on the argument arrays' types."""
+
+    def type_of(a: Tensor | tuple[Tensor, ...]) -> Type:
+        if isinstance(a, tuple):
+            return TupleType(tuple(type_of(f) for f in a))
+        return TensorType(tuple(int(d) for d in a.shape), a.dtype.name)
+
+    predicted = op_rel(op, attrs, *(type_of(a) for a in args))
+    out = op_ref(op, attrs, *args)
+    assert type_of(out) == predicted
+
+
+def typ(a: object) -> Type:
+    if isinstance(a, tuple):
+        return TupleType(tuple(typ(f) for f in a))
+    assert isinstance(a, np.ndarray)
+    return tensor_t(a.shape, a.dtype.name)
+
+
+def shape_of(op: str, attrs: Attrs | None, *args: Type) -> tuple[Dim, ...]:
+    t = op_rel(op, attrs, *args)
+    assert isinstance(t, TensorType)
+    return t.shape

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,23 +23,31 @@ from ops_helpers import (
     a,
     array,
     assert_same,
+    bad,
+    check_agreement,
     dtypes,
     ints,
     m,
     n,
     of_family,
+    op_ref,
+    op_rel,
     relate,
+    run_onnx,
     run_onnx_node_typed,
     same,
     t,
+    tensor_ref,
+    tensor_t,
+    tref,
 )
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
-from relay.semantics.ops.registry import RelationError, Tensor
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
+from relay.semantics.ops.registry import RelationError
+from relay.semantics.syntax import ANY, DTYPES, TensorType
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
@@ -113,73 +120,6 @@ FILL_VALUES: list[tuple[str, float]] = [
 ]
 
 
-def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor | tuple[Tensor, ...]:
-    reference = OPS[op].reference
-    assert reference is not None
-    return reference(tuple(args), attrs)  # type: ignore[arg-type]
-
-
-def tref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
-    out = ref(op, attrs, *args)
-    assert not isinstance(out, tuple)
-    return out
-
-
-def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(op, attrs, *args)
-
-
-def tensor_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
-    out = ref(op, attrs, *args)
-    assert isinstance(out, np.ndarray)
-    return out
-
-
-def run_onnx(
-    op_type: str,
-    inputs: Sequence[Tensor],
-    outputs: int = 1,
-    opset: int = 17,
-    **attributes: Any,
-) -> list[Tensor]:
-    onnx = pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
-    from onnx import helper
-
-    names = [f"x{i}" for i in range(len(inputs))]
-    out_names = [f"y{i}" for i in range(outputs)]
-    graph = helper.make_graph(
-        [helper.make_node(op_type, names, out_names, **attributes)],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
-            )
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_empty_tensor_value_info(name) for name in out_names],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(
-        onnx._serialize(model) if hasattr(onnx, "_serialize") else model.SerializeToString(),
-        providers=["CPUExecutionProvider"],
-    )
-    result: list[Tensor] = session.run(out_names, dict(zip(names, inputs, strict=True)))
-    return result
-
-
 def shapes(
     min_rank: int = 0, max_rank: int = 4, min_dim: int = 0
 ) -> st.SearchStrategy[tuple[int, ...]]:
@@ -187,19 +127,6 @@ def shapes(
 
 
 seeds = st.integers(0, 2**32 - 1)
-
-
-def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:
-    """The reference's dtype and shape are the relation's, on the argument arrays' types."""
-
-    def type_of(a: Tensor | tuple[Tensor, ...]) -> Type:
-        if isinstance(a, tuple):
-            return TupleType(tuple(type_of(f) for f in a))
-        return TensorType(tuple(int(d) for d in a.shape), a.dtype.name)
-
-    predicted = rel(op, attrs, *(type_of(a) for a in args))
-    out = ref(op, attrs, *args)
-    assert type_of(out) == predicted
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -293,17 +220,17 @@ def test_record(name: str) -> None:
 
 def test_arange_relation_and_reference() -> None:
     attrs = ArangeAttrs.from_kwargs({"dtype": "int32"})
-    s = T((), "int32")
-    assert rel("arange", attrs, s, s, s) == T((ANY,), "int32")
-    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, T((1,), "int32"), s)
-    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, s, T((), "int64"))
+    s = tensor_t((), "int32")
+    assert op_rel("arange", attrs, s, s, s) == tensor_t((ANY,), "int32")
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, tensor_t((1,), "int32"), s)
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, s, tensor_t((), "int64"))
     same(tref("arange", attrs, a(1, "int32"), a(10, "int32"), a(3, "int32")), a([1, 4, 7], "int32"))
     same(tref("arange", attrs, a(5, "int32"), a(1, "int32"), a(-2, "int32")), a([5, 3], "int32"))
     same(tref("arange", attrs, a(5, "int32"), a(5, "int32"), a(1, "int32")), a([], "int32"))
     with pytest.raises(UndefinedBehavior, match="step 0"):
-        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(0, "int32"))
+        op_ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(0, "int32"))
     with pytest.raises(UndefinedBehavior, match="negative count"):
-        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(-1, "int32"))
+        op_ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(-1, "int32"))
     shape_func = OPS["arange"].shape_func
     assert shape_func is not None
     assert shape_func((a(0.0, "float32"), a(1.0, "float32"), a(0.3, "float32")), attrs) == (4,)
@@ -322,30 +249,34 @@ def test_arange_matches_onnxruntime(dtype: str, start: float, stop: float, step:
 
 def test_zeros_and_ones() -> None:
     for name, value in (("zeros", 0), ("ones", 1)):
-        assert rel(name, InitOpAttrs(shape=(2, 3), dtype="int16")) == T((2, 3), "int16")
-        assert rel(name, InitOpAttrs(shape=(), dtype="bool")) == T((), "bool")
+        assert op_rel(name, InitOpAttrs(shape=(2, 3), dtype="int16")) == tensor_t((2, 3), "int16")
+        assert op_rel(name, InitOpAttrs(shape=(), dtype="bool")) == tensor_t((), "bool")
         out = tensor_ref(name, InitOpAttrs(shape=(2, 0, 1), dtype="float16"))
         assert out.shape == (2, 0, 1)
         assert out.dtype == np.float16
         assert_same(tensor_ref(name, InitOpAttrs(shape=(2,), dtype="uint8")), [value, value])
         assert_same(tensor_ref(name, InitOpAttrs(shape=(), dtype="bool")), bool(value))
         with pytest.raises(RelationError, match='expected a dtype, found dtype=""'):
-            rel(name, InitOpAttrs(shape=(2,)))
+            op_rel(name, InitOpAttrs(shape=(2,)))
         with pytest.raises(RelationError, match="expected a shape, found shape=None"):
-            rel(name, InitOpAttrs(shape=None, dtype="int8"))
+            op_rel(name, InitOpAttrs(shape=None, dtype="int8"))
         with pytest.raises(RelationError, match="expected 0 argument"):
-            rel(name, InitOpAttrs(shape=(2,), dtype="int8"), T(()))
+            op_rel(name, InitOpAttrs(shape=(2,), dtype="int8"), tensor_t(()))
 
 
 def test_full_relation() -> None:
     f = InitOpAttrs
-    assert rel("full", f(shape=(2, 3)), T((), "int8")) == T((2, 3), "int8")
-    assert rel("full", f(shape=(4,), dtype="float16"), T((), "int64")) == T((4,), "float16")
-    assert rel("full", f(shape=(), dtype="bool"), T((), "float32")) == T((), "bool")
+    assert op_rel("full", f(shape=(2, 3)), tensor_t((), "int8")) == tensor_t((2, 3), "int8")
+    assert op_rel("full", f(shape=(4,), dtype="float16"), tensor_t((), "int64")) == tensor_t(
+        (4,), "float16"
+    )
+    assert op_rel("full", f(shape=(), dtype="bool"), tensor_t((), "float32")) == tensor_t(
+        (), "bool"
+    )
     with pytest.raises(RelationError, match=r"scalar fill_value \(rank 0\), found rank 1 \(1\)"):
-        rel("full", f(shape=(2,)), T((1,)))
+        op_rel("full", f(shape=(2,)), tensor_t((1,)))
     with pytest.raises(RelationError, match="expected a tensor for fill_value, found a tuple"):
-        rel("full", f(shape=(2,)), Tup(T(())))
+        op_rel("full", f(shape=(2,)), Tup(tensor_t(())))
 
 
 def test_full_reference_casts_the_fill_value() -> None:
@@ -368,7 +299,7 @@ def test_full_reference_casts_the_fill_value() -> None:
 )
 def test_full_float_to_int_out_of_range_is_undefined(value: float, dtype: str) -> None:
     with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
-        ref("full", InitOpAttrs(shape=(1,), dtype=dtype), np.array(value))
+        op_ref("full", InitOpAttrs(shape=(1,), dtype=dtype), np.array(value))
 
 
 @pytest.mark.parametrize(
@@ -413,7 +344,7 @@ def test_full_against_python_conversion(fill_dtype: str, fill: float) -> None:
         converted = _convert_python(fill_value.item(), dtype)
         if converted is None:
             with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
-                ref("full", attrs, fill_value)
+                op_ref("full", attrs, fill_value)
             continue
         expected = np.empty((3, 2), dtype)
         with np.errstate(over="ignore"):  # 1e6 and 70000 round to inf in float16
