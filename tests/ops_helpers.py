@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
-from relay.semantics.ops.registry import OpPattern, RelationError, Tensor
+from relay.semantics.ops.registry import RelationError, Tensor
 from relay.semantics.syntax import DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
 
 C = TypeVar("C")
@@ -100,23 +100,6 @@ def same(actual: Array, expected: Array) -> None:
     if actual.dtype.kind == "f":
         numbers = ~np.isnan(expected)
         assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
-
-
-_CALLS = [
-    ("sin", "float32", ""),
-    ("bitwise_xor", "int16", ""),
-    ("isinf", "float16", ""),
-    ("reinterpret", "float32", ', dtype="uint32"'),
-    ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
-    ("all", "bool", ", axis=[0], keepdims=True"),
-    ("cumsum", "int32", ', axis=1, dtype="int64", exclusive=True'),
-    ("cumprod", "float64", ", exclusive=None"),
-    ("annotation.stop_fusion", "float32", ""),
-    ("on_device", "float32", ', device_type=2, virtual_device_id=1, memory_scope="global", '
-     "constrain_result=True, constrain_body=False"),
-    ("device_copy", "int8", ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
-     'dst_virtual_device_id=3, dst_memory_scope="global"'),
-]  # fmt: skip
 
 
 BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
@@ -322,23 +305,6 @@ def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | 
 UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
 
 
-FAMILY = {
-    "reshape": "Reshape",
-    "transpose": "Transpose",
-    "concatenate": "Concatenate",
-    "stack": "Stack",
-    "split": "Split",
-    "expand_dims": "ExpandDims",
-    "squeeze": "Squeeze",
-    "take": "Take",
-    "strided_slice": "StridedSlice",
-    "broadcast_to": "BroadCastTo",
-    "zeros": "InitOp",
-    "ones": "InitOp",
-    "full": "Full",
-}
-
-
 def Tup(*fields: Type) -> TupleType:
     return TupleType(tuple(fields))
 
@@ -361,46 +327,8 @@ def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int =
     return values.astype(dtype)
 
 
-DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
-
-
-DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
-
-
-QNN = (
-    "qnn.quantize",
-    "qnn.dequantize",
-    "fixed_point_multiply",
-    "qnn.requantize",
-    "qnn.add",
-    "qnn.mul",
-    "qnn.concatenate",
-    "qnn.dense",
-    "qnn.conv2d",
-)
-
-
 def T(*shape: Dim, dtype: str = "float32") -> TensorType:
     return TensorType(tuple(shape), dtype)
-
-
-OPS_HERE = {
-    "reverse": ("Reverse", OpPattern.INJECTIVE),
-    "tile": ("Tile", OpPattern.BROADCAST),
-    "repeat": ("Repeat", OpPattern.BROADCAST),
-    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
-    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
-    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
-    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
-    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
-    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
-    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
-    "einsum": ("Einsum", OpPattern.INJECTIVE),
-    "matrix_set_diag": ("MatrixSetDiag", OpPattern.INJECTIVE),
-    "trilu": ("trilu", OpPattern.ELEMWISE),
-    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
-    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
-}
 
 
 FAST = settings(max_examples=15, deadline=None)

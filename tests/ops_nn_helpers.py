@@ -14,7 +14,7 @@ from onnx import helper
 from ops_helpers import NUMERIC, Array, T, ref, rel
 
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import Attrs, OpPattern, lookup
+from relay.semantics.ops import Attrs, lookup
 from relay.semantics.syntax import TensorType, TupleType
 
 
@@ -70,45 +70,6 @@ SEEDS = st.integers(0, 2**32 - 1)
 
 
 shapes = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(tuple)
-
-
-GROUP = {
-    # op: (relation name, ONNX op or independent check, pattern)
-    "nn.conv1d": ("Conv1D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv3d": ("Conv3D", "onnxruntime:Conv", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.conv1d_transpose": (
-        "Conv1DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.conv2d_transpose": (
-        "Conv2DTranspose",
-        "onnxruntime:ConvTranspose",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
-    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.adaptive_avg_pool2d": (
-        "AdaptiveAvgPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.adaptive_max_pool2d": (
-        "AdaptiveMaxPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.global_max_pool2d": (
-        "GlobalMaxPool2D",
-        "onnxruntime:GlobalMaxPool",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-}
 
 
 RNG_SEED_2 = 20240611

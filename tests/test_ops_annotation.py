@@ -14,7 +14,24 @@ from relay.semantics.syntax import TupleType
 from relay.semantics.values import TensorValue, TupleValue
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import _CALLS, Array, n, of_family, raises, relate, run, same, t
+from ops_helpers import Array, n, of_family, raises, relate, run, same, t
+
+_CALLS = [
+    ("annotation.stop_fusion", "float32", ""),
+    (
+        "on_device",
+        "float32",
+        ', device_type=2, virtual_device_id=1, memory_scope="global", '
+        "constrain_result=True, constrain_body=False",
+    ),
+    (
+        "device_copy",
+        "int8",
+        ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
+        'dst_virtual_device_id=3, dst_memory_scope="global"',
+    ),
+]
+
 
 RNG = np.random.default_rng(20241129)
 

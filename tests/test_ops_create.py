@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import (
-    FAMILY,
     NAMES,
     UNARY_ANY,
     Array,
@@ -48,6 +47,12 @@ from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
 from relay.semantics.ops.registry import RelationError
 from relay.semantics.syntax import ANY, DTYPES, TensorType
+
+FAMILY = {
+    "zeros": "InitOp",
+    "ones": "InitOp",
+    "full": "Full",
+}
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:

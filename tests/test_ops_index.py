@@ -11,9 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from ops_helpers import (
-    FAMILY,
     FAST,
-    OPS_HERE,
     a,
     arange,
     array,
@@ -55,8 +53,19 @@ from relay.semantics.ops.index import (
     StridedSliceAttrs,
     TakeAttrs,
 )
-from relay.semantics.ops.registry import Attrs, RelationError, Tensor
+from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
 from relay.semantics.syntax import ANY, TensorType
+
+OPS_HERE = {
+    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
+}
+
+
+FAMILY = {
+    "take": "Take",
+    "strided_slice": "StridedSlice",
+}
+
 
 RNG = np.random.default_rng(7)
 

@@ -29,7 +29,6 @@ from ops_helpers import (
 )
 from ops_nn_helpers import (
     ALL,
-    GROUP,
     RNG_SEED,
     RNG_SEED_2,
     SEED_RANGE,
@@ -52,8 +51,12 @@ from relay.semantics.ops.nn.activation import (
     SoftmaxAttrs,
     fast_exp_float32,
 )
-from relay.semantics.ops.registry import RelationError
+from relay.semantics.ops.registry import OpPattern, RelationError
 from relay.semantics.syntax import ANY, DTYPES, TensorType, Type
+
+GROUP = {
+    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
+}
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:

@@ -200,28 +200,6 @@ GROUP = {
         "onnxruntime:ConvTranspose",
         OpPattern.OUT_ELEMWISE_FUSABLE,
     ),
-    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.prelu": ("PRelu", "onnxruntime:PRelu", OpPattern.BROADCAST),
-    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
-    "nn.adaptive_avg_pool2d": (
-        "AdaptiveAvgPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.adaptive_max_pool2d": (
-        "AdaptiveMaxPool2D",
-        "independent:direct loops over the output cells",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
-    "nn.global_max_pool2d": (
-        "GlobalMaxPool2D",
-        "onnxruntime:GlobalMaxPool",
-        OpPattern.OUT_ELEMWISE_FUSABLE,
-    ),
     "nn.contrib_conv2d_NCHWc": (
         "Conv2DNCHWc",
         "independent:direct loops in the packed layout",

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family, ref, rel
 from ops_nn_helpers import (
     ALL,
-    GROUP,
     RNG_SEED,
     RNG_SEED_2,
     SEEDS,
@@ -28,8 +27,14 @@ from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.nn.activation import PReluAttrs
 from relay.semantics.ops.nn.dense import BatchMatmulAttrs, BiasAddAttrs, DenseAttrs, MatmulAttrs
-from relay.semantics.ops.registry import Attrs, RelationError
+from relay.semantics.ops.registry import Attrs, OpPattern, RelationError
 from relay.semantics.syntax import ANY, TensorType, Type
+
+GROUP = {
+    "nn.matmul": ("Matmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.batch_matmul": ("BatchMatmul", "onnxruntime:MatMul", OpPattern.OUT_ELEMWISE_FUSABLE),
+}
+
 
 NO_UNITS = DenseAttrs(units=None)
 

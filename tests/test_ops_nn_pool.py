@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from ops_helpers import Array, T, h, n, of_family, ref, rel, w
 from ops_nn_helpers import (
     ALL,
-    GROUP,
     RNG_SEED,
     RNG_SEED_2,
     SEEDS,
@@ -36,8 +35,30 @@ from relay.semantics.ops.nn.pool import (
     MaxPool2DAttrs,
     MaxPool3DAttrs,
 )
-from relay.semantics.ops.registry import Attrs, RelationError
+from relay.semantics.ops.registry import Attrs, OpPattern, RelationError
 from relay.semantics.syntax import ANY, TensorType, Type
+
+GROUP = {
+    "nn.max_pool1d": ("MaxPool1D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.avg_pool1d": ("AvgPool1D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.max_pool3d": ("MaxPool3D", "onnxruntime:MaxPool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.avg_pool3d": ("AvgPool3D", "onnxruntime:AveragePool", OpPattern.OUT_ELEMWISE_FUSABLE),
+    "nn.adaptive_avg_pool2d": (
+        "AdaptiveAvgPool2D",
+        "independent:direct loops over the output cells",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.adaptive_max_pool2d": (
+        "AdaptiveMaxPool2D",
+        "independent:direct loops over the output cells",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+    "nn.global_max_pool2d": (
+        "GlobalMaxPool2D",
+        "onnxruntime:GlobalMaxPool",
+        OpPattern.OUT_ELEMWISE_FUSABLE,
+    ),
+}
 
 
 def Avg(**attrs: Any) -> AvgPool2DAttrs:

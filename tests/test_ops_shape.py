@@ -11,9 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from ops_helpers import (
-    FAMILY,
     FAST,
-    OPS_HERE,
     Tup,
     arange,
     array,
@@ -47,7 +45,7 @@ from relay.semantics.ops.index import (
     SliceLikeAttrs,
 )
 from relay.semantics.ops.linalg import MatrixSetDiagAttrs, TriluAttrs
-from relay.semantics.ops.registry import Attrs, RelationError, Tensor
+from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
 from relay.semantics.ops.shape import (
     ConcatenateAttrs,
     ExpandDimsAttrs,
@@ -68,6 +66,33 @@ from relay.semantics.ops.shape import (
     TransposeAttrs,
 )
 from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
+
+OPS_HERE = {
+    "reverse": ("Reverse", OpPattern.INJECTIVE),
+    "tile": ("Tile", OpPattern.BROADCAST),
+    "repeat": ("Repeat", OpPattern.BROADCAST),
+    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
+    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
+    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
+    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
+    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
+    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
+    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
+    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
+}
+
+
+FAMILY = {
+    "reshape": "Reshape",
+    "transpose": "Transpose",
+    "concatenate": "Concatenate",
+    "stack": "Stack",
+    "split": "Split",
+    "expand_dims": "ExpandDims",
+    "squeeze": "Squeeze",
+    "broadcast_to": "BroadCastTo",
+}
+
 
 RNG = np.random.default_rng(7)
 
