@@ -13,6 +13,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import relay
+from relay.semantics.equality import alpha_equal
 from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
@@ -460,3 +462,32 @@ def shape_of(op: str, attrs: Attrs | None, *args: Type) -> tuple[Dim, ...]:
     t = op_rel(op, attrs, *args)
     assert isinstance(t, TensorType)
     return t.shape
+
+
+def check_text_round_trip(name: str, dtype: str, attrs: str) -> None:
+    """The call of ``name`` on a ``dtype`` tensor with ``attrs`` (text) parses, prints, parses
+    again to an alpha-equal module printed alike, and type-checks."""
+    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
+    text = (
+        '#[version = "0.0.5"]\n'
+        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
+    )
+    mod = relay.parse(text)
+    printed = relay.astext(mod)
+    again = relay.parse(printed)
+    assert alpha_equal(mod, again)
+    assert relay.astext(again) == printed
+    relay.infer_types(mod)
+
+
+def check_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
+    """On a drawn valid call of ``name``, the reference's dtype and shape are the relation's."""
+    op = OPS[name]
+    assert op.relation is not None and op.reference is not None
+    args, attrs = data.draw(_valid_call(name))
+    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
+    predicted = op.relation(types, attrs)
+    assert isinstance(predicted, TensorType)
+    out = op.reference(args, attrs)
+    assert isinstance(out, np.ndarray)
+    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import relay
-from relay.semantics.equality import alpha_equal
 from relay.semantics.ops import OPS
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.registry import RelationError
@@ -14,7 +13,7 @@ from relay.semantics.syntax import TupleType
 from relay.semantics.values import TensorValue, TupleValue
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import Array, n, of_family, raises, relate, run, same, t
+from ops_helpers import Array, check_text_round_trip, n, of_family, raises, relate, run, same, t
 
 _CALLS = [
     ("annotation.stop_fusion", "float32", ""),
@@ -88,17 +87,7 @@ def test_annotations_are_the_identity() -> None:
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "annotation"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 @pytest.mark.parametrize("engine", ["spec", "interpreter"])

@@ -12,11 +12,9 @@ from hypothesis import strategies as st
 
 import relay
 from relay.oracles.compare import compare_arrays
-from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType
+from relay.semantics.syntax import ANY, DTYPES, Dim
 
 pytest.importorskip("onnxruntime")
 from ops_helpers import (
@@ -30,7 +28,8 @@ from ops_helpers import (
     UNSIGNED,
     Array,
     _is_float,
-    _valid_call,
+    check_reference_agrees_with_relation,
+    check_text_round_trip,
     m,
     n,
     of_family,
@@ -222,17 +221,7 @@ def test_logical_xor_copy_and_truncating_division_against_onnxruntime() -> None:
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "broadcast"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 @pytest.mark.parametrize(
@@ -284,7 +273,6 @@ def test_broadcast_incompatible(lhs: tuple[Dim, ...], rhs: tuple[Dim, ...], mess
 
 def test_broadcast_message_shows_both_types() -> None:
     # The relation says what is wrong; the type checker adds the call and the types.
-    import relay
 
     mod = relay.parse(
         "def @f(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 4), float32]) { multiply(%x, %y) }"
@@ -641,12 +629,4 @@ def test_not_equal_against_python_loop() -> None:
 @settings(max_examples=30)  # per op: 38 ops share the file's time budget
 @given(data=st.data())
 def test_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
-    op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    args, attrs = data.draw(_valid_call(name))
-    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
-    predicted = op.relation(types, attrs)
-    assert isinstance(predicted, TensorType)
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+    check_reference_agrees_with_relation(name, data)

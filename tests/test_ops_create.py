@@ -18,12 +18,12 @@ from ops_helpers import (
     Array,
     Tup,
     _is_float,
-    _valid_call,
     a,
     array,
     assert_same,
     bad,
     check_agreement,
+    check_reference_agrees_with_relation,
     dtypes,
     ints,
     m,
@@ -46,7 +46,7 @@ from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, TensorType
+from relay.semantics.syntax import ANY, DTYPES
 
 FAMILY = {
     "zeros": "InitOp",
@@ -200,15 +200,7 @@ def test_full_like_against_python_conversion(fill_dtype: str, fill: float) -> No
 @settings(max_examples=30)  # per op: 38 ops share the file's time budget
 @given(data=st.data())
 def test_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
-    op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    args, attrs = data.draw(_valid_call(name))
-    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
-    predicted = op.relation(types, attrs)
-    assert isinstance(predicted, TensorType)
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+    check_reference_agrees_with_relation(name, data)
 
 
 @pytest.mark.parametrize("name", of_family(sorted({"arange", *FAMILY}), "create"))

@@ -12,9 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import relay
 from relay.oracles.compare import compare_arrays
-from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs, OpPattern
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
@@ -32,7 +30,7 @@ from relay.semantics.ops.nn.shape import (
 )
 from relay.semantics.ops.reduce import ScanopAttrs, VarianceAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType
+from relay.semantics.syntax import ANY, DTYPES, Dim, TupleType
 
 pytest.importorskip("onnxruntime")
 from ops_helpers import (
@@ -47,8 +45,9 @@ from ops_helpers import (
     UNARY_FLOAT,
     Array,
     _is_float,
-    _valid_call,
     accepted_dtypes,
+    check_reference_agrees_with_relation,
+    check_text_round_trip,
     m,
     n,
     of_family,
@@ -482,17 +481,7 @@ def test_tvm_fast_exp_is_within_its_documented_tolerance() -> None:
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "elementwise"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 def test_every_op_has_relation_reference_and_name() -> None:
@@ -873,15 +862,7 @@ def test_round_against_decimal() -> None:
 @settings(max_examples=30)  # per op: 38 ops share the file's time budget
 @given(data=st.data())
 def test_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
-    op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    args, attrs = data.draw(_valid_call(name))
-    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
-    predicted = op.relation(types, attrs)
-    assert isinstance(predicted, TensorType)
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+    check_reference_agrees_with_relation(name, data)
 
 
 def test_accepted_dtypes() -> None:

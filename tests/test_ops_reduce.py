@@ -14,9 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx import TensorProto, helper, numpy_helper
 
-import relay
 from relay.oracles.compare import compare_arrays
-from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.nn.pool import (
@@ -27,7 +25,18 @@ from relay.semantics.ops.registry import RelationError
 from relay.semantics.syntax import ANY, DTYPES, TensorType, TupleType, Type, dim_symbol
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import Array, n, of_family, raises, ref, rel, relate, run, same, t
+from ops_helpers import (
+    Array,
+    check_text_round_trip,
+    n,
+    of_family,
+    raises,
+    relate,
+    run,
+    same,
+    t,
+)
+from ops_nn_helpers import assert_agrees_tensor as assert_agrees
 
 _CALLS = [
     ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
@@ -49,23 +58,6 @@ def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4
 
 
 onnx_peer = pytest.importorskip("relay.oracles.onnx_peer")
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> Array | None:
-    """The reference's dtype and shape are what the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return None
-    result = ref(name, *args, attrs=attrs)
-    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
-    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
-    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
-    return result
 
 
 def adaptive_direct(x: Array, out_h: int, out_w: int, kind: str) -> Array:
@@ -394,17 +386,7 @@ def test_scan_result_has_the_relation_type(
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "reduce"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 @settings(max_examples=30)
