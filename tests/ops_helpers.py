@@ -15,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import relay
 from relay.semantics.equality import alpha_equal
+from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs, lookup
 from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
@@ -491,3 +492,20 @@ def check_reference_agrees_with_relation(name: str, data: st.DataObject) -> None
     out = op.reference(args, attrs)
     assert isinstance(out, np.ndarray)
     assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+
+
+def assert_agrees_tensor(
+    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
+) -> Array | None:
+    """The reference's dtype and shape are what the relation predicts (or, for a case the
+    spec leaves undefined, the relation accepts it and the reference says so)."""
+    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
+    if not defined:
+        with pytest.raises(UndefinedBehavior):
+            ref(name, *args, attrs=attrs)
+        return None
+    result = ref(name, *args, attrs=attrs)
+    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
+    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
+    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
+    return result

@@ -82,23 +82,6 @@ def pick(draw: st.DrawFn, values: tuple[str, ...]) -> str:
     return draw(st.sampled_from(values))
 
 
-def assert_agrees_tensor(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> Array | None:
-    """The reference's dtype and shape are what the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return None
-    result = ref(name, *args, attrs=attrs)
-    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
-    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
-    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
-    return result
-
-
 def ref_checked(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     op = lookup(name)
     assert op is not None and op.reference is not None

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import Array, n, of_family
+from ops_helpers import op_rel as rel
+from ops_helpers import tensor_ref as ref
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
@@ -30,20 +32,6 @@ DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
 
 def T(shape: tuple[Any, ...], dtype: str = "float32") -> TensorType:
     return TensorType(shape, dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: Array) -> Array:
-    reference = OPS[op].reference
-    assert reference is not None
-    out = reference(tuple(args), attrs)
-    assert isinstance(out, np.ndarray)
-    return out
 
 
 def shape_func(op: str, attrs: Attrs | None, *args: Array) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family, ref, rel, w
+from ops_helpers import FLOATS, INTS, Array, T, assert_agrees_tensor, h, n, of_family, ref, rel, w
 from ops_nn_helpers import (
     ALL,
     RNG_SEED,
@@ -18,7 +18,6 @@ from ops_nn_helpers import (
     SEEDS,
     X,
     assert_agrees,
-    assert_agrees_tensor,
     pick,
     random,
     run_onnx_node,

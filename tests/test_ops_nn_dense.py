@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ops_helpers import FLOATS, INTS, Array, T, h, n, of_family, ref, rel
+from ops_helpers import FLOATS, INTS, Array, T, assert_agrees_tensor, h, n, of_family, ref, rel
 from ops_nn_helpers import (
     ALL,
     RNG_SEED,
@@ -16,7 +16,6 @@ from ops_nn_helpers import (
     SEEDS,
     V3,
     assert_agrees,
-    assert_agrees_tensor,
     random,
     run_onnx_node,
     shapes,

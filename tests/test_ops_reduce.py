@@ -36,7 +36,7 @@ from ops_helpers import (
     same,
     t,
 )
-from ops_nn_helpers import assert_agrees_tensor as assert_agrees
+from ops_helpers import assert_agrees_tensor as assert_agrees
 
 _CALLS = [
     ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
