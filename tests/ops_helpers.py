@@ -92,6 +92,7 @@ def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
 
 
 def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
+    """``pytest.raises`` matching ``text`` literally."""
     return pytest.raises(error, match=re.escape(text))
 
 

@@ -14,7 +14,7 @@ from onnx import helper
 from ops_helpers import NUMERIC, Array, T, ref, rel
 
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import Attrs, lookup
+from relay.semantics.ops import OPS, Attrs, OpPattern, lookup
 from relay.semantics.syntax import TensorType, TupleType
 
 
@@ -114,3 +114,14 @@ def assert_agrees(
         assert isinstance(t, TensorType) and isinstance(value, np.ndarray)
         assert value.shape == t.shape, (name, attrs, value.shape, t.shape)
         assert str(value.dtype) == t.dtype, (name, attrs, value.dtype, t.dtype)
+
+
+def check_record(name: str, record: tuple[str, str, OpPattern]) -> None:
+    """``name``'s registry record has ``record``'s relation name, check and pattern, an ``nn/``
+    family, a relation, a reference, and an attributes class with TVM's type key."""
+    op = OPS[name]
+    relation_name, check, pattern = record
+    assert op.relation_name == relation_name and op.check == check and op.pattern is pattern
+    assert op.family.startswith("nn/") and op.relation is not None and op.reference is not None
+    assert op.attrs_type is not None
+    assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from ops_helpers import (
     of_family,
     op_ref,
     op_rel,
+    raises,
     relate,
     run_onnx,
     run_onnx_node_typed,
@@ -61,11 +61,6 @@ def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
     out = reference(tuple(np.asarray(a) for a in args), attrs)
     assert isinstance(out, np.ndarray)
     return out
-
-
-def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
-    """``pytest.raises`` matching ``text`` literally."""
-    return pytest.raises(error, match=re.escape(text))
 
 
 ort = pytest.importorskip("onnxruntime")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -20,6 +18,7 @@ from ops_helpers import (
     m,
     n,
     of_family,
+    raises,
     ref,
     rel,
     relate,
@@ -35,6 +34,7 @@ from ops_nn_helpers import (
     SEED_RANGE,
     SEEDS,
     assert_agrees,
+    check_record,
     normal,
     random,
     ref_checked,
@@ -65,11 +65,6 @@ def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
     out = reference(tuple(np.asarray(a) for a in args), attrs)
     assert isinstance(out, np.ndarray)
     return out
-
-
-def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
-    """``pytest.raises`` matching ``text`` literally."""
-    return pytest.raises(error, match=re.escape(text))
 
 
 pytest.importorskip("onnx")
@@ -249,12 +244,7 @@ def test_softmax_reference_agrees_with_relation(
 
 @pytest.mark.parametrize("name", of_family(sorted(GROUP), "nn/activation"))
 def test_records(name: str) -> None:
-    op = OPS[name]
-    relation_name, check, pattern = GROUP[name]
-    assert op.relation_name == relation_name and op.check == check and op.pattern is pattern
-    assert op.family.startswith("nn/") and op.relation is not None and op.reference is not None
-    assert op.attrs_type is not None
-    assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"
+    check_record(name, GROUP[name])
 
 
 def test_prelu_relation() -> None:

@@ -18,6 +18,7 @@ from ops_nn_helpers import (
     SEEDS,
     X,
     assert_agrees,
+    check_record,
     pick,
     random,
     run_onnx_node,
@@ -766,12 +767,7 @@ def test_conv2d_reference_agrees_with_relation(case: tuple[tuple[Array, ...], At
 
 @pytest.mark.parametrize("name", of_family(sorted(GROUP), "nn/conv"))
 def test_records(name: str) -> None:
-    op = OPS[name]
-    relation_name, check, pattern = GROUP[name]
-    assert op.relation_name == relation_name and op.check == check and op.pattern is pattern
-    assert op.family.startswith("nn/") and op.relation is not None and op.reference is not None
-    assert op.attrs_type is not None
-    assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"
+    check_record(name, GROUP[name])
 
 
 def test_attribute_fields_follow_tvm() -> None:

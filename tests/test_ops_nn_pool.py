@@ -16,6 +16,7 @@ from ops_nn_helpers import (
     SEEDS,
     X,
     assert_agrees,
+    check_record,
     pick,
     random,
     run_onnx_node,
@@ -23,7 +24,6 @@ from ops_nn_helpers import (
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
     AvgPool1DAttrs,
@@ -394,12 +394,7 @@ def test_global_avg_pool2d_reference_agrees_with_relation(
 
 @pytest.mark.parametrize("name", of_family(sorted(GROUP), "nn/pool"))
 def test_records(name: str) -> None:
-    op = OPS[name]
-    relation_name, check, pattern = GROUP[name]
-    assert op.relation_name == relation_name and op.check == check and op.pattern is pattern
-    assert op.family.startswith("nn/") and op.relation is not None and op.reference is not None
-    assert op.attrs_type is not None
-    assert op.attrs_type.type_key == f"relay.attrs.{op.attrs_type.__name__}"
+    check_record(name, GROUP[name])
 
 
 def test_pool_relations() -> None:
