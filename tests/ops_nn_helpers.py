@@ -1,5 +1,6 @@
 """Helpers shared by the ``nn`` and ``image`` operator tests (``tests/test_ops_nn_*.py``,
-``tests/test_ops_image.py``): ONNX runners, references, comparisons, tables.
+``tests/test_ops_image.py``): the ONNX runner, random inputs, seeds, reference and record
+checks.
 """
 
 from __future__ import annotations
