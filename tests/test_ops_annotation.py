@@ -2,55 +2,34 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 import relay
-from relay.semantics.equality import alpha_equal
-from relay.semantics.ops import OPS, Attrs
+from relay.semantics.ops import OPS
 from relay.semantics.ops.annotation import DeviceCopyAttrs, OnDeviceAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import Dim, TensorType, TupleType, Type
+from relay.semantics.syntax import TupleType
 from relay.semantics.values import TensorValue, TupleValue
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import Array, n, of_family
+from ops_helpers import Array, check_text_round_trip, n, of_family, raises, relate, run, same, t
 
-
-def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
-    return TensorType(shape, dtype)
-
-
-def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    relation = OPS[name].relation
-    assert relation is not None
-    return relation(types, attrs)
-
-
-def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
-    reference = OPS[name].reference
-    assert reference is not None
-    with np.errstate(all="ignore"):
-        out = reference(tuple(np.asarray(a) for a in args), attrs)
-    assert isinstance(out, np.ndarray)
-    return out
-
-
-def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
-    return pytest.raises(error, match=re.escape(text))
-
-
-def same(actual: Array, expected: Array) -> None:
-    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected, strict=True)
-    if actual.dtype.kind == "f":
-        numbers = ~np.isnan(expected)
-        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+_CALLS = [
+    ("annotation.stop_fusion", "float32", ""),
+    (
+        "on_device",
+        "float32",
+        ', device_type=2, virtual_device_id=1, memory_scope="global", '
+        "constrain_result=True, constrain_body=False",
+    ),
+    (
+        "device_copy",
+        "int8",
+        ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
+        'dst_virtual_device_id=3, dst_memory_scope="global"',
+    ),
+]
 
 
 RNG = np.random.default_rng(20241129)
@@ -62,23 +41,6 @@ def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4
     if dtype.startswith(("int", "uint")):
         return RNG.integers(int(low), int(high), shape, endpoint=True).astype(dtype)
     return RNG.uniform(low, high, shape).astype(dtype)
-
-
-_CALLS = [
-    ("sin", "float32", ""),
-    ("bitwise_xor", "int16", ""),
-    ("isinf", "float16", ""),
-    ("reinterpret", "float32", ', dtype="uint32"'),
-    ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
-    ("all", "bool", ", axis=[0], keepdims=True"),
-    ("cumsum", "int32", ', axis=1, dtype="int64", exclusive=True'),
-    ("cumprod", "float64", ", exclusive=None"),
-    ("annotation.stop_fusion", "float32", ""),
-    ("on_device", "float32", ', device_type=2, virtual_device_id=1, memory_scope="global", '
-     "constrain_result=True, constrain_body=False"),
-    ("device_copy", "int8", ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
-     'dst_virtual_device_id=3, dst_memory_scope="global"'),
-]  # fmt: skip
 
 
 def test_annotation_relations() -> None:
@@ -125,17 +87,7 @@ def test_annotations_are_the_identity() -> None:
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "annotation"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 @pytest.mark.parametrize("engine", ["spec", "interpreter"])

@@ -4,86 +4,55 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
-from ops_helpers import FLOATS, Array, m, n, of_family
+from ops_helpers import (
+    NAMES,
+    UNARY_ANY,
+    Array,
+    Tup,
+    _is_float,
+    a,
+    array,
+    assert_same,
+    bad,
+    check_agreement,
+    check_reference_agrees_with_relation,
+    dtypes,
+    ints,
+    m,
+    n,
+    of_family,
+    op_ref,
+    op_rel,
+    raises,
+    relate,
+    run_onnx,
+    run_onnx_node_typed,
+    same,
+    t,
+    tensor_ref,
+    tensor_t,
+    tref,
+)
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.create import ArangeAttrs, InitOpAttrs
-from relay.semantics.ops.elementwise import CastAttrs, ClipAttrs
-from relay.semantics.ops.nn.activation import LeakyReluAttrs
-from relay.semantics.ops.registry import RelationError, Tensor
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type
+from relay.semantics.ops.registry import RelationError
+from relay.semantics.syntax import ANY, DTYPES
 
-NAMES: tuple[str, ...] = (
-    "negative",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "round",
-    "logical_not",
-    "nn.relu",
-    "zeros_like",
-    "ones_like",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "mod",
-    "floor_mod",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "clip",
-    "cast",
-    "nn.leaky_relu",
-    "where",
-    "full_like",
-)
-
-
-UNARY_ANY = ("negative", "abs", "floor", "ceil", "round", "nn.relu", "zeros_like", "ones_like")
-
-
-UNARY_FLOAT = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid")
-
-
-DIVISIONS = ("divide", "floor_divide", "mod", "floor_mod")
-
-
-def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
-    return TensorType(shape, dtype)
-
-
-def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    relation = OPS[name].relation
-    assert relation is not None
-    return relation(types, attrs)
+FAMILY = {
+    "zeros": "InitOp",
+    "ones": "InitOp",
+    "full": "Full",
+}
 
 
 def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
@@ -94,60 +63,10 @@ def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
     return out
 
 
-def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
-    """``pytest.raises`` matching ``text`` literally."""
-    return pytest.raises(error, match=re.escape(text))
-
-
-def same(actual: Array, expected: Array) -> None:
-    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected, strict=True)
-    if actual.dtype.kind == "f":
-        numbers = ~np.isnan(expected)
-        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
-
-
 ort = pytest.importorskip("onnxruntime")
 
 
 onnx = pytest.importorskip("onnx")
-
-
-_ONNX_TYPES = {
-    "bool": 9,
-    "int8": 3,
-    "int16": 5,
-    "int32": 6,
-    "int64": 7,
-    "uint8": 2,
-    "float16": 10,
-    "float32": 1,
-    "float64": 11,
-}
-
-
-def run_onnx_node_typed(
-    op_type: str, inputs: list[Array], out_dtype: str, **attributes: Any
-) -> Array:
-    """Run one ONNX node on ``inputs`` with onnxruntime."""
-    helper = onnx.helper
-    names = [f"x{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["y"], **attributes)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(name, _ONNX_TYPES[a.dtype.name], a.shape)
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("y", _ONNX_TYPES[out_dtype], None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, dict(zip(names, inputs, strict=True)))
-    return np.asarray(out)
 
 
 RNG = np.random.default_rng(20240518)
@@ -201,231 +120,13 @@ FILL_VALUES: list[tuple[str, float]] = [
 ]
 
 
-_FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
-
-
-def _element_range(
-    dtype: str, *, nonzero: bool = False, nonnegative: bool = False
-) -> st.SearchStrategy[Any]:
-    """Small values of ``dtype`` that keep every op of the family clear of overflow."""
-    if dtype == "bool":
-        return st.just(True) if nonzero else st.booleans()
-    if dtype.startswith(("int", "uint")):
-        low = 0 if dtype.startswith("uint") or nonnegative else -3
-        values = st.integers(low, 3)
-        return values.filter(bool) if nonzero else values
-    return st.floats(0 if nonnegative else -3, 3, width=_FLOAT_WIDTHS[dtype])
-
-
-@st.composite
-def _broadcastable(draw: st.DrawFn, base: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape that broadcasts to ``base``: a suffix of it, some dimensions replaced by 1."""
-    rank = draw(st.integers(0, len(base)))
-    return tuple(draw(st.sampled_from((d, 1))) for d in base[len(base) - rank :])
-
-
-def _array(draw: st.DrawFn, dtype: str, shape: tuple[int, ...], **kinds: bool) -> Array:
-    return draw(hnp.arrays(np.dtype(dtype), shape, elements=_element_range(dtype, **kinds)))
-
-
-def _attrs_for(draw: st.DrawFn, name: str, dtype: str) -> Attrs | None:
-    if name == "cast":
-        return CastAttrs(draw(st.sampled_from(DTYPES)))
-    bound = _element_range("float64" if _is_float(dtype) else dtype, nonnegative=True)
-    if name == "clip":
-        low, high = sorted([float(draw(bound)), float(draw(bound))])
-        return ClipAttrs(low, high)
-    if name == "nn.leaky_relu":
-        return LeakyReluAttrs(float(draw(bound)))
-    return None
-
-
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
-
-
-def accepted_dtypes(name: str) -> tuple[str, ...]:
-    """The dtypes an op's operands may have."""
-    if name in UNARY_FLOAT or name == "power":
-        return FLOATS
-    if name in ("logical_and", "logical_or", "logical_not"):
-        return ("bool",)
-    return DTYPES
-
-
-@st.composite
-def _valid_call(draw: st.DrawFn, name: str) -> tuple[tuple[Array, ...], Attrs | None]:
-    """Arguments and attributes that the relation of ``name`` accepts and that stay defined."""
-    op = OPS[name]
-    dtype = draw(st.sampled_from(accepted_dtypes(name)))
-    base = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
-    attrs = _attrs_for(draw, name, dtype)
-    target = attrs.dtype if isinstance(attrs, CastAttrs) else dtype
-    # Values that keep clear of the undefined cases: no zero divisors, no negative unsigned
-    # results, no negative floats cast to unsigned.
-    unsigned_target = target.startswith("uint") or target == "bool"
-    args: list[Array]
-    if op.inputs == ("lhs", "rhs"):
-        lhs = _array(draw, dtype, draw(_broadcastable(base)), nonnegative=name == "subtract")
-        rhs_kinds = {"nonzero": name in DIVISIONS, "nonnegative": name == "subtract"}
-        rhs = _array(draw, dtype, draw(_broadcastable(base)), **rhs_kinds)
-        if name == "subtract" and dtype.startswith("uint"):
-            lhs, rhs = np.maximum(lhs, rhs), np.minimum(lhs, rhs)
-        args = [lhs, rhs]
-    elif name == "where":
-        condition_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, condition_dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-            _array(draw, dtype, draw(_broadcastable(base))),
-        ]
-    elif name == "full_like":
-        fill_dtype = draw(st.sampled_from(DTYPES))
-        args = [
-            _array(draw, dtype, base),
-            _array(draw, fill_dtype, (), nonnegative=dtype.startswith("uint")),
-        ]
-    else:
-        nonnegative = (name == "negative" and dtype in ("uint32", "uint64")) or (
-            unsigned_target and name == "cast"
-        )
-        data = _array(draw, dtype, base, nonnegative=nonnegative)
-        if name == "negative" and dtype in ("uint32", "uint64"):
-            data = np.zeros_like(data)
-        args = [data]
-    return tuple(args), attrs
-
-
-def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor | tuple[Tensor, ...]:
-    reference = OPS[op].reference
-    assert reference is not None
-    return reference(tuple(args), attrs)  # type: ignore[arg-type]
-
-
-def tref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
-    out = ref(op, attrs, *args)
-    assert not isinstance(out, tuple)
-    return out
-
-
-def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(op, attrs, *args)
-
-
-def a(values: object, dtype: str = "int64") -> Tensor:
-    return np.asarray(values, dtype=dtype)
-
-
-FAMILY = {
-    "reshape": "Reshape",
-    "transpose": "Transpose",
-    "concatenate": "Concatenate",
-    "stack": "Stack",
-    "split": "Split",
-    "expand_dims": "ExpandDims",
-    "squeeze": "Squeeze",
-    "take": "Take",
-    "strided_slice": "StridedSlice",
-    "broadcast_to": "BroadCastTo",
-    "zeros": "InitOp",
-    "ones": "InitOp",
-    "full": "Full",
-}
-
-
-def Tup(*fields: Type) -> TupleType:
-    return TupleType(tuple(fields))
-
-
-def tensor_ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
-    out = ref(op, attrs, *args)
-    assert isinstance(out, np.ndarray)
-    return out
-
-
-def assert_same(actual: Tensor, expected: object) -> None:
-    expected = np.asarray(expected, dtype=actual.dtype)
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected)
-
-
-def run_onnx(
-    op_type: str,
-    inputs: Sequence[Tensor],
-    outputs: int = 1,
-    opset: int = 17,
-    **attributes: Any,
-) -> list[Tensor]:
-    onnx = pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
-    from onnx import helper
-
-    names = [f"x{i}" for i in range(len(inputs))]
-    out_names = [f"y{i}" for i in range(outputs)]
-    graph = helper.make_graph(
-        [helper.make_node(op_type, names, out_names, **attributes)],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
-            )
-            for name, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_empty_tensor_value_info(name) for name in out_names],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    session = ort.InferenceSession(
-        onnx._serialize(model) if hasattr(onnx, "_serialize") else model.SerializeToString(),
-        providers=["CPUExecutionProvider"],
-    )
-    result: list[Tensor] = session.run(out_names, dict(zip(names, inputs, strict=True)))
-    return result
-
-
-def ints(*values: int) -> Tensor:
-    return np.array(values, dtype=np.int64)
-
-
-dtypes = st.sampled_from(DTYPES)
-
-
 def shapes(
     min_rank: int = 0, max_rank: int = 4, min_dim: int = 0
 ) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(min_dim, 4), min_size=min_rank, max_size=max_rank).map(tuple)
 
 
-def array(shape: Sequence[int], dtype: str, seed: int, low: int = 0, high: int = 5) -> Tensor:
-    values = np.random.default_rng(seed).integers(low, high, size=tuple(shape))
-    return values.astype(dtype)
-
-
 seeds = st.integers(0, 2**32 - 1)
-
-
-def check_agreement(op: str, attrs: Attrs | None, *args: Tensor | tuple[Tensor, ...]) -> None:
-    """The reference's dtype and shape are the relation's, on the argument arrays' types."""
-
-    def type_of(a: Tensor | tuple[Tensor, ...]) -> Type:
-        if isinstance(a, tuple):
-            return TupleType(tuple(type_of(f) for f in a))
-        return TensorType(tuple(int(d) for d in a.shape), a.dtype.name)
-
-    predicted = rel(op, attrs, *(type_of(a) for a in args))
-    out = ref(op, attrs, *args)
-    assert type_of(out) == predicted
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -494,15 +195,7 @@ def test_full_like_against_python_conversion(fill_dtype: str, fill: float) -> No
 @settings(max_examples=30)  # per op: 38 ops share the file's time budget
 @given(data=st.data())
 def test_reference_agrees_with_relation(name: str, data: st.DataObject) -> None:
-    op = OPS[name]
-    assert op.relation is not None and op.reference is not None
-    args, attrs = data.draw(_valid_call(name))
-    types = tuple(TensorType(a.shape, a.dtype.name) for a in args)
-    predicted = op.relation(types, attrs)
-    assert isinstance(predicted, TensorType)
-    out = op.reference(args, attrs)
-    assert isinstance(out, np.ndarray)
-    assert (out.shape, out.dtype.name) == (predicted.shape, predicted.dtype)
+    check_reference_agrees_with_relation(name, data)
 
 
 @pytest.mark.parametrize("name", of_family(sorted({"arange", *FAMILY}), "create"))
@@ -519,17 +212,17 @@ def test_record(name: str) -> None:
 
 def test_arange_relation_and_reference() -> None:
     attrs = ArangeAttrs.from_kwargs({"dtype": "int32"})
-    s = T((), "int32")
-    assert rel("arange", attrs, s, s, s) == T((ANY,), "int32")
-    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, T((1,), "int32"), s)
-    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, s, T((), "int64"))
+    s = tensor_t((), "int32")
+    assert op_rel("arange", attrs, s, s, s) == tensor_t((ANY,), "int32")
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, tensor_t((1,), "int32"), s)
+    bad("arange", attrs, r"Tensor\[\(\), int32\]", s, s, tensor_t((), "int64"))
     same(tref("arange", attrs, a(1, "int32"), a(10, "int32"), a(3, "int32")), a([1, 4, 7], "int32"))
     same(tref("arange", attrs, a(5, "int32"), a(1, "int32"), a(-2, "int32")), a([5, 3], "int32"))
     same(tref("arange", attrs, a(5, "int32"), a(5, "int32"), a(1, "int32")), a([], "int32"))
     with pytest.raises(UndefinedBehavior, match="step 0"):
-        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(0, "int32"))
+        op_ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(0, "int32"))
     with pytest.raises(UndefinedBehavior, match="negative count"):
-        ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(-1, "int32"))
+        op_ref("arange", attrs, a(0, "int32"), a(3, "int32"), a(-1, "int32"))
     shape_func = OPS["arange"].shape_func
     assert shape_func is not None
     assert shape_func((a(0.0, "float32"), a(1.0, "float32"), a(0.3, "float32")), attrs) == (4,)
@@ -548,30 +241,34 @@ def test_arange_matches_onnxruntime(dtype: str, start: float, stop: float, step:
 
 def test_zeros_and_ones() -> None:
     for name, value in (("zeros", 0), ("ones", 1)):
-        assert rel(name, InitOpAttrs(shape=(2, 3), dtype="int16")) == T((2, 3), "int16")
-        assert rel(name, InitOpAttrs(shape=(), dtype="bool")) == T((), "bool")
+        assert op_rel(name, InitOpAttrs(shape=(2, 3), dtype="int16")) == tensor_t((2, 3), "int16")
+        assert op_rel(name, InitOpAttrs(shape=(), dtype="bool")) == tensor_t((), "bool")
         out = tensor_ref(name, InitOpAttrs(shape=(2, 0, 1), dtype="float16"))
         assert out.shape == (2, 0, 1)
         assert out.dtype == np.float16
         assert_same(tensor_ref(name, InitOpAttrs(shape=(2,), dtype="uint8")), [value, value])
         assert_same(tensor_ref(name, InitOpAttrs(shape=(), dtype="bool")), bool(value))
         with pytest.raises(RelationError, match='expected a dtype, found dtype=""'):
-            rel(name, InitOpAttrs(shape=(2,)))
+            op_rel(name, InitOpAttrs(shape=(2,)))
         with pytest.raises(RelationError, match="expected a shape, found shape=None"):
-            rel(name, InitOpAttrs(shape=None, dtype="int8"))
+            op_rel(name, InitOpAttrs(shape=None, dtype="int8"))
         with pytest.raises(RelationError, match="expected 0 argument"):
-            rel(name, InitOpAttrs(shape=(2,), dtype="int8"), T(()))
+            op_rel(name, InitOpAttrs(shape=(2,), dtype="int8"), tensor_t(()))
 
 
 def test_full_relation() -> None:
     f = InitOpAttrs
-    assert rel("full", f(shape=(2, 3)), T((), "int8")) == T((2, 3), "int8")
-    assert rel("full", f(shape=(4,), dtype="float16"), T((), "int64")) == T((4,), "float16")
-    assert rel("full", f(shape=(), dtype="bool"), T((), "float32")) == T((), "bool")
+    assert op_rel("full", f(shape=(2, 3)), tensor_t((), "int8")) == tensor_t((2, 3), "int8")
+    assert op_rel("full", f(shape=(4,), dtype="float16"), tensor_t((), "int64")) == tensor_t(
+        (4,), "float16"
+    )
+    assert op_rel("full", f(shape=(), dtype="bool"), tensor_t((), "float32")) == tensor_t(
+        (), "bool"
+    )
     with pytest.raises(RelationError, match=r"scalar fill_value \(rank 0\), found rank 1 \(1\)"):
-        rel("full", f(shape=(2,)), T((1,)))
+        op_rel("full", f(shape=(2,)), tensor_t((1,)))
     with pytest.raises(RelationError, match="expected a tensor for fill_value, found a tuple"):
-        rel("full", f(shape=(2,)), Tup(T(())))
+        op_rel("full", f(shape=(2,)), Tup(tensor_t(())))
 
 
 def test_full_reference_casts_the_fill_value() -> None:
@@ -594,7 +291,7 @@ def test_full_reference_casts_the_fill_value() -> None:
 )
 def test_full_float_to_int_out_of_range_is_undefined(value: float, dtype: str) -> None:
     with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
-        ref("full", InitOpAttrs(shape=(1,), dtype=dtype), np.array(value))
+        op_ref("full", InitOpAttrs(shape=(1,), dtype=dtype), np.array(value))
 
 
 @pytest.mark.parametrize(
@@ -639,7 +336,7 @@ def test_full_against_python_conversion(fill_dtype: str, fill: float) -> None:
         converted = _convert_python(fill_value.item(), dtype)
         if converted is None:
             with pytest.raises(UndefinedBehavior, match=f"cast of fill_value .* to {dtype}"):
-                ref("full", attrs, fill_value)
+                op_ref("full", attrs, fill_value)
             continue
         expected = np.empty((3, 2), dtype)
         with np.errstate(over="ignore"):  # 1e6 and 70000 round to inf in float16

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import Array, n, of_family
+from ops_helpers import op_rel as rel
+from ops_helpers import tensor_ref as ref
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
@@ -28,35 +30,8 @@ DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
 DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
 
 
-QNN = (
-    "qnn.quantize",
-    "qnn.dequantize",
-    "fixed_point_multiply",
-    "qnn.requantize",
-    "qnn.add",
-    "qnn.mul",
-    "qnn.concatenate",
-    "qnn.dense",
-    "qnn.conv2d",
-)
-
-
 def T(shape: tuple[Any, ...], dtype: str = "float32") -> TensorType:
     return TensorType(shape, dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: Array) -> Array:
-    reference = OPS[op].reference
-    assert reference is not None
-    out = reference(tuple(args), attrs)
-    assert isinstance(out, np.ndarray)
-    return out
 
 
 def shape_func(op: str, attrs: Attrs | None, *args: Array) -> tuple[int, ...]:
@@ -107,7 +82,7 @@ def shape_func_pair(attrs: Attrs, *args: Array) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(d) for d in s) for s in out)  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("name", of_family(DYN_ALL + QNN, "dyn"))
+@pytest.mark.parametrize("name", of_family(DYN_ALL, "dyn"))
 def test_records(name: str) -> None:
     op = OPS[name]
     assert op.relation is not None and op.reference is not None

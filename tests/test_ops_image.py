@@ -7,40 +7,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ops_helpers import Array, of_family
+from ops_helpers import Array, T, of_family, rel
+from ops_nn_helpers import normal
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import lookup
 from relay.semantics.ops.image import Resize2DAttrs
-from relay.semantics.ops.nn.activation import SoftmaxAttrs
-from relay.semantics.ops.nn.loss import NLLLossAttrs
-from relay.semantics.ops.nn.norm import (
-    GroupNormAttrs,
-    InstanceNormAttrs,
-    L2NormalizeAttrs,
-    LayerNormAttrs,
-    LRNAttrs,
-)
-from relay.semantics.ops.nn.shape import (
-    BatchToSpaceNDAttrs,
-    MirrorPadAttrs,
-    SpaceToBatchNDAttrs,
-    SubPixelAttrs,
-    UpSamplingAttrs,
-)
 from relay.semantics.ops.registry import Attrs, RelationError
-from relay.semantics.syntax import Dim, TensorType, Type
+from relay.semantics.syntax import Type
 
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
+RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
 
 
 def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
@@ -54,206 +31,7 @@ def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Array:
     return out
 
 
-def normal(rng: np.random.Generator, *shape: int, dtype: str = "float32") -> Array:
-    return rng.standard_normal(shape).astype(dtype)
-
-
-V3 = T(3)
-
-
-RESIZE = {"size": (4, 4), "roi": (0.0, 0.0, 0.0, 0.0)}
-
-
 REJECTED: list[tuple[str, tuple[Type, ...], Attrs | None, str]] = [
-    ("nn.layer_norm", (T(2, 3), V3, V3), LayerNormAttrs(axis=2), "axis=2 is out of range"),
-    (
-        "nn.layer_norm",
-        (T(2, 3), T(2), V3),
-        LayerNormAttrs(),
-        r"Tensor\[\(3,\), float32\] for gamma",
-    ),
-    ("nn.layer_norm", (T(2, 3), V3, T(3, dtype="float16")), LayerNormAttrs(), "for beta"),
-    ("nn.group_norm", (T(2, 3), V3, V3), GroupNormAttrs(), "num_groups=0"),
-    (
-        "nn.group_norm",
-        (T(2, 3), V3, V3),
-        GroupNormAttrs(num_groups=2),
-        "num_groups=2 does not divide the 3 channels",
-    ),
-    (
-        "nn.instance_norm",
-        (T(2, 3), V3, V3),
-        InstanceNormAttrs(),
-        r"rank at least 3, found rank 2 \(2, 3\)",
-    ),
-    (
-        "nn.l2_normalize",
-        (T(2, 3),),
-        L2NormalizeAttrs(eps=0.1, axis=(2,)),
-        r"axis=\[2\]: 2 is out of range",
-    ),
-    (
-        "nn.l2_normalize",
-        (T(2, 3),),
-        L2NormalizeAttrs(eps=0.1, axis=(1, -1)),
-        r"axis=\[1, -1\] names an axis twice",
-    ),
-    ("nn.l2_normalize", (T(2, 3),), L2NormalizeAttrs(eps=0.1, axis=()), r"axis=\[\] names no axis"),
-    ("nn.lrn", (T(2, 3, 4),), LRNAttrs(), "expected 4-D data, found rank 3"),
-    ("nn.lrn", (T(2, 3, 4, 4),), LRNAttrs(axis=2), "axis=2 is not supported"),
-    ("nn.lrn", (T(2, 3, 4, 4),), LRNAttrs(size=4), "size=4 must be an odd positive number"),
-    ("nn.cross_entropy", (T(2, 3), T(2, 4)), None, "shapes of x and y are inconsistent"),
-    ("nn.cross_entropy", (T(2, 3, 1), T(2, 3, 1)), None, "expected 2-D x and y"),
-    ("nn.cross_entropy", (T(2, 3), T(2, 3, dtype="float64")), None, "one dtype"),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, 1, dtype="int32"), T(5)),
-        NLLLossAttrs(ignore_index=-1),
-        "one dimension larger",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(3, dtype="int32"), T(5)),
-        NLLLossAttrs(ignore_index=-1),
-        r"targets \(3,\) do not match",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, dtype="int32"), T(4)),
-        NLLLossAttrs(ignore_index=-1),
-        "length of weights",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, dtype="int32"), T(5, 1)),
-        NLLLossAttrs(ignore_index=-1),
-        "1-D tensor",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, dtype="int32"), T(5, dtype="float64")),
-        NLLLossAttrs(ignore_index=-1),
-        "same float dtype",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5, dtype="int32"), T(2, dtype="int32"), T(5, dtype="int32")),
-        NLLLossAttrs(ignore_index=-1),
-        "same float dtype",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, dtype="uint8"), T(5)),
-        NLLLossAttrs(ignore_index=-1),
-        "signed integer dtype, found uint8",
-    ),
-    (
-        "nn.nll_loss",
-        (T(2, 5), T(2, dtype="int32"), T(5)),
-        NLLLossAttrs(reduction="avg", ignore_index=-1),
-        'found "avg"',
-    ),
-    ("nn.fast_softmax", (T(2, 3),), SoftmaxAttrs(axis=2), "axis=2 is out of range"),
-    (
-        "nn.upsampling",
-        (T(1, 3, 4, 4),),
-        UpSamplingAttrs(scale_h=-1.0, scale_w=1.0),
-        "scale_h=-1.0 makes extent 4 negative",
-    ),
-    (
-        "nn.upsampling",
-        (T(1, 3, 4, 4),),
-        UpSamplingAttrs(scale_h=1.0, scale_w=1.0, method="linear"),
-        'method="linear" is not supported',
-    ),
-    (
-        "nn.upsampling",
-        (T(1, 3, 4, 4),),
-        UpSamplingAttrs(scale_h=1.0, scale_w=1.0, layout="NCHW4c"),
-        'layout "NCHW4c" is not supported',
-    ),
-    (
-        "nn.upsampling",
-        (T(3, 4, 4),),
-        UpSamplingAttrs(scale_h=1.0, scale_w=1.0),
-        "expected 4-D data in layout NCHW, found rank 3",
-    ),
-    (
-        "nn.mirror_pad",
-        (T(2, 3),),
-        MirrorPadAttrs(pad_width=((1, 1),)),
-        "expected 2 .before, after. pairs in pad_width",
-    ),
-    (
-        "nn.mirror_pad",
-        (T(2, 3),),
-        MirrorPadAttrs(pad_width=((1, 1), (0, -1))),
-        r"pad_width entry 1 must be non-negative, found \[0, -1\]",
-    ),
-    ("nn.mirror_pad", (T(2, 3),), MirrorPadAttrs(pad_width=((1, 1), (0, 1, 2))), "must be a pair"),
-    (
-        "nn.mirror_pad",
-        (T(2, 3),),
-        MirrorPadAttrs(mode="EDGE", pad_width=((1, 1), (0, 1))),
-        'mode="EDGE"',
-    ),
-    ("nn.space_to_depth", (T(1, 3, 4, 4),), SubPixelAttrs(block_size=0), "block_size=0"),
-    (
-        "nn.space_to_depth",
-        (T(1, 3, 4, 4),),
-        SubPixelAttrs(layout="HWCN"),
-        'layout "HWCN" is not supported',
-    ),
-    ("nn.depth_to_space", (T(1, 8, 4, 4),), SubPixelAttrs(block_size=2, mode="CDR"), 'mode="CDR"'),
-    ("nn.depth_to_space", (T(8, 4, 4),), SubPixelAttrs(block_size=2), "expected 4-D data"),
-    (
-        "nn.space_to_batch_nd",
-        (T(1, 3),),
-        SpaceToBatchNDAttrs(paddings=((0, 0), (0, 0))),
-        "must name 1 to 1 spatial axes",
-    ),
-    (
-        "nn.space_to_batch_nd",
-        (T(1, 3, 4),),
-        SpaceToBatchNDAttrs(block_shape=(2,), paddings=((0, 0),)),
-        "padded extent 3 of axis 1 is not divisible by its block 2",
-    ),
-    (
-        "nn.space_to_batch_nd",
-        (T(1, 4, 4),),
-        SpaceToBatchNDAttrs(block_shape=(2,), paddings=()),
-        "expected 1 .before, after. pairs in paddings",
-    ),
-    (
-        "nn.space_to_batch_nd",
-        (T(1, 4, 4),),
-        SpaceToBatchNDAttrs(block_shape=(0,), paddings=((0, 0),)),
-        r"block_shape must be positive, found block_shape=\[0\]",
-    ),
-    (
-        "nn.space_to_batch_nd",
-        (T(4),),
-        SpaceToBatchNDAttrs(block_shape=(2,), paddings=((0, 0),)),
-        "rank at least 2",
-    ),
-    (
-        "nn.batch_to_space_nd",
-        (T(3, 4, 4),),
-        BatchToSpaceNDAttrs(block_shape=(2,), crops=((0, 0),)),
-        r"batch 3 is not divisible by the product of block_shape \(2\)",
-    ),
-    (
-        "nn.batch_to_space_nd",
-        (T(2, 2, 4),),
-        BatchToSpaceNDAttrs(block_shape=(2,), crops=((3, 2),)),
-        r"crops entry 0 \[3, 2\] removes more",
-    ),
-    (
-        "nn.batch_to_space_nd",
-        (T(2, 2, 4),),
-        BatchToSpaceNDAttrs(block_shape=(2,), crops=((-1, 0),)),
-        "must be non-negative",
-    ),
     (
         "image.resize2d",
         (T(1, 3, 4, 4),),

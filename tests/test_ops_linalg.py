@@ -3,51 +3,25 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import n, of_family
+from ops_helpers import FAST, Tup, arange, n, of_family, op_rel, rand, seeds, tensor_t, typ
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs, TriluAttrs
 from relay.semantics.ops.registry import Attrs, OpPattern, RelationError, Tensor
-from relay.semantics.syntax import ANY, Dim, TensorType, TupleType, Type
+from relay.semantics.syntax import ANY, TensorType, Type
 
 OPS_HERE = {
-    "reverse": ("Reverse", OpPattern.INJECTIVE),
-    "tile": ("Tile", OpPattern.BROADCAST),
-    "repeat": ("Repeat", OpPattern.BROADCAST),
-    "layout_transform": ("layout_transform", OpPattern.INJECTIVE),
-    "reshape_like": ("ReshapeLike", OpPattern.INJECTIVE),
-    "broadcast_to_like": ("BroadCastToLike", OpPattern.BROADCAST),
-    "collapse_sum_like": ("CollapseSumLike", OpPattern.COMM_REDUCE),
-    "slice_like": ("SliceLike", OpPattern.INJECTIVE),
-    "shape_of": ("ShapeOf", OpPattern.OPAQUE),
-    "ndarray_size": ("NdarraySize", OpPattern.INJECTIVE),
     "einsum": ("Einsum", OpPattern.INJECTIVE),
     "matrix_set_diag": ("MatrixSetDiag", OpPattern.INJECTIVE),
     "trilu": ("trilu", OpPattern.ELEMWISE),
-    "sliding_window": ("SlidingWindow", OpPattern.OPAQUE),
-    "reverse_sequence": ("ReverseSequence", OpPattern.INJECTIVE),
 }
-
-
-FAST = settings(max_examples=15, deadline=None)
-
-
-def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
 
 
 def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
@@ -55,17 +29,10 @@ def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
     assert reference is not None
     out = reference(tuple(args), attrs)  # type: ignore[arg-type]
     assert isinstance(out, np.ndarray)
-    t = rel(op, attrs, *(typ(a) for a in args))
+    t = op_rel(op, attrs, *(typ(a) for a in args))
     assert isinstance(t, TensorType)
     assert out.shape == t.shape and out.dtype == np.dtype(t.dtype)
     return out
-
-
-def typ(a: object) -> Type:
-    if isinstance(a, tuple):
-        return TupleType(tuple(typ(f) for f in a))
-    assert isinstance(a, np.ndarray)
-    return T(a.shape, a.dtype.name)
 
 
 def same(actual: Tensor, expected: object) -> None:
@@ -74,23 +41,8 @@ def same(actual: Tensor, expected: object) -> None:
     np.testing.assert_array_equal(actual, e)
 
 
-def arange(*shape: int, dtype: str = "float32") -> Tensor:
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-
-
-seeds = st.integers(0, 2**16)
-
-
-def rand(shape: Sequence[int], seed: int, dtype: str = "float32") -> Tensor:
-    return np.random.default_rng(seed).integers(-5, 6, size=tuple(shape)).astype(dtype)
-
-
 def ein(eq: str) -> EinsumAttrs:
     return EinsumAttrs(equation=eq)
-
-
-def Tup(*fields: Type) -> TupleType:
-    return TupleType(tuple(fields))
 
 
 def msd(k1: int = 0, k2: int = 0, sup: bool = True, sub: bool = False) -> MatrixSetDiagAttrs:
@@ -109,33 +61,45 @@ def test_record(name: str) -> None:
 
 
 def test_einsum_relation() -> None:
-    assert rel("einsum", ein("ij,jk->ik"), Tup(T((2, 3)), T((3, 4)))) == T((2, 4))
-    assert rel("einsum", ein("ij,jk"), Tup(T((2, 3)), T((3, 4)))) == T((2, 4))
-    assert rel("einsum", ein("ii->i"), Tup(T((3, 3)))) == T((3,))
-    assert rel("einsum", ein("ba"), Tup(T((2, 3)))) == T((3, 2))
-    assert rel("einsum", ein("...ij->...ji"), Tup(T((5, 1, 2, 3)))) == T((5, 1, 3, 2))
-    assert rel("einsum", ein("...i,...i"), Tup(T((4, 1, 2)), T((3, 2)))) == T((4, 3))
-    assert rel("einsum", ein("i,i->"), Tup(T((n,)), T((n,)))) == T(())
-    assert rel("einsum", ein("ij->j"), Tup(T((ANY, 3)))) == T((3,))
+    assert op_rel("einsum", ein("ij,jk->ik"), Tup(tensor_t((2, 3)), tensor_t((3, 4)))) == tensor_t(
+        (2, 4)
+    )
+    assert op_rel("einsum", ein("ij,jk"), Tup(tensor_t((2, 3)), tensor_t((3, 4)))) == tensor_t(
+        (2, 4)
+    )
+    assert op_rel("einsum", ein("ii->i"), Tup(tensor_t((3, 3)))) == tensor_t((3,))
+    assert op_rel("einsum", ein("ba"), Tup(tensor_t((2, 3)))) == tensor_t((3, 2))
+    assert op_rel("einsum", ein("...ij->...ji"), Tup(tensor_t((5, 1, 2, 3)))) == tensor_t(
+        (5, 1, 3, 2)
+    )
+    assert op_rel(
+        "einsum", ein("...i,...i"), Tup(tensor_t((4, 1, 2)), tensor_t((3, 2)))
+    ) == tensor_t((4, 3))
+    assert op_rel("einsum", ein("i,i->"), Tup(tensor_t((n,)), tensor_t((n,)))) == tensor_t(())
+    assert op_rel("einsum", ein("ij->j"), Tup(tensor_t((ANY, 3)))) == tensor_t((3,))
 
 
 @pytest.mark.parametrize(
     ("eq", "fields", "message"),
     [
-        ("ij,jk->ik", (T((2, 3)), T((4, 4))), "the label j has extents 3 and 4"),
-        ("ij,jk", (T((2, 3)), T((3, 4), "int8")), "same dtype: field 0 is float32, field 1"),
-        ("ij", (T((2, 3)), T((3,))), "1 input term"),
-        ("ij->k", (T((2, 3)),), "the output label k is not an input"),
-        ("ij->ii", (T((2, 3)),), "the output repeats the label i"),
-        ("ijk", (T((2, 3)),), 'the term "ijk" does not fit operand 0 of rank 2'),
-        ("i-j", (T((2, 3)),), "invalid character '-'"),
-        ("...i->i", (T((2, 3)),), 'output must have "..." exactly when an input does'),
-        ("...i,...i", (T((2, 2)), T((3, 2))), "dimensions 2 and 3 are incompatible"),
+        ("ij,jk->ik", (tensor_t((2, 3)), tensor_t((4, 4))), "the label j has extents 3 and 4"),
+        (
+            "ij,jk",
+            (tensor_t((2, 3)), tensor_t((3, 4), "int8")),
+            "same dtype: field 0 is float32, field 1",
+        ),
+        ("ij", (tensor_t((2, 3)), tensor_t((3,))), "1 input term"),
+        ("ij->k", (tensor_t((2, 3)),), "the output label k is not an input"),
+        ("ij->ii", (tensor_t((2, 3)),), "the output repeats the label i"),
+        ("ijk", (tensor_t((2, 3)),), 'the term "ijk" does not fit operand 0 of rank 2'),
+        ("i-j", (tensor_t((2, 3)),), "invalid character '-'"),
+        ("...i->i", (tensor_t((2, 3)),), 'output must have "..." exactly when an input does'),
+        ("...i,...i", (tensor_t((2, 2)), tensor_t((3, 2))), "dimensions 2 and 3 are incompatible"),
     ],
 )
 def test_einsum_relation_errors(eq: str, fields: tuple[Type, ...], message: str) -> None:
     with pytest.raises(RelationError, match=message):
-        rel("einsum", ein(eq), Tup(*fields))
+        op_rel("einsum", ein(eq), Tup(*fields))
 
 
 def test_einsum_reference() -> None:
@@ -173,17 +137,23 @@ def test_einsum_matches_onnxruntime(case: tuple[str, list[tuple[int, ...]]], see
 
 
 def test_matrix_set_diag_relation() -> None:
-    assert rel("matrix_set_diag", msd(), T((2, 3, 4)), T((2, 3))) == T((2, 3, 4))
-    assert rel("matrix_set_diag", msd(-1, 2), T((3, 4)), T((4, 3))) == T((3, 4))
-    assert rel("matrix_set_diag", msd(1, 1), T((3, 3)), T((2,))) == T((3, 3))
+    assert op_rel("matrix_set_diag", msd(), tensor_t((2, 3, 4)), tensor_t((2, 3))) == tensor_t(
+        (2, 3, 4)
+    )
+    assert op_rel("matrix_set_diag", msd(-1, 2), tensor_t((3, 4)), tensor_t((4, 3))) == tensor_t(
+        (3, 4)
+    )
+    assert op_rel("matrix_set_diag", msd(1, 1), tensor_t((3, 3)), tensor_t((2,))) == tensor_t(
+        (3, 3)
+    )
     with pytest.raises(RelationError, match="expected k1 <= k2, found k1=1, k2=0"):
-        rel("matrix_set_diag", msd(1, 0), T((3, 3)), T((3,)))
+        op_rel("matrix_set_diag", msd(1, 0), tensor_t((3, 3)), tensor_t((3,)))
     with pytest.raises(RelationError, match=r"expected a diagonal of shape \(2\)"):
-        rel("matrix_set_diag", msd(1, 1), T((3, 3)), T((3,)))
+        op_rel("matrix_set_diag", msd(1, 1), tensor_t((3, 3)), tensor_t((3,)))
     with pytest.raises(RelationError, match="k2=3 names no diagonal of a matrix with 3 columns"):
-        rel("matrix_set_diag", msd(0, 3), T((3, 3)), T((4, 3)))
+        op_rel("matrix_set_diag", msd(0, 3), tensor_t((3, 3)), tensor_t((4, 3)))
     with pytest.raises(RelationError, match="rank at least 2"):
-        rel("matrix_set_diag", msd(), T((3,)), T((3,)))
+        op_rel("matrix_set_diag", msd(), tensor_t((3,)), tensor_t((3,)))
 
 
 def test_matrix_set_diag_reference() -> None:
@@ -242,7 +212,9 @@ def test_matrix_set_diag_matches_a_loop(
 
 
 def test_trilu() -> None:
-    assert rel("trilu", TriluAttrs(), T((n, 3, 3)), T((), "int64")) == T((n, 3, 3))
+    assert op_rel("trilu", TriluAttrs(), tensor_t((n, 3, 3)), tensor_t((), "int64")) == tensor_t(
+        (n, 3, 3)
+    )
     x = arange(3, 3) + 1
     k0 = np.array(0, "int32")
     same(ref("trilu", TriluAttrs(), x, k0), [[1, 2, 3], [0, 5, 6], [0, 0, 9]])
@@ -252,11 +224,11 @@ def test_trilu() -> None:
     )
     same(ref("trilu", TriluAttrs(), x, np.array(5, "int64")), np.zeros((3, 3)))
     with pytest.raises(RelationError, match="rank at least 2, found rank 1"):
-        rel("trilu", TriluAttrs(), T((3,)), T((), "int32"))
+        op_rel("trilu", TriluAttrs(), tensor_t((3,)), tensor_t((), "int32"))
     with pytest.raises(RelationError, match=r"expected a rank-0 k, found rank 1 \(1\)"):
-        rel("trilu", TriluAttrs(), T((3, 3)), T((1,), "int32"))
+        op_rel("trilu", TriluAttrs(), tensor_t((3, 3)), tensor_t((1,), "int32"))
     with pytest.raises(RelationError, match="integer dtype for k, found float32"):
-        rel("trilu", TriluAttrs(), T((3, 3)), T(()))
+        op_rel("trilu", TriluAttrs(), tensor_t((3, 3)), tensor_t(()))
 
 
 @FAST

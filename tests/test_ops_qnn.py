@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ops_helpers import Array, n, of_family
+from ops_helpers import op_rel as rel
+from ops_helpers import tensor_ref as ref
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
@@ -28,12 +30,6 @@ from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.ops.shape import ConcatenateAttrs
 from relay.semantics.syntax import TensorType, TupleType, Type
 
-DYN = ("dyn.reshape", "dyn.broadcast_to", "dyn.zeros", "dyn.ones", "dyn.full")
-
-
-DYN_ALL = (*DYN, "dyn.strided_slice", "dyn.tile", "dyn.topk", "dyn.one_hot")
-
-
 QNN = (
     "qnn.quantize",
     "qnn.dequantize",
@@ -49,20 +45,6 @@ QNN = (
 
 def T(shape: tuple[Any, ...], dtype: str = "float32") -> TensorType:
     return TensorType(shape, dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: Array) -> Array:
-    reference = OPS[op].reference
-    assert reference is not None
-    out = reference(tuple(args), attrs)
-    assert isinstance(out, np.ndarray)
-    return out
 
 
 def q_attrs(out_dtype: str, axis: int = -1) -> QuantizeAttrs:
@@ -176,7 +158,7 @@ def matmul_types(
     return (data, weight, *params, *defaults[len(params) :])
 
 
-@pytest.mark.parametrize("name", of_family(DYN_ALL + QNN, "qnn"))
+@pytest.mark.parametrize("name", of_family(QNN, "qnn"))
 def test_records(name: str) -> None:
     op = OPS[name]
     assert op.relation is not None and op.reference is not None

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import itertools
-import re
 import zlib
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import onnxruntime as ort
 import pytest
 from hypothesis import given, settings
@@ -16,53 +14,36 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx import TensorProto, helper, numpy_helper
 
-import relay
 from relay.oracles.compare import compare_arrays
-from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.ops import OPS, Attrs, lookup
+from relay.semantics.ops import OPS, Attrs
 from relay.semantics.ops.nn.pool import (
     AdaptivePool2DAttrs,
 )
 from relay.semantics.ops.reduce import ReduceAttrs, ScanopAttrs, VarianceAttrs
 from relay.semantics.ops.registry import RelationError
-from relay.semantics.syntax import ANY, DTYPES, Dim, TensorType, TupleType, Type, dim_symbol
+from relay.semantics.syntax import ANY, DTYPES, TensorType, TupleType, Type, dim_symbol
 
 pytest.importorskip("onnxruntime")
-from ops_helpers import Array, n, of_family
+from ops_helpers import (
+    Array,
+    check_text_round_trip,
+    n,
+    of_family,
+    raises,
+    relate,
+    run,
+    same,
+    t,
+)
+from ops_helpers import assert_agrees_tensor as assert_agrees
 
-
-def t(shape: tuple[Dim, ...], dtype: str = "float32") -> TensorType:
-    return TensorType(shape, dtype)
-
-
-def relate(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    relation = OPS[name].relation
-    assert relation is not None
-    return relation(types, attrs)
-
-
-def run(name: str, *args: npt.ArrayLike, attrs: Attrs | None = None) -> Array:
-    reference = OPS[name].reference
-    assert reference is not None
-    with np.errstate(all="ignore"):
-        out = reference(tuple(np.asarray(a) for a in args), attrs)
-    assert isinstance(out, np.ndarray)
-    return out
-
-
-def raises(error: type[Exception], text: str) -> pytest.RaisesExc[Exception]:
-    return pytest.raises(error, match=re.escape(text))
-
-
-def same(actual: Array, expected: Array) -> None:
-    """Equal dtype, shape and values (NaN equal to NaN; the sign of zero compared)."""
-    assert actual.dtype == expected.dtype
-    assert actual.shape == expected.shape
-    np.testing.assert_array_equal(actual, expected, strict=True)
-    if actual.dtype.kind == "f":
-        numbers = ~np.isnan(expected)
-        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+_CALLS = [
+    ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
+    ("all", "bool", ", axis=[0], keepdims=True"),
+    ("cumsum", "int32", ', axis=1, dtype="int64", exclusive=True'),
+    ("cumprod", "float64", ", exclusive=None"),
+]
 
 
 RNG = np.random.default_rng(20241129)
@@ -77,52 +58,6 @@ def _random(shape: tuple[int, ...], dtype: str, low: float = -4, high: float = 4
 
 
 onnx_peer = pytest.importorskip("relay.oracles.onnx_peer")
-
-
-_CALLS = [
-    ("sin", "float32", ""),
-    ("bitwise_xor", "int16", ""),
-    ("isinf", "float16", ""),
-    ("reinterpret", "float32", ', dtype="uint32"'),
-    ("variance", "float32", ", axis=[1], keepdims=True, exclude=True, unbiased=True"),
-    ("all", "bool", ", axis=[0], keepdims=True"),
-    ("cumsum", "int32", ', axis=1, dtype="int64", exclusive=True'),
-    ("cumprod", "float64", ", exclusive=None"),
-    ("annotation.stop_fusion", "float32", ""),
-    ("on_device", "float32", ', device_type=2, virtual_device_id=1, memory_scope="global", '
-     "constrain_result=True, constrain_body=False"),
-    ("device_copy", "int8", ", src_dev_type=1, src_virtual_device_id=0, dst_dev_type=2, "
-     'dst_virtual_device_id=3, dst_memory_scope="global"'),
-]  # fmt: skip
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
-
-
-def ref(name: str, *args: Array, attrs: Attrs | None = None) -> Any:
-    op = lookup(name)
-    assert op is not None and op.reference is not None
-    return op.reference(args, attrs)
-
-
-def assert_agrees(
-    name: str, args: tuple[Array, ...], attrs: Attrs | None, *, defined: bool = True
-) -> Array | None:
-    """The reference's dtype and shape are what the relation predicts (or, for a case the
-    spec leaves undefined, the relation accepts it and the reference says so)."""
-    predicted = rel(name, *(TensorType(a.shape, str(a.dtype)) for a in args), attrs=attrs)
-    if not defined:
-        with pytest.raises(UndefinedBehavior):
-            ref(name, *args, attrs=attrs)
-        return None
-    result = ref(name, *args, attrs=attrs)
-    assert isinstance(predicted, TensorType) and isinstance(result, np.ndarray)
-    assert result.shape == predicted.shape, (name, attrs, result.shape, predicted.shape)
-    assert str(result.dtype) == predicted.dtype, (name, attrs, result.dtype, predicted.dtype)
-    return result
 
 
 def adaptive_direct(x: Array, out_h: int, out_w: int, kind: str) -> Array:
@@ -451,17 +386,7 @@ def test_scan_result_has_the_relation_type(
 
 @pytest.mark.parametrize(("name", "dtype", "attrs"), of_family(_CALLS, "reduce"))
 def test_calls_round_trip_through_the_text_format(name: str, dtype: str, attrs: str) -> None:
-    args = "%x, %x" if name in ("variance", "bitwise_xor") else "%x"
-    text = (
-        '#[version = "0.0.5"]\n'
-        f"def @main(%x: Tensor[(2, 3), {dtype}]) {{\n  {name}({args}{attrs})\n}}\n"
-    )
-    mod = relay.parse(text)
-    printed = relay.astext(mod)
-    again = relay.parse(printed)
-    assert alpha_equal(mod, again)
-    assert relay.astext(again) == printed
-    relay.infer_types(mod)
+    check_text_round_trip(name, dtype, attrs)
 
 
 @settings(max_examples=30)

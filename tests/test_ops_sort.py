@@ -4,76 +4,33 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from ops_helpers import n, of_family
+from ops_helpers import a, bad, n, of_family, op_ref, op_rel, tensor_t, tref
 
 from relay.oracles.onnx_peer import onnx_run
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
-from relay.semantics.ops.registry import Attrs, RelationError, Tensor
+from relay.semantics.ops.registry import Tensor
 from relay.semantics.ops.sort import ArgsortAttrs, SearchSortedAttrs, TopKAttrs
-from relay.semantics.syntax import Dim, TensorType, TupleType, Type
+from relay.semantics.syntax import TupleType
 
 RNG = np.random.default_rng(7)
 
 
 NAMES = (
-    "gather",
-    "gather_nd",
-    "scatter_elements",
-    "scatter_nd",
-    "one_hot",
     "sort",
     "argsort",
     "topk",
     "searchsorted",
-    "unravel_index",
-    "sparse_to_dense",
-    "sequence_mask",
-    "invert_permutation",
-    "arange",
-    "meshgrid",
 )
-
-
-def T(shape: Sequence[Dim], dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(op: str, attrs: Attrs | None, *args: Type) -> Type:
-    relation = OPS[op].relation
-    assert relation is not None
-    return relation(tuple(args), attrs)
-
-
-def ref(op: str, attrs: Attrs | None, *args: object) -> Tensor | tuple[Tensor, ...]:
-    reference = OPS[op].reference
-    assert reference is not None
-    return reference(tuple(args), attrs)  # type: ignore[arg-type]
-
-
-def tref(op: str, attrs: Attrs | None, *args: object) -> Tensor:
-    out = ref(op, attrs, *args)
-    assert not isinstance(out, tuple)
-    return out
-
-
-def bad(op: str, attrs: Attrs | None, message: str, *args: Type) -> None:
-    with pytest.raises(RelationError, match=message):
-        rel(op, attrs, *args)
 
 
 def same(actual: Tensor, expected: Tensor) -> None:
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     np.testing.assert_array_equal(actual, expected)
-
-
-def a(values: object, dtype: str = "int64") -> Tensor:
-    return np.asarray(values, dtype=dtype)
 
 
 def sort_attrs(axis: int = -1, ascend: bool = True) -> ArgsortAttrs:
@@ -98,12 +55,14 @@ def test_record(name: str) -> None:
 
 
 def test_sort_family_relations() -> None:
-    x = T((n, 4), "int8")
-    assert rel("sort", sort_attrs(), x) == x
-    assert rel("argsort", sort_attrs(0), x) == T((n, 4), "int32")
-    assert rel("topk", topk_attrs(2, 1), x) == TupleType((T((n, 2), "int8"), T((n, 2), "int64")))
-    assert rel("topk", topk_attrs(0, 1, "values"), x) == x
-    assert rel("topk", topk_attrs(3, 0, "indices"), x) == T((3, 4), "int64")
+    x = tensor_t((n, 4), "int8")
+    assert op_rel("sort", sort_attrs(), x) == x
+    assert op_rel("argsort", sort_attrs(0), x) == tensor_t((n, 4), "int32")
+    assert op_rel("topk", topk_attrs(2, 1), x) == TupleType(
+        (tensor_t((n, 2), "int8"), tensor_t((n, 2), "int64"))
+    )
+    assert op_rel("topk", topk_attrs(0, 1, "values"), x) == x
+    assert op_rel("topk", topk_attrs(3, 0, "indices"), x) == tensor_t((3, 4), "int64")
     bad("sort", sort_attrs(2), "axis=2 is out of range", x)
     bad("argsort", ArgsortAttrs(), 'dtype attribute, found ""', x)
     bad("topk", TopKAttrs.from_kwargs({"dtype": "int32"}), "k attribute", x)
@@ -115,16 +74,16 @@ def test_sort_family_references_are_stable() -> None:
     same(tref("sort", sort_attrs(), x), a([1, 1, 2, 3, 3], "int32"))
     same(tref("argsort", sort_attrs(), x), a([1, 4, 3, 0, 2], "int32"))
     same(tref("argsort", sort_attrs(0, False), x), a([0, 2, 3, 1, 4], "int32"))
-    values, indices = ref("topk", topk_attrs(2), x)  # type: ignore[misc]
+    values, indices = op_ref("topk", topk_attrs(2), x)  # type: ignore[misc]
     same(values, a([3, 3], "int32"))
     same(indices, a([0, 2], "int64"))
     same(
         tref("topk", topk_attrs(1, ascend=True, ret="indices"), a([2, 0], "uint8")), a([1], "int64")
     )
     with pytest.raises(UndefinedBehavior, match="NaN"):
-        ref("sort", sort_attrs(), a([1.0, math.nan], "float32"))
+        op_ref("sort", sort_attrs(), a([1.0, math.nan], "float32"))
     with pytest.raises(UndefinedBehavior, match="beyond the axis extent 2"):
-        ref("topk", topk_attrs(3), a([1, 2], "int32"))
+        op_ref("topk", topk_attrs(3), a([1, 2], "int32"))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int64", "float64"])
@@ -146,7 +105,7 @@ def test_sort_family_matches_onnxruntime_topk(
             sorted=1,
             out_dtype=[dtype, "int64"],
         )
-        got_v, got_i = ref("topk", topk_attrs(k, axis, ascend=ascend), x)  # type: ignore[misc]
+        got_v, got_i = op_ref("topk", topk_attrs(k, axis, ascend=ascend), x)  # type: ignore[misc]
         same(got_v, values)
         same(got_i, indices)
         if k == extent:
@@ -156,17 +115,21 @@ def test_sort_family_matches_onnxruntime_topk(
 
 def test_searchsorted_relation_and_reference() -> None:
     attrs = SearchSortedAttrs()
-    assert rel("searchsorted", attrs, T((5,)), T((2, 3))) == T((2, 3), "int32")
-    assert rel("searchsorted", attrs, T((2, 5)), T((n, 3))) == T((n, 3), "int32")
-    bad("searchsorted", attrs, "outer extents differ", T((2, 5)), T((3, 3)))
-    bad("searchsorted", attrs, "values of rank >= 1", T((5,)), T(()))
-    bad("searchsorted", attrs, "one dtype", T((5,)), T((2,), "int32"))
+    assert op_rel("searchsorted", attrs, tensor_t((5,)), tensor_t((2, 3))) == tensor_t(
+        (2, 3), "int32"
+    )
+    assert op_rel("searchsorted", attrs, tensor_t((2, 5)), tensor_t((n, 3))) == tensor_t(
+        (n, 3), "int32"
+    )
+    bad("searchsorted", attrs, "outer extents differ", tensor_t((2, 5)), tensor_t((3, 3)))
+    bad("searchsorted", attrs, "values of rank >= 1", tensor_t((5,)), tensor_t(()))
+    bad("searchsorted", attrs, "one dtype", tensor_t((5,)), tensor_t((2,), "int32"))
     seq = a([1, 2, 2, 4], "float32")
     same(tref("searchsorted", attrs, seq, a([2, 0, 5], "float32")), a([1, 0, 4], "int32"))
     right = SearchSortedAttrs.from_kwargs({"right": True, "dtype": "int64"})
     same(tref("searchsorted", right, seq, a([2, 0, 5], "float32")), a([3, 0, 4], "int64"))
     with pytest.raises(UndefinedBehavior, match="not sorted"):
-        ref("searchsorted", attrs, a([2, 1], "float32"), a([1], "float32"))
+        op_ref("searchsorted", attrs, a([2, 1], "float32"), a([1], "float32"))
 
 
 @pytest.mark.parametrize("right", [False, True])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ops_helpers import T, rel
 
 import relay
 from relay.semantics.errors import RelayRuntimeError
@@ -16,20 +17,10 @@ from relay.semantics.ops import OPS, OpPattern, lookup
 from relay.semantics.ops.registry import Attrs, RelationError
 from relay.semantics.ops.shape import ShapeOfAttrs
 from relay.semantics.ops.vm import ReshapeTensorAttrs
-from relay.semantics.syntax import ANY, Dim, TensorType, Type, dim_symbol
+from relay.semantics.syntax import ANY, TensorType, dim_symbol
 from relay.semantics.values import TensorValue
 
 n = dim_symbol("n")
-
-
-def T(*shape: Dim, dtype: str = "float32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def rel(name: str, *types: Type, attrs: Attrs | None = None) -> Type:
-    op = lookup(name)
-    assert op is not None and op.relation is not None
-    return op.relation(types, attrs)
 
 
 def ref(name: str, *args: Any, attrs: Attrs | None = None) -> Any:

@@ -58,16 +58,12 @@ from ..syntax import TupleType, Type
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpInput,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     attr_field,
-    register,
 )
 from .shapes import tensor_arg
 
@@ -226,35 +222,7 @@ def _identity(args: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor | tuple[
     return np.array(x, copy=True)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "Identity",
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OPAQUE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="Identity", inputs=("data",), pattern=OpPattern.OPAQUE)
 
 
 _op(

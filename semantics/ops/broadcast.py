@@ -53,14 +53,11 @@ from .elementwise import (
 )
 from .registry import (
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
+    OpRegistrar,
     Relation,
     RelationError,
-    ShapeFunc,
     TensorReference,
-    register,
     tensor_reference,
 )
 from .shapes import broadcast_shapes
@@ -263,35 +260,7 @@ _BINARY: tuple[tuple[str, Accepts, bool, BinaryKernel, str, str], ...] = (
 ``BroadcastComp`` for comparisons and ``Broadcast`` otherwise."""
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("lhs", "rhs"),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.BROADCAST,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs lhs, rhs, pattern broadcast."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("lhs", "rhs"), pattern=OpPattern.BROADCAST)
 
 
 for _name, _accepts, _comparison, _binary_kernel, _doc, _check in _BINARY:

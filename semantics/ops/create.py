@@ -32,15 +32,11 @@ from .elementwise import Accepts, Array, UnaryKernel, _cast, _identity_relation,
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import (
@@ -99,35 +95,7 @@ _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
 """Fills of data's type without attributes: name, dtypes, kernel, doc, check."""
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "InitOp",
-    inputs: tuple[str, ...] = (),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.ELEMWISE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs , pattern elemwise, relation "InitOp"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="InitOp", inputs=(), pattern=OpPattern.ELEMWISE)
 
 
 for _name, _accepts, _kernel, _doc, _check in _UNARY:

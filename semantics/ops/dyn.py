@@ -51,14 +51,10 @@ from .index import OneHotAttrs, StridedSliceAttrs
 from .registry import (
     OPS,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
-    register,
     tensor_reference,
 )
 from .shape import ReshapeAttrs, TileAttrs
@@ -490,35 +486,9 @@ def _one_hot_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return out
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "DynamicInitOp",
-    inputs: tuple[str, ...] = ("shape",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.INJECTIVE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs shape, pattern injective, relation "DynamicInitOp"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(
+    __name__, relation_name="DynamicInitOp", inputs=("shape",), pattern=OpPattern.INJECTIVE
+)
 
 
 _op(

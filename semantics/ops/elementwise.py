@@ -58,15 +58,12 @@ from ..syntax import TensorType, Type
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
+    OpRegistrar,
     Relation,
     RelationError,
-    ShapeFunc,
     TensorReference,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import tensor_arg
@@ -378,35 +375,7 @@ _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
 """Unary operators without attributes (relation ``Identity``): name, dtypes, kernel, doc, check."""
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "Identity",
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.ELEMWISE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern elemwise, relation "Identity"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="Identity", inputs=("data",), pattern=OpPattern.ELEMWISE)
 
 
 for _name, _accepts, _kernel, _doc, _check in _UNARY:

@@ -29,14 +29,10 @@ from .nn.common import _attrs, _convert, _Num, _show, _ub
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import tensor_arg
@@ -354,35 +350,7 @@ def _resize2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return resize(data, a.layout, r, np.dtype(a.out_dtype or data.dtype), "image.resize2d")
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, nothing."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__)
 
 
 _op(

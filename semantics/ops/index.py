@@ -54,15 +54,11 @@ from .create import (
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shape import _axis, _data, _provably_greater, _shape, _two
@@ -353,35 +349,7 @@ def _strided_slice_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> T
     return data[np.ix_(*positions)]
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data", "indices"),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.INJECTIVE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, indices, pattern injective."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data", "indices"), pattern=OpPattern.INJECTIVE)
 
 
 _op(

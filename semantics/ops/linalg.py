@@ -28,16 +28,12 @@ from .create import _attrs, _fmt, _out_shape, _type_of
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpInput,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shape import _fields, _run_time, _tuple_value, _two
@@ -323,35 +319,7 @@ def _trilu_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Tensor:
     return np.where(keep, data, np.zeros((), dtype=data.dtype)).astype(data.dtype)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.INJECTIVE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, pattern injective."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, pattern=OpPattern.INJECTIVE)
 
 
 _op(

@@ -58,18 +58,14 @@ from .nn.dense import DenseAttrs, _dense_reference, _dense_relation
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpInput,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     TensorReference,
     array_input,
     attr_field,
-    register,
     tensor_reference,
     tuple_input,
 )
@@ -917,35 +913,7 @@ def _qnn_concatenate_reference(args: tuple[OpInput, ...], attrs: Attrs | None) -
     return np.concatenate(parts, axis=a.axis)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "QnnBroadcast",
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OPAQUE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, pattern opaque, relation "QnnBroadcast"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="QnnBroadcast", pattern=OpPattern.OPAQUE)
 
 
 _op(

@@ -46,16 +46,13 @@ from .elementwise import _cast, _tensors
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
+    OpRegistrar,
     Relation,
     RelationError,
-    ShapeFunc,
     Tensor,
     TensorReference,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import dims_equal, normalize_axis, prod_dims, tensor_arg
@@ -516,35 +513,7 @@ _REDUCTIONS: tuple[tuple[str, type[Attrs], Relation, str, TensorReference, str, 
 name, attributes, relation, relation name, reference, doc, check."""
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "Reduce",
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.COMM_REDUCE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern comm_reduce, relation "Reduce"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="Reduce", inputs=("data",), pattern=OpPattern.COMM_REDUCE)
 
 
 for _name, _attrs_type, _relation, _relation_name, _reference, _doc, _check in _REDUCTIONS:

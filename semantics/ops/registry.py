@@ -368,3 +368,53 @@ def register(op: OpDef, *, module: str | None = None) -> OpDef:
 def lookup(name: str) -> OpDef | None:
     """The operator called ``name``, or ``None``."""
     return OPS.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class OpRegistrar:
+    """The ``_op`` helper of one operator module: calling it registers one operator, with its
+    independent ``check``, in ``module``'s family. ``relation_name``, ``inputs`` and
+    ``pattern`` are what the module's operators share; an operator may give its own, and must
+    where the module has none (``None``). Unless told otherwise an operator has no attributes
+    and no shape function."""
+
+    module: str
+    relation_name: str | None = None
+    inputs: tuple[str, ...] | None = None
+    pattern: OpPattern | None = None
+
+    def __call__(
+        self,
+        name: str,
+        doc: str,
+        *,
+        relation: Relation,
+        reference: Reference,
+        check: str,
+        relation_name: str | None = None,
+        inputs: tuple[str, ...] | None = None,
+        attrs_type: type[Attrs] | None = None,
+        pattern: OpPattern | None = None,
+        shape_func: ShapeFunc | None = None,
+    ) -> None:
+        """Register the operator ``name`` (see ``OpDef`` for the fields)."""
+        relation_name = self.relation_name if relation_name is None else relation_name
+        inputs = self.inputs if inputs is None else inputs
+        pattern = self.pattern if pattern is None else pattern
+        if relation_name is None or inputs is None or pattern is None:
+            raise TypeError(f"operator {name}: no relation_name, inputs or pattern given")
+        register(
+            OpDef(
+                name,
+                inputs,
+                attrs_type,
+                pattern,
+                doc,
+                relation=relation,
+                reference=reference,
+                relation_name=relation_name,
+                check=check,
+                shape_func=shape_func,
+            ),
+            module=self.module,
+        )

@@ -64,17 +64,13 @@ from .reduce import _sum_rows
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpInput,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     array_input,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import (
@@ -657,35 +653,7 @@ def _broadcast_to_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return np.broadcast_to(data, _out_shape(t)).copy()
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.INJECTIVE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern injective."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data",), pattern=OpPattern.INJECTIVE)
 
 
 _op(

@@ -37,15 +37,11 @@ from .index import _is_integer, _run_time
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     Tensor,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shapes import normalize_axis
@@ -262,35 +258,7 @@ def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     return out
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OPAQUE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern opaque."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data",), pattern=OpPattern.OPAQUE)
 
 
 _op(

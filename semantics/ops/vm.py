@@ -24,14 +24,11 @@ from .nn.common import _attrs, _shape_str
 from .registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
     Tensor,
     attr_field,
-    register,
     tensor_reference,
 )
 from .shape import ShapeOfAttrs
@@ -119,33 +116,7 @@ def _reshape_tensor_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> 
     return data.reshape(a.newshape).copy()
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs],
-    pattern: OpPattern = OpPattern.OPAQUE,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: pattern opaque (TVM registers both so)."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-        )
-    )
+_op = OpRegistrar(__name__, pattern=OpPattern.OPAQUE)
 
 
 _op(

@@ -40,14 +40,10 @@ from ..elementwise import (
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import (
@@ -112,35 +108,9 @@ _UNARY: tuple[tuple[str, Accepts, UnaryKernel, str, str], ...] = (
 """Unary operators without attributes (relation ``Identity``): name, dtypes, kernel, doc, check."""
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "Softmax",
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern out_elemwise_fusable, relation "Softmax"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(
+    __name__, relation_name="Softmax", inputs=("data",), pattern=OpPattern.OUT_ELEMWISE_FUSABLE
+)
 
 
 for _name, _accepts, _kernel, _doc, _check in _UNARY:

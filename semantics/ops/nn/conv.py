@@ -50,14 +50,10 @@ from ...syntax import ANY, AnyDim, Dim, TensorType, Type
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shape import LayoutTransformAttrs, _layout_transform_reference, _layout_transform_relation
@@ -253,35 +249,7 @@ def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.ascontiguousarray(np.transpose(out, tuple("NCHW".index(ax) for ax in out_layout)))
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data", "weight"),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, weight, pattern out_elemwise_fusable."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data", "weight"), pattern=OpPattern.OUT_ELEMWISE_FUSABLE)
 
 
 _op(

@@ -32,14 +32,10 @@ from ..elementwise import _exact
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import dims_equal, tensor_arg
@@ -150,35 +146,7 @@ def _bias_add_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return _int_result(_exact(data) + _exact(b), data.dtype, "nn.bias_add", "a sum")
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("tensor_a", "tensor_b"),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs tensor_a, tensor_b, pattern out_elemwise_fusable."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("tensor_a", "tensor_b"), pattern=OpPattern.OUT_ELEMWISE_FUSABLE)
 
 
 _op(

@@ -27,14 +27,10 @@ from ...syntax import Dim, TensorType, Type
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import dims_equal, tensor_arg
@@ -181,35 +177,7 @@ def _nll_loss_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.asarray(out).astype(predictions.dtype)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...],
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, nothing."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__)
 
 
 _op(

@@ -41,14 +41,10 @@ from ...syntax import TensorType, TupleType, Type
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import tensor_arg
@@ -153,35 +149,7 @@ def _dropout_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> tuple[_Nu
     return data.copy(), np.ones_like(data)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str = "Identity",
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OPAQUE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern opaque, relation "Identity"."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, relation_name="Identity", inputs=("data",), pattern=OpPattern.OPAQUE)
 
 
 _op(

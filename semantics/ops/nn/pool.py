@@ -49,14 +49,10 @@ from ..elementwise import _exact
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import add_dims, floordiv_dims, sub_dims, tensor_arg
@@ -335,35 +331,7 @@ def _global_avg_pool2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) ->
     return _int_result(_trunc_div(_exact(total), np.asarray(count)), data.dtype, op, "a mean")
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.OUT_ELEMWISE_FUSABLE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern out_elemwise_fusable."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data",), pattern=OpPattern.OUT_ELEMWISE_FUSABLE)
 
 
 _op(

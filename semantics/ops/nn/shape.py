@@ -39,14 +39,10 @@ from ..image import Resize, resize, spatial_axes
 from ..registry import (
     AttrKind,
     Attrs,
-    OpDef,
     OpPattern,
-    Reference,
-    Relation,
+    OpRegistrar,
     RelationError,
-    ShapeFunc,
     attr_field,
-    register,
     tensor_reference,
 )
 from ..shapes import add_dims, floordiv_dims, mul_dims, prod_dims, sub_dims, tensor_arg
@@ -169,35 +165,7 @@ def _pad_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     return np.where(mask, gathered, value).astype(data.dtype)
 
 
-def _op(
-    name: str,
-    doc: str,
-    *,
-    relation: Relation,
-    reference: Reference,
-    check: str,
-    relation_name: str,
-    inputs: tuple[str, ...] = ("data",),
-    attrs_type: type[Attrs] | None = None,
-    pattern: OpPattern = OpPattern.INJECTIVE,
-    shape_func: ShapeFunc | None = None,
-) -> None:
-    """Register one operator of this module, with its independent ``check``; unless told
-    otherwise: no attributes, inputs data, pattern injective."""
-    register(
-        OpDef(
-            name,
-            inputs,
-            attrs_type,
-            pattern,
-            doc,
-            relation=relation,
-            reference=reference,
-            relation_name=relation_name,
-            check=check,
-            shape_func=shape_func,
-        )
-    )
+_op = OpRegistrar(__name__, inputs=("data",), pattern=OpPattern.INJECTIVE)
 
 
 _op(
