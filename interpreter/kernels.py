@@ -41,11 +41,15 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any, Protocol, TypeAlias, cast
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from ..semantics.ops.nn.conv import Conv2DAttrs
+from ..semantics.ops.nn.dense import DenseAttrs
+from ..semantics.ops.nn.norm import BatchNormAttrs
+from ..semantics.ops.nn.pool import MaxPool2DAttrs
 from ..semantics.ops.registry import Attrs, Reference
 
 Array: TypeAlias = npt.NDArray[Any]
@@ -303,66 +307,6 @@ SCALAR: dict[str, KernelMaker] = {
 # Tensor kernels
 
 
-class _Conv2DAttrs(Protocol):
-    """The fields of ``nn.conv2d``'s attributes that the kernel reads."""
-
-    @property
-    def strides(self) -> tuple[int, ...]: ...
-    @property
-    def padding(self) -> tuple[int, ...]: ...
-    @property
-    def dilation(self) -> tuple[int, ...]: ...
-    @property
-    def groups(self) -> int: ...
-    @property
-    def data_layout(self) -> str: ...
-    @property
-    def kernel_layout(self) -> str: ...
-    @property
-    def out_layout(self) -> str: ...
-    @property
-    def out_dtype(self) -> str: ...
-
-
-class _DenseAttrs(Protocol):
-    """The field of ``nn.dense``'s attributes that the kernel reads."""
-
-    @property
-    def out_dtype(self) -> str: ...
-
-
-class _MaxPool2DAttrs(Protocol):
-    """The fields of ``nn.max_pool2d``'s attributes that the kernel reads."""
-
-    @property
-    def pool_size(self) -> tuple[int, ...]: ...
-    @property
-    def strides(self) -> tuple[int, ...]: ...
-    @property
-    def dilation(self) -> tuple[int, ...]: ...
-    @property
-    def padding(self) -> tuple[int, ...]: ...
-    @property
-    def layout(self) -> str: ...
-    @property
-    def out_layout(self) -> str: ...
-    @property
-    def ceil_mode(self) -> bool: ...
-
-
-class _BatchNormAttrs(Protocol):
-    """The fields of ``nn.batch_norm``'s attributes that the kernel reads."""
-
-    @property
-    def axis(self) -> int: ...
-    @property
-    def epsilon(self) -> float: ...
-    @property
-    def center(self) -> bool: ...
-    @property
-    def scale(self) -> bool: ...
-
-
 CONV2D_MIN_WORK = 1 << 18
 """Multiply-adds from which ``nn.conv2d`` runs the interpreter's kernel (below: the reference)."""
 
@@ -414,7 +358,7 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     """``nn.conv2d`` of float data as im2col and a matrix product per group; ``None`` where the
     reference should run (other dtypes, layouts or attributes, or less than ``min_work``
     multiply-adds)."""
-    attrs = cast(_Conv2DAttrs, op_attrs)  # the op's attributes class, which has these fields
+    attrs = cast(Conv2DAttrs, op_attrs)
     data, weight = args
     if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
         return None
@@ -485,7 +429,7 @@ DENSE_MIN_WORK = 1 << 18
 def dense(args: Args, op_attrs: Attrs | None, min_work: int = DENSE_MIN_WORK) -> Array | None:
     """``nn.dense`` of float data as one matrix product with the weight read transposed in
     place (the reference copies it first); ``None`` where the reference should run."""
-    attrs = cast(_DenseAttrs, op_attrs)
+    attrs = cast(DenseAttrs, op_attrs)
     data, weight = args
     if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
         return None
@@ -512,7 +456,7 @@ def _spatial_axes(layout: str, rank: int) -> tuple[int, int] | None:
 def max_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
     """``nn.max_pool2d`` of float data without NaN as a running maximum over the window's
     shifted slices; ``None`` where the reference should run."""
-    attrs = cast(_MaxPool2DAttrs, op_attrs)
+    attrs = cast(MaxPool2DAttrs, op_attrs)
     (data,) = args
     if not _float_data(data) or attrs.ceil_mode or data.size == 0:
         return None
@@ -551,7 +495,7 @@ def max_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
 def batch_norm(args: Args, op_attrs: Attrs | None) -> tuple[Array, Array, Array] | None:
     """``nn.batch_norm`` of float data: the reference's formula, operation for operation, on
     one buffer (the same roundings, without the temporaries)."""
-    attrs = cast(_BatchNormAttrs, op_attrs)
+    attrs = cast(BatchNormAttrs, op_attrs)
     data, gamma, beta, mean, var = args
     if not _float_data(data) or data.ndim == 0:
         return None
