@@ -65,7 +65,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -515,6 +515,22 @@ def write_report_file(out_dir: Path, label: str, key: str, text_for: Callable[[s
     return path
 
 
+class ResumingDatabase(DirectoryBasedExampleDatabase):
+    """The example database, with its saved failures handed to Hypothesis as secondary
+    entries: Hypothesis does not shrink a failure it finds exactly as saved under the primary
+    key (its fast path assumes it was shrunk fully), so a campaign stopped while shrinking would
+    report the partly shrunk program on every rerun. As a secondary entry it is replayed
+    first and shrunk again, from where the stopped campaign left it."""
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        """The entries under ``key``; the primary ones under the secondary key instead."""
+        if key.endswith(b".secondary"):
+            yield from super().fetch(key[: -len(b".secondary")])
+            yield from super().fetch(key)
+        elif key.endswith(b".pareto"):
+            yield from super().fetch(key)
+
+
 def _steering_file(database: Path, spec: str) -> Path:
     name = hashlib.sha256(spec.encode()).hexdigest()[:16]
     return database / "relay-fuzz-steering" / f"{name}.json"
@@ -613,7 +629,7 @@ def fuzz_pass(
     # 2. Rounds of generated programs, steered by the footprint.
     saved = _saved_steering(database, loaded.spec)
     steering = saved if saved is not None else steering_of(learned, focus_of(loaded.pass_))
-    db = DirectoryBasedExampleDatabase(str(database)) if database is not None else None
+    db = ResumingDatabase(str(database)) if database is not None else None
     round_number = 0
     while state.best is None and time.monotonic() < state.deadline:
         if max_examples is not None and state.examples >= max_examples:
@@ -799,6 +815,7 @@ __all__ = [
     "LoadedPass",
     "PassLoadError",
     "PassResult",
+    "ResumingDatabase",
     "Steering",
     "builtin_names",
     "cases",
