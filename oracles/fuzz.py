@@ -6,13 +6,40 @@ failing program. The programs come from both generators: dataflow graphs of regi
 operators (``gen_dataflow``) and whole modules with ADTs, closures, references and recursion
 (``gen_modules``), each with arguments for ``@main``.
 
-**Budgets.** ``max_examples`` bounds each pass; ``time_budget`` bounds the whole campaign,
-shared evenly among the passes (with ``jobs`` processes, each process's share of the wall
-time). Whichever comes first ends a pass; shrinking counts against the same budget, and when
-it runs out mid-shrink the smallest failing program found so far is reported. A per-example
-timeout catches a pass that loops.
+**Footprint.** Before generating, the campaign learns what the pass touches
+(``oracles.footprint``): it runs the pass alone (no evaluation) on a corpus of small motifs
+(every operator alone, operators applied to other operators' results, operators with special
+constant operands, each language construct around an operator) and keeps the motifs the pass
+changed. Those motifs are checked first, each with ``ARG_DRAWS`` drawn argument tuples; then
+the generated stream is steered towards what the pass touched: the operators it rewrote (and
+the ones its rewrites introduce) are forced into the operator subsets of dataflow programs and
+weighted up in the generators, and the constructs it touched are weighted up in whole modules.
+The campaign runs in rounds of ``ROUND_EXAMPLES`` examples; every program the pass changes is
+diffed structurally (operators and constructs that disappear, appear or move) and the next
+round's weights add what the diffs showed; ``hypothesis.target`` on the diff size steers within
+a round. ``footprint=False`` (``relay fuzz --no-footprint``) turns all of this off.
 
-**Reports.** A failure is written to ``<out>/<pass>-<n>.relay``: a valid Relay file whose
+**Unchanged programs.** A program the pass returns alpha-equal to its input is not evaluated:
+it cannot fail the value check, and its types are the input's.
+
+**Arguments.** Each program is checked on ``ARG_DRAWS`` argument tuples (compiled once, run
+``ARG_DRAWS`` times), so both branches of its control flow get a chance.
+
+**Budgets.** ``max_examples`` bounds each pass (``None``: no bound); ``time_budget`` bounds the
+whole campaign, shared evenly among the passes (with ``jobs`` processes, each process's share
+of the wall time). Whichever comes first ends a pass; shrinking counts against the same
+budget, and when it runs out mid-shrink the smallest failing program found so far is reported.
+A per-example timeout catches a pass that loops.
+
+**Database.** With a database, a rerun replays the failures it holds first and, if a campaign
+was stopped while shrinking, goes on shrinking from the smallest program found so far. The
+steering weights in force when a failure was found are kept beside the database, so that the
+rerun draws the same programs from the same choices.
+
+**Reports.** A failure is written to ``<out>/<pass>-<hash>.relay``, ``<hash>`` naming the
+program and the verdict kind, so that the same failure found again is not written twice (the
+file is written to a temporary name and linked into place, never overwriting): a valid Relay
+file whose
 header comment is the report (the pass, the verdict, the inputs, expected and actual values,
 the command that reproduces it) and whose ``// ARG-JSON:`` lines hold the arguments, so that
 ``relay fuzz --pass SPEC --replay FILE`` re-runs the same check.
@@ -25,36 +52,61 @@ subclass, or any callable from ``IRModule`` to ``IRModule``.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import importlib.util
+import inspect
 import json
 import math
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import InvalidArgument
 
 from relay.compiler import passes as builtin
-from relay.compiler.pass_manager import BUILTIN_PASSES, Pass, as_pass, flatten
-from relay.semantics.errors import ParseError
+from relay.compiler.pass_manager import (
+    BUILTIN_PASSES,
+    Pass,
+    PassContext,
+    Sequential,
+    as_pass,
+    flatten,
+    run_pass,
+)
+from relay.semantics.equality import alpha_equal
+from relay.semantics.errors import ParseError, PassError
 from relay.semantics.syntax import IRModule
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
 from relay.semantics.values import Value, value_to_json
 
 from .compare import value_from_json
+from .footprint import Footprint, Motif, draws, learn, motif_corpus
 from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
-from .pass_oracle import DEFAULT_FUEL, Verdict, check_pass
+from .pass_oracle import (
+    DEFAULT_FUEL,
+    OracleInstrument,
+    PassCheckFailure,
+    PassTimeout,
+    Verdict,
+    check_pass,
+    time_limit,
+)
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the value comparison, in terms combined per element (see
@@ -62,6 +114,20 @@ REDUCTION_LENGTH = 64
 
 EXAMPLE_TIMEOUT = 20.0
 """Seconds one example (the pass and the checks) may take before it counts as a loop."""
+
+ARG_DRAWS = 3
+"""Argument tuples each program is checked on."""
+
+ROUND_EXAMPLES = 200
+"""Examples per round of a campaign; the steering weights are updated between rounds."""
+
+MAX_TRIGGER_CHECKS = 96
+"""At most this many of the motifs a pass changed are checked before the generated stream."""
+
+LEARN_SHARE = 0.2
+"""The share of a pass's time budget footprint learning may use (at most ``LEARN_MAX`` s)."""
+
+LEARN_MAX = 10.0
 
 
 class PassLoadError(Exception):
@@ -140,39 +206,143 @@ def _load_module(where: str) -> object:
 
 @dataclass(frozen=True)
 class Case:
-    """A program and the arguments of its ``@main``."""
+    """A program and the arguments of its ``@main``: ``args``, the first argument tuple (or
+    the one that failed), and ``arg_sets``, every tuple it is checked on (``(args,)`` when
+    not given)."""
 
     mod: IRModule
     args: tuple[Value, ...]
+    arg_sets: tuple[tuple[Value, ...], ...] = ()
+
+    @property
+    def all_args(self) -> tuple[tuple[Value, ...], ...]:
+        """Every argument tuple the program is checked on."""
+        return self.arg_sets or (self.args,)
 
     def __repr__(self) -> str:
         return "Case(\n" + astext(self.mod) + "\n)"
 
 
-def cases(max_nodes: int = 12, focus: Sequence[str] = ()) -> st.SearchStrategy[Case]:
-    """Programs with arguments for ``@main``: dataflow programs of up to ``max_nodes`` operator
-    calls and whole modules, half and half; for a pass with ``focus`` operators, three in four
-    are dataflow programs that use them. Dataflow programs use a small random subset of the
+@dataclass(frozen=True)
+class Steering:
+    """How a round draws programs: operators forced into dataflow programs' operator subsets
+    (``focus``), generator weights, and the share of whole modules (in quarters)."""
+
+    focus: tuple[str, ...] = ()
+    op_weights: Mapping[str, float] | None = None
+    construct_weights: Mapping[str, float] | None = None
+    module_quarters: int = 2
+
+    def digest(self) -> str:
+        """A short hash of the steering: the database keys a pass's examples by it, since the
+        same choices make other programs under other weights."""
+        data = json.dumps(
+            [
+                self.focus,
+                sorted((self.op_weights or {}).items()),
+                sorted((self.construct_weights or {}).items()),
+                self.module_quarters,
+            ]
+        )
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+    def to_json(self) -> str:
+        """The steering as JSON (kept beside the database with a failure)."""
+        return json.dumps(
+            {
+                "focus": list(self.focus),
+                "op_weights": self.op_weights,
+                "construct_weights": self.construct_weights,
+                "module_quarters": self.module_quarters,
+            }
+        )
+
+    @staticmethod
+    def from_json(text: str) -> Steering:
+        """The steering ``to_json`` wrote."""
+        d = json.loads(text)
+        return Steering(
+            tuple(d["focus"]), d["op_weights"], d["construct_weights"], int(d["module_quarters"])
+        )
+
+
+def steering_of(footprint: Footprint | None, focus_ops: Sequence[str] = ()) -> Steering:
+    """The steering a footprint gives (with a pass's declared ``focus_ops`` first): its most
+    touched operators as the focus, its scores as weights, and three quarters of whole modules
+    when it touched constructs but no particular operator."""
+    focus = tuple(n for n in focus_ops if n in OP_ORDER)
+    if footprint is None:
+        return Steering(focus)
+    learned = [] if footprint.universal else footprint.focus()
+    focus = tuple(dict.fromkeys([*focus, *(n for n in learned if n in OP_ORDER)]))
+    quarters = 3 if footprint.constructs and not focus else 2
+    return Steering(
+        focus,
+        None if footprint.universal else footprint.op_weights(),
+        footprint.construct_weights() if footprint.constructs else None,
+        quarters,
+    )
+
+
+def _accepts(fn: Callable[..., object], name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _steered(fn: Callable[..., Any], **weights: Mapping[str, float] | None) -> dict[str, Any]:
+    """The weight arguments ``fn`` takes (the generators' steering hooks; older generators
+    without them are called without)."""
+    return {k: v for k, v in weights.items() if v is not None and _accepts(fn, k)}
+
+
+def cases(
+    max_nodes: int = 12,
+    focus: Sequence[str] = (),
+    steering: Steering | None = None,
+    arg_draws: int = ARG_DRAWS,
+) -> st.SearchStrategy[Case]:
+    """Programs with ``arg_draws`` argument tuples for ``@main``: dataflow programs of up to
+    ``max_nodes`` operator calls and whole modules (``steering.module_quarters`` in four
+    modules); with ``focus`` operators (``steering.focus``, or ``focus``), three in four
+    dataflow programs use some of them. Dataflow programs use a small random subset of the
     operators (swarm testing: a few operators, each used several times, find more bugs than
     every operator once). Arguments are ``gen_args``' default ones, which keep values finite:
     with special values (NaN, infinities, the largest floats) a correct rewrite that computes
     in another order overflows where the input did not, beyond any tolerance. Shrinks towards
-    a small dataflow program of the first operators."""
-    focus = tuple(n for n in focus if n in OP_ORDER)
+    a small dataflow program of the first operators, and one argument tuple's values."""
+    steering = steering if steering is not None else Steering(tuple(focus))
+    focus = tuple(n for n in steering.focus if n in OP_ORDER)
     swarm = st.lists(st.sampled_from(OP_ORDER), min_size=1, max_size=6, unique=True)
+    picks = (
+        st.lists(st.sampled_from(focus), min_size=1, max_size=min(3, len(focus)), unique=True)
+        if focus
+        else st.just([])
+    )
     choice = st.integers(0, 3)
+    module_kwargs = _steered(
+        modules, op_weights=steering.op_weights, construct_weights=steering.construct_weights
+    )
+    dataflow_kwargs = _steered(dataflow_programs, op_weights=steering.op_weights)
+    module_strategy = modules(**module_kwargs)
 
     @st.composite
     def build(draw: st.DrawFn) -> Case:
         kind: int = draw(choice)
-        if kind == 3 or (kind == 2 and not focus):
-            case = draw(modules())
-            return Case(case.mod, tuple(draw(values(t)) for t in case.param_types))
+        # Kinds 0..3: modules take the last ``module_quarters`` (with a focus, at most one).
+        quarters = min(steering.module_quarters, 1) if focus else steering.module_quarters
+        if kind >= 4 - quarters:
+            case = draw(module_strategy)
+            sets = tuple(tuple(draw(values(t)) for t in case.param_types) for _ in range(arg_draws))
+            return Case(case.mod, sets[0], sets)
         ops: list[str] = draw(swarm)
+        chosen: list[str] = draw(picks)
         if focus and kind != 2:
-            ops = list(dict.fromkeys([*focus, *ops]))
-        program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops))
-        return Case(program.mod, tuple(draw(program.arguments())))
+            ops = list(dict.fromkeys([*chosen, *ops]))
+        program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops, **dataflow_kwargs))
+        sets = tuple(draw(program.arguments()) for _ in range(arg_draws))
+        return Case(program.mod, sets[0], sets)
 
     return build()
 
@@ -207,6 +377,78 @@ def read_case(text: str, name: str) -> Case:
 
 
 # ---------------------------------------------------------------------------------------------
+# Checking one case
+
+
+class _CampaignInstrument(OracleInstrument):
+    """The oracle instrument, checking every argument tuple, skipping the checks of an output
+    that is alpha-equal to its input, and recording each pass's input and output."""
+
+    def __init__(self, arg_sets: Sequence[Sequence[Value]], **kwargs: Any) -> None:
+        super().__init__(arg_sets[0] if arg_sets else None, **kwargs)
+        self.arg_sets = arg_sets
+        self.changes: list[tuple[IRModule, IRModule]] = []
+        self.unchanged = 0
+
+    def check(self, pass_name: str, before: IRModule, after: IRModule) -> None:
+        """As ``OracleInstrument.check``, for each argument tuple; nothing for an output
+        alpha-equal to the input (it means what the input means, and has its types)."""
+        if after is before or alpha_equal(before, after):
+            self.unchanged += 1
+            self._types[id(after)] = (after, self._typed(before))
+            return
+        self.changes.append((before, after))
+        sets: Sequence[Sequence[Value] | None] = self.arg_sets or [None]
+        for args in sets:
+            self.arguments = args
+            self._outcomes.clear()
+            super().check(pass_name, before, after)
+
+
+@dataclass
+class Checked:
+    """The outcome of checking one case: the verdict (``None``: it passed), the argument
+    tuple it failed on, every (input, output) pair of a pass that changed the program, and
+    whether the pass left the program alpha-equal."""
+
+    verdict: Verdict | None
+    failed_args: tuple[Value, ...] | None
+    changes: list[tuple[IRModule, IRModule]]
+    unchanged: bool
+
+
+def check_case(p: Pass, mod: IRModule, arg_sets: Sequence[Sequence[Value]], *, timeout: float,
+               fuel: int = DEFAULT_FUEL) -> Checked:  # fmt: skip
+    """Run ``p`` on ``mod`` once and check its output on every argument tuple (the campaign's
+    form of ``pass_oracle.check_pass``; see ``_CampaignInstrument``)."""
+    oracle = _CampaignInstrument(arg_sets, fuel=fuel, reduction_length=REDUCTION_LENGTH)
+    ctx = PassContext(opt_level=3, instruments=(oracle,))
+    verdict: Verdict | None = None
+    try:
+        with time_limit(timeout), ctx:
+            if isinstance(p, Sequential):
+                p(mod)
+            else:
+                run_pass(p, mod, ctx)
+    except PassCheckFailure as failure:
+        verdict = failure.verdict
+    except PassError as err:
+        verdict = Verdict(err.pass_name or p.name, "not-a-module", err.message)
+    except PassTimeout:
+        verdict = Verdict(p.name, "timeout", f"did not finish within {timeout:g} s")
+    except RecursionError:
+        verdict = Verdict(p.name, "crash", "RecursionError: maximum recursion depth exceeded")
+    except Exception as err:  # the pass's own bug: reported, not crashed on
+        tb = traceback.format_exception(type(err), err, err.__traceback__)
+        verdict = Verdict(p.name, "crash", f"{type(err).__name__}: {err}", detail="".join(tb[-6:]))
+    failed = None
+    if verdict is not None and oracle.arguments is not None:
+        failed = tuple(oracle.arguments)
+    unchanged = verdict is None and not oracle.changes
+    return Checked(verdict, failed, oracle.changes, unchanged)
+
+
+# ---------------------------------------------------------------------------------------------
 # Campaigns
 
 
@@ -222,6 +464,10 @@ class PassResult:
     verdict: Verdict | None = None
     path: str | None = None
     error: str | None = None
+    unchanged: int = 0
+    """Examples the pass left alpha-equal (not evaluated)."""
+    footprint: str = ""
+    """What footprint learning found (one line; empty when it was off)."""
 
 
 class _Stop(BaseException):
@@ -233,6 +479,7 @@ class _Stop(BaseException):
 class _State:
     deadline: float
     examples: int = 0
+    unchanged: int = 0
     best: tuple[Case, Verdict] | None = None
     first_found_after: int = 0
     first_found_at: float = 0.0
@@ -244,10 +491,73 @@ def focus_of(p: Pass) -> list[str]:
     return sorted({op for q in flatten([p]) for op in q.focus_ops})
 
 
+def report_key(case: Case, verdict: Verdict) -> str:
+    """What names a distinct failure: a hash of the program's text and the verdict kind."""
+    return hashlib.sha256(f"{verdict.kind}\n{astext(case.mod)}".encode()).hexdigest()[:12]
+
+
+def write_report_file(out_dir: Path, label: str, key: str, text_for: Callable[[str], str]) -> Path:
+    """Write the report ``text_for(path)`` to ``<out_dir>/<label>-<key>.relay`` unless that
+    file exists (the same failure, reported before): written to a temporary file, then linked
+    into place, which fails rather than overwrite."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{label}-{key}.relay"
+    if path.exists():
+        return path
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{label}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text_for(str(path)))
+        with contextlib.suppress(FileExistsError):  # another campaign wrote it first
+            os.link(tmp, path)
+    finally:
+        os.unlink(tmp)
+    return path
+
+
+class ResumingDatabase(DirectoryBasedExampleDatabase):
+    """The example database, with its saved failures handed to Hypothesis as secondary
+    entries: Hypothesis does not shrink a failure it finds exactly as saved under the primary
+    key (its fast path assumes it was shrunk fully), so a campaign stopped while shrinking would
+    report the partly shrunk program on every rerun. As a secondary entry it is replayed
+    first and shrunk again, from where the stopped campaign left it."""
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        """The entries under ``key``; the primary ones under the secondary key instead."""
+        if key.endswith(b".secondary"):
+            yield from super().fetch(key[: -len(b".secondary")])
+            yield from super().fetch(key)
+        elif key.endswith(b".pareto"):
+            yield from super().fetch(key)
+
+
+def _steering_file(database: Path, spec: str) -> Path:
+    name = hashlib.sha256(spec.encode()).hexdigest()[:16]
+    return database / "relay-fuzz-steering" / f"{name}.json"
+
+
+def _saved_steering(database: Path | None, spec: str) -> Steering | None:
+    if database is None:
+        return None
+    path = _steering_file(database, spec)
+    try:
+        return Steering.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save_steering(database: Path, spec: str, steering: Steering) -> None:
+    path = _steering_file(database, spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(steering.to_json(), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def fuzz_pass(
     loaded: LoadedPass,
     *,
-    max_examples: int,
+    max_examples: int | None,
     time_budget: float,
     seed: int,
     out_dir: Path,
@@ -255,18 +565,26 @@ def fuzz_pass(
     progress: Callable[[str], None] | None = None,
     example_timeout: float = EXAMPLE_TIMEOUT,
     max_nodes: int = 12,
+    footprint: bool = True,
 ) -> PassResult:
-    """Fuzz one pass; stop at the first failure (shrunk) or when a budget runs out."""
+    """Fuzz one pass; stop at the first failure (shrunk) or when a budget runs out. With
+    ``footprint``, learn what the pass touches first and steer towards it (module docstring)."""
     start = time.monotonic()
     state = _State(deadline=start + time_budget)
     result = PassResult(loaded.label)
+    learned: Footprint | None = None
+    if footprint:
+        learned = learn(loaded.pass_, budget=min(LEARN_MAX, LEARN_SHARE * time_budget))
+        result.footprint = learned.summary()
+        if progress is not None:
+            progress(f"[{loaded.label}] {result.footprint}")
 
     def size(case: Case) -> int:
         return len(astext(case.mod))
 
-    def body(case: Case) -> None:
+    def check(case: Case) -> Checked:
         now = time.monotonic()
-        if now > state.deadline:
+        if now > state.deadline or (max_examples is not None and state.examples >= max_examples):
             raise _Stop()
         state.examples += 1
         if progress is not None and now - state.last_progress > 2.0:
@@ -276,60 +594,128 @@ def fuzz_pass(
             progress(
                 f"[{loaded.label}] {state.examples} examples, {failures} failures, {rate:.1f}/s"
             )
-        verdict = check_pass(
+        checked = check_case(
             loaded.pass_,
             case.mod,
-            case.args,
+            case.all_args,
             timeout=min(example_timeout, max(state.deadline - now, 1.0)),
-            fuel=DEFAULT_FUEL,
-            reduction_length=REDUCTION_LENGTH,
         )
-        if verdict is not None:
+        state.unchanged += checked.unchanged
+        if checked.verdict is not None:
             if state.best is None:
                 state.first_found_after = state.examples
                 state.first_found_at = time.monotonic() - start
             if state.best is None or size(case) <= size(state.best[0]):
-                state.best = (case, verdict)
-            raise AssertionError(verdict.report())
+                args = checked.failed_args if checked.failed_args is not None else case.args
+                state.best = (Case(case.mod, args, case.all_args), checked.verdict)
+        return checked
 
-    body.__name__ = f"fuzz_{loaded.label}".replace("-", "_").replace(".", "_")
-    body._hypothesis_internal_add_digest = loaded.spec.encode()  # type: ignore[attr-defined]
-    db = DirectoryBasedExampleDatabase(str(database)) if database is not None else None
-    test = settings(
-        max_examples=max_examples,
-        deadline=None,
-        database=db,
-        derandomize=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-        print_blob=False,
-    )(hypothesis_seed(seed)(given(cases(max_nodes, focus_of(loaded.pass_)))(body)))
-    try:
-        test()
-    except _Stop:
-        pass
-    except AssertionError:
-        pass  # the shrunk failure: state.best holds it
-    except Exception as err:  # Hypothesis itself gave up (e.g. Flaky): report it
-        if state.best is None:
-            result.error = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    # 1. The motifs the pass changed (or crashed on), checked before the generated stream.
+    if learned is not None:
+        motifs: list[Motif] = (learned.crashes + learned.triggers)[:MAX_TRIGGER_CHECKS]
+        try:
+            for i, m in enumerate(motifs):
+                data, context = draws(seed + i)
+                try:
+                    with context:
+                        sets = tuple(data.draw(m.arguments()) for _ in range(ARG_DRAWS))
+                except InvalidArgument:
+                    continue  # a parameter of unknown shape: no arguments to draw
+                if check(Case(m.mod, sets[0], sets)).verdict is not None:
+                    break
+        except _Stop:
+            pass
+
+    # 2. Rounds of generated programs, steered by the footprint.
+    saved = _saved_steering(database, loaded.spec)
+    steering = saved if saved is not None else steering_of(learned, focus_of(loaded.pass_))
+    db = ResumingDatabase(str(database)) if database is not None else None
+    round_number = 0
+    while state.best is None and time.monotonic() < state.deadline:
+        if max_examples is not None and state.examples >= max_examples:
+            break
+
+        body = _round_body(check, learned, database, loaded.spec, steering)
+        body.__name__ = f"fuzz_{loaded.label}".replace("-", "_").replace(".", "_")
+        digest = f"{loaded.spec}/{steering.digest()}".encode()
+        body._hypothesis_internal_add_digest = digest  # type: ignore[attr-defined]
+        left = None if max_examples is None else max_examples - state.examples
+        round_examples = ROUND_EXAMPLES if learned is not None else 10**9
+        test = settings(
+            max_examples=max(1, min(round_examples, left if left is not None else 10**9)),
+            deadline=None,
+            database=db,
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+            print_blob=False,
+            report_multiple_bugs=False,
+        )(hypothesis_seed(seed + round_number)(given(cases(max_nodes, steering=steering))(body)))
+        before_round = state.examples
+        try:
+            test()
+        except _Stop:
+            break
+        except AssertionError:
+            pass  # the shrunk failure: state.best holds it
+        except Exception as err:  # Hypothesis itself gave up (e.g. Flaky): report it
+            if state.best is None:
+                first = str(err).splitlines()[0] if str(err) else ""
+                result.error = f"{type(err).__name__}: {first}"
+                break
+        if state.examples == before_round:
+            break  # Hypothesis ran nothing (the search space is exhausted)
+        round_number += 1
+        if learned is not None and saved is None:
+            steering = steering_of(learned, focus_of(loaded.pass_))
+
     result.examples = state.examples
+    result.unchanged = state.unchanged
     result.seconds = time.monotonic() - start
     if state.best is not None:
         case, verdict = state.best
-        out_dir.mkdir(parents=True, exist_ok=True)
-        n = 1
-        while (out_dir / f"{loaded.label}-{n}.relay").exists():
-            n += 1
-        path = out_dir / f"{loaded.label}-{n}.relay"
-        path.write_text(
-            report_text(verdict, case, loaded.spec, str(path), examples=state.first_found_after),
-            encoding="utf-8",
+        found_after = state.first_found_after
+        path = _write_report(
+            out_dir,
+            loaded.label,
+            report_key(case, verdict),
+            lambda where: report_text(verdict, case, loaded.spec, where, examples=found_after),
         )
         result.verdict = verdict
         result.path = str(path)
         result.first_failure = (state.first_found_after, state.first_found_at)
     return result
+
+
+def _round_body(
+    check: Callable[[Case], Checked],
+    learned: Footprint | None,
+    database: Path | None,
+    spec: str,
+    steering: Steering,
+) -> Callable[[Case], None]:
+    """The test body of one round: check the case, record the pass's diffs in the footprint
+    and target their size, and on a failure keep the round's steering beside the database."""
+
+    def body(case: Case) -> None:
+        checked = check(case)
+        if learned is not None:
+            size_changed = 0
+            for before, after in checked.changes:
+                size_changed += learned.record(before, after).size
+            target(float(size_changed), label="diff size")
+        if checked.verdict is not None:
+            if database is not None:
+                _save_steering(database, spec, steering)
+            raise AssertionError(checked.verdict.report())
+
+    return body
+
+
+def _write_report(out_dir: Path, label: str, key: str, text_for: Callable[[str], str]) -> Path:
+    """The one place a campaign writes a report (the integrator may swap in
+    ``oracles.reports.write_report``)."""
+    return write_report_file(out_dir, label, key, text_for)
 
 
 def _fuzz_worker(job: tuple[str, dict[str, object]]) -> PassResult:
@@ -344,23 +730,29 @@ def _fuzz_worker(job: tuple[str, dict[str, object]]) -> PassResult:
 def run_campaign(
     specs: Sequence[str],
     *,
-    max_examples: int,
+    max_examples: int | None,
     time_budget: float,
     seed: int,
     jobs: int,
     out_dir: Path,
     database: Path | None,
     progress: Callable[[str], None] | None = None,
+    footprint: bool = True,
 ) -> list[PassResult]:
     """Fuzz every pass of ``specs`` (already checked to load) and return their results, in
     order. The time budget is shared: each pass gets ``time_budget * jobs / len(specs)``
     seconds (at most ``time_budget``)."""
+    if footprint:
+        built = time.monotonic()
+        motif_corpus()  # built once, before any fork, inside the budget
+        time_budget = max(0.5, time_budget - (time.monotonic() - built))
     share = min(time_budget, time_budget * max(1, jobs) / max(1, len(specs)))
     kwargs: dict[str, object] = {
         "max_examples": max_examples,
         "seed": seed,
         "out_dir": out_dir,
         "database": database,
+        "footprint": footprint,
     }
     if jobs <= 1 or len(specs) <= 1:
         results = []
@@ -396,7 +788,10 @@ def _summary_line(r: PassResult) -> str:
         if r.first_failure is not None:
             n, seconds = r.first_failure
             status += f" (first failure at example {n}, after {seconds:.1f} s)"
-    return f"{r.label}: {r.examples} examples in {r.seconds:.1f} s ({rate:.1f}/s): {status}"
+    return (
+        f"{r.label}: {r.examples} examples ({r.unchanged} unchanged, not evaluated) in "
+        f"{r.seconds:.1f} s ({rate:.1f}/s): {status}"
+    )
 
 
 def replay(loaded: LoadedPass, path: Path) -> tuple[Case, Verdict | None]:
@@ -414,16 +809,24 @@ def replay(loaded: LoadedPass, path: Path) -> tuple[Case, Verdict | None]:
 
 
 __all__ = [
+    "ARG_DRAWS",
     "Case",
+    "Checked",
     "LoadedPass",
     "PassLoadError",
     "PassResult",
+    "ResumingDatabase",
+    "Steering",
     "builtin_names",
     "cases",
+    "check_case",
     "fuzz_pass",
     "load_pass",
     "read_case",
     "replay",
+    "report_key",
     "report_text",
     "run_campaign",
+    "steering_of",
+    "write_report_file",
 ]

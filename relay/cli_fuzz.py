@@ -1,8 +1,12 @@
-"""``relay fuzz``: differential fuzzing of passes against the oracle (``oracles.fuzz``)."""
+"""``relay fuzz``: differential fuzzing of passes against the oracle (``oracles.fuzz``).
+
+How it learns a pass's footprint, and how to turn that off, is in the ``--help`` description
+(``DESCRIPTION``) and in ``oracles/fuzz.py``'s and ``oracles/footprint.py``'s docstrings."""
 
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -68,12 +72,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             return 0
         print(verdict.report())
         return 1
+    seed: int = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    print(f"relay fuzz: seed {seed} (rerun with --seed {seed})", flush=True)
     start = time.monotonic()
     results = run_campaign(
         specs,
         max_examples=args.max_examples,
         time_budget=args.time,
-        seed=args.seed,
+        seed=seed,
+        footprint=args.footprint,
         jobs=args.jobs,
         out_dir=Path(args.out),
         database=Path(args.database) if args.database else None,
@@ -92,11 +99,34 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             status = f"ERROR: {r.error}"
         else:
             status = "ok"
-        print(f"  {r.label.ljust(width)}  {r.examples:6d} examples  {rate:7.1f}/s  {status}")
+        print(
+            f"  {r.label.ljust(width)}  {r.examples:6d} examples  {rate:7.1f}/s  "
+            f"({r.unchanged} unchanged)  {status}"
+        )
     if failed:
         print(f"relay fuzz: {len(failed)} of {len(results)} passes failed")
         return 1
     return 0
+
+
+DESCRIPTION = """\
+Run each pass on generated well-typed programs under the oracle instrument (well-formedness,
+types, and the interpreter's values before and after, on 3 argument tuples per program). A
+failure is shrunk and written to OUT/<pass>-<hash>.relay with a report in its header (the same
+failure found again is not written twice); exit 1. Otherwise exit 0 with a summary of the
+examples each pass got.
+
+Footprint learning (on by default): before generating, the pass alone (nothing evaluated)
+runs on a corpus of small motifs: every operator alone, operators applied to other operators'
+results, operators with constant operands 0, 1, -1, 0.5, 2, NaN, inf, and every construct
+(let, if, match, ref, closure, call of a global) around an operator. The motifs the pass
+changed are checked first, with drawn arguments; then generation is steered towards what the
+pass touched: its operators (and the ones its rewrites introduce) appear in most dataflow
+programs and weigh more in the generators, the constructs it touched weigh more in whole
+modules, and the structural diff of every program it changes updates the weights between
+rounds. A program the pass leaves alpha-equal is not evaluated. --no-footprint turns learning
+and steering off.
+"""
 
 
 def add_parser(sub: Any) -> None:
@@ -104,10 +134,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "fuzz",
         help="fuzz passes against the oracle and report shrunk counterexamples",
-        description="Run each pass on generated well-typed programs under the oracle "
-        "instrument (well-formedness, types, and the interpreter's values before and after). "
-        "A failure is shrunk and written to OUT/<pass>-<n>.relay with a report in its header; "
-        "exit 1. Otherwise exit 0 with a summary.",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--pass",
@@ -118,14 +146,17 @@ def add_parser(sub: Any) -> None:
         "FILE.py:ATTR (a pass object or a callable IRModule -> IRModule); repeatable; default: "
         "every built-in pass and opt-level-3",
     )
-    p.add_argument("--max-examples", type=_positive, default=100, metavar="N",
-                   help="examples per pass (default 100)")  # fmt: skip
+    p.add_argument("--max-examples", type=_positive, default=None, metavar="N",
+                   help="examples per pass (default: no bound; --time decides)")  # fmt: skip
     p.add_argument("--time", type=_seconds, default=600.0, metavar="SECONDS",
-                   help="wall-clock budget of the whole campaign, shrinking included "
-                   "(default 600)")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="random seed (default 0); a campaign replays exactly with the same seed "
-                   "and the same --max-examples")  # fmt: skip
+                   help="wall-clock budget of the whole campaign, footprint learning and "
+                   "shrinking included, shared evenly among the passes (default 600)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="random seed (default: a random one, printed at the start); a campaign "
+                   "draws the same programs again with the same seed")  # fmt: skip
+    p.add_argument("--no-footprint", dest="footprint", action="store_false",
+                   help="do not learn what the pass touches (no motif checks, no steering): "
+                   "programs are drawn from the generators' default distribution")  # fmt: skip
     p.add_argument("--jobs", type=_positive, default=1, metavar="N",
                    help="processes (default 1)")  # fmt: skip
     p.add_argument("--out", default="relay-fuzz-out", metavar="DIR",

@@ -69,7 +69,7 @@ def test_a_broken_pass_is_reported_shrunk_and_replays(
     )
     assert code == 1
     (report,) = out_dir.iterdir()
-    assert report.name == "swap-1.relay"
+    assert report.name.startswith("swap-") and report.suffix == ".relay"
     text = report.read_text()
     assert "// pass: SwapSubtract" in text
     assert "// verdict: mismatch: the output computes a different value" in text
@@ -143,6 +143,9 @@ def test_the_database_replays_an_earlier_failure_first(
     assert code == 1
     (report,) = (tmp_path / "b").iterdir()
     assert "// found after 1 example (then shrunk)" in report.read_text()
+    code, _, _ = run([*args, "--out", str(tmp_path / "b"), "--seed", "8"], capsys)
+    assert code == 1
+    assert [p.name for p in (tmp_path / "b").iterdir()] == [report.name]  # no duplicate
 
 
 def test_replay_needs_one_pass_and_an_existing_file(
@@ -164,4 +167,75 @@ def test_jobs_run_passes_in_processes(
     )  # fmt: skip
     assert code == 1
     assert "infer-type" in out and "ok" in out and "FAILED" in out
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["swap-1.relay"]
+    (report,) = (tmp_path / "out").iterdir()
+    assert report.name.startswith("swap-")
+
+
+def test_time_alone_runs_to_time(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    code, out, _ = run(["--pass", "infer-type", "--time", "4"], capsys)
+    elapsed = time.monotonic() - start
+    assert code == 0
+    assert 3.5 < elapsed < 10, elapsed  # not stopped by an example count
+    assert "1 passes" in out and " examples " in out
+
+
+def test_the_default_seed_is_random_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    seeds = []
+    for _ in range(2):
+        code, out, _ = run(["--pass", "infer-type", "--max-examples", "2"], capsys)
+        assert code == 0
+        found = re.search(r"relay fuzz: seed (\d+) \(rerun with --seed \1\)", out)
+        assert found is not None, out
+        seeds.append(found.group(1))
+    assert seeds[0] != seeds[1]
+    code, out, _ = run(["--pass", "infer-type", "--max-examples", "2", "--seed", "5"], capsys)
+    assert "relay fuzz: seed 5 " in out
+
+
+SWAP_ALL = """
+from relay.compiler.ir import rewrite_module
+from relay.semantics.syntax import Call, Op
+
+NAMES = {"subtract", "divide", "less", "greater", "power", "floor_divide", "floor_mod"}
+
+
+def _swap(e):
+    if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in NAMES:
+        return Call(e.op, (e.args[1], e.args[0]), e.attrs)
+    return None
+
+
+def swap(mod):
+    return rewrite_module(mod, _swap)
+"""
+
+
+def _program_lines(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if not line.startswith("//"))
+
+
+def test_a_rerun_resumes_shrinking_and_writes_no_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugin = tmp_path / "swap_all.py"
+    plugin.write_text(SWAP_ALL)
+    db = tmp_path / "db"
+    base = ["--pass", f"{plugin}:swap", "--no-footprint", "--seed", "3", "--database", str(db)]
+    # A budget that runs out while shrinking: the report is of a partly shrunk program.
+    # (The first budget that finds the failure at all; the machine may be slow.)
+    for budget in ("0.6", "1.2", "2.4", "4.8", "9.6"):
+        code, _, _ = run([*base, "--time", budget, "--out", str(tmp_path / "a")], capsys)
+        if code == 1:
+            break
+    assert code == 1
+    (first,) = (tmp_path / "a").iterdir()
+    code, _, _ = run([*base, "--time", "30", "--out", str(tmp_path / "b")], capsys)
+    assert code == 1
+    (resumed,) = (tmp_path / "b").iterdir()
+    assert _program_lines(resumed) <= _program_lines(first)
+    code, _, _ = run([*base, "--time", "30", "--out", str(tmp_path / "b")], capsys)
+    assert code == 1
+    assert [p.name for p in (tmp_path / "b").iterdir()] == [resumed.name]

@@ -1,0 +1,698 @@
+"""A pass's footprint, learned: which operators and constructs a pass rewrites.
+
+A pass author does not say what a pass touches, and a rewrite of ``nn.relu(nn.relu(x))``
+almost never meets its pattern in programs whose operators are drawn independently. So before
+a campaign, ``relay fuzz`` runs the pass (only the pass: nothing is evaluated) on a corpus of
+small **motifs** and keeps the ones the pass changed (not alpha-equal after the pass):
+
+- ``single``: every registered operator alone, its inputs fresh parameters;
+- ``pair``: an operator applied to another operator's result, where the types allow (every
+  pair of the first ``PAIR_CORE`` operators of ``OP_ORDER``, then every pair with an operator
+  the single motifs showed the pass touches);
+- ``constant``: an operator with one input a constant filled with one of ``SPECIAL_CONSTANTS``
+  (0, 1, -1, 0.5, 2, NaN, inf: what rewrites special-case), and with every input constant (what
+  constant folding needs);
+- ``construct``: a single motif inside each language construct: ``let``, ``if``, ``match``
+  (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``.
+
+Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
+typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
+batches of motifs tupled into one ``@main``, and a batch the pass changed is split in halves
+until the motifs that trigger it are found (group testing: a pass that changes nothing costs
+one run per batch).
+
+``learn`` returns a ``Footprint``: the triggering motifs, and scores per operator and per
+construct. An operator scores when it is in a triggering motif or when the pass's output of
+one gains or loses calls of it (the diff, ``diff``); a construct scores the same way. During
+the campaign every changed program is diffed the same way and ``Footprint.record`` adds to the
+scores. ``Footprint.op_weights`` and ``construct_weights`` turn the scores into generator
+weights (1 for what the pass never touched, up to ``1 + BOOST`` for what it touched most).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import time
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+from hypothesis import strategies as st
+from hypothesis.control import BuildContext
+from hypothesis.internal.conjecture.data import ConjectureData
+
+from relay.compiler.pass_manager import Pass, PassContext, Sequential, run_pass
+from relay.semantics.equality import alpha_equal
+from relay.semantics.syntax import (
+    Call,
+    Clause,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    FuncType,
+    GlobalTypeVar,
+    GlobalVar,
+    If,
+    IRModule,
+    Let,
+    Match,
+    Op,
+    PatternConstructor,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TensorType,
+    Tuple,
+    TupleGetItem,
+    TupleType,
+    Type,
+    TypeData,
+    TypeVar,
+    Var,
+    post_order,
+)
+from relay.semantics.values import Value
+
+from .builders import BUILDERS
+from .builders.core import ALL, MAX_RANK, DataflowProgram, Fits, _Entry, _Graph
+from .gen_args import arguments, arrays
+from .gen_dataflow import OP_ORDER
+from .pass_oracle import PassTimeout, time_limit
+
+SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math.inf)
+"""The constant operands of ``constant`` motifs: the values algebraic rewrites special-case."""
+
+PAIR_CORE = 40
+"""Every pair of the first ``PAIR_CORE`` operators of ``OP_ORDER`` is a ``pair`` motif."""
+
+CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
+"""The constructs a motif puts an operator call in (and that ``construct_counts`` counts)."""
+
+BOOST = 20.0
+"""The weight of the most touched operator or construct is ``1 + BOOST``."""
+
+BATCH = 48
+"""Motifs per pass run in discovery (a changed batch is bisected)."""
+
+CORPUS_SEED = 20240917
+"""The seed the motif corpus is drawn with (a constant: a pass's footprint is reproducible)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Motif:
+    """A small program: ``@main(params) { body }`` plus helper globals; ``ops`` are the
+    operators it calls, ``construct`` the construct around them (``""`` for none)."""
+
+    kind: str
+    name: str
+    params: tuple[Var, ...]
+    body: Expr
+    positive: tuple[bool, ...]
+    ops: tuple[str, ...]
+    construct: str = ""
+    helpers: tuple[tuple[GlobalVar, Function], ...] = ()
+
+    @property
+    def param_types(self) -> tuple[Type, ...]:
+        """The parameter types of ``@main``."""
+        return tuple(_annotation(p) for p in self.params)
+
+    @functools.cached_property
+    def mod(self) -> IRModule:
+        """The motif as a module of its own."""
+        return _module([self])
+
+    def arguments(self) -> st.SearchStrategy[tuple[Value, ...]]:
+        """Arguments for ``@main`` (positive where the operators need it)."""
+        return arguments(self.param_types, positive=self.positive)
+
+
+def _annotation(v: Var) -> Type:
+    assert v.type_annotation is not None
+    return v.type_annotation
+
+
+# ---------------------------------------------------------------------------------------------
+# The option type construct motifs match on
+
+
+_A = TypeVar("A")
+_OPTION = GlobalTypeVar("FootprintOption")
+_SOME = Constructor("FpSome", (_A,), _OPTION, 0)
+_NONE = Constructor("FpNone", (), _OPTION, 1)
+_OPTION_DATA = TypeData(_OPTION, (_A,), (_SOME, _NONE))
+
+
+def _module(motifs: Sequence[Motif]) -> IRModule:
+    """The motifs as one module: helpers first, then ``@main`` returning the tuple of their
+    bodies (the body itself for one motif)."""
+    functions: dict[GlobalVar, Function] = {}
+    for m in motifs:
+        functions.update(m.helpers)
+    params = tuple(p for m in motifs for p in m.params)
+    body = motifs[0].body if len(motifs) == 1 else Tuple(tuple(m.body for m in motifs))
+    functions[GlobalVar("main")] = Function(params, body)
+    uses_option = any(m.construct == "match" for m in motifs)
+    return IRModule(functions, {_OPTION: _OPTION_DATA} if uses_option else {})
+
+
+# ---------------------------------------------------------------------------------------------
+# Building motifs with the dataflow builders
+
+
+class _MotifGraph(_Graph):
+    """A ``_Graph`` whose next tensor input is steered: the result of the previous call
+    (``forced``), or a constant (``constant`` for input ``constant_at``, or every input)."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        super().__init__(draw)
+        self.forced: _Entry | None = None
+        self.constant: float | None = None
+        self.constant_at = -1
+        self.all_constant = False
+        self.requests = 0
+        self.failed = False
+
+    def tensor(
+        self,
+        dtypes: Sequence[str] = ALL,
+        *,
+        min_rank: int = 0,
+        max_rank: int = MAX_RANK,
+        fits: Fits | None = None,
+        fresh: Callable[[], TensorType] | None = None,
+        positive: bool = False,
+        nonzero: bool = False,
+    ) -> tuple[Expr, TensorType]:
+        """As ``_Graph.tensor``, but the forced value or a constant where one is asked for."""
+
+        def ok(t: TensorType) -> bool:
+            return (
+                t.dtype in dtypes
+                and min_rank <= len(t.shape) <= max_rank
+                and (fits is None or fits(t))
+            )
+
+        index = self.requests
+        self.requests += 1
+        if self.forced is not None:
+            entry = self.forced
+            for i, t, _ in entry.offers:
+                if ok(t):
+                    self.forced = None
+                    chosen = entry if i is None else self.project(entry, i)
+                    expr, _ = self.use(chosen)
+                    return expr, t
+        if self.all_constant or index == self.constant_at:
+            t = (
+                fresh()
+                if fresh is not None
+                else TensorType(self.shape(min_rank, max_rank), self.dtype(dtypes))
+            )
+            if ok(t):
+                data = self._constant_data(t)
+                if data is not None:
+                    expr, _ = self.use(self.add(Constant(data), t, (bool(np.all(data > 0)),)))
+                    return expr, t
+            self.failed = True
+        return super().tensor(
+            dtypes,
+            min_rank=min_rank,
+            max_rank=max_rank,
+            fits=fits,
+            fresh=fresh,
+            positive=positive,
+            nonzero=nonzero,
+        )
+
+    def _constant_data(self, t: TensorType) -> npt.NDArray[Any] | None:
+        shape = tuple(d for d in t.shape if isinstance(d, int))
+        if len(shape) != len(t.shape):
+            return None
+        if self.constant is None:  # every input constant: values drawn as arguments are
+            data: npt.NDArray[Any] = self.draw(arrays(t.dtype, shape))
+            return data
+        v = self.constant
+        if t.dtype == "bool":
+            if v not in (0.0, 1.0):
+                return None
+            return np.full(shape, bool(v), dtype=bool)
+        integral = math.isfinite(v) and v == int(v) and not (v < 0 and t.dtype.startswith("u"))
+        if not t.dtype.startswith("float") and not integral:
+            return None
+        return np.full(shape, v, dtype=t.dtype)
+
+
+def draws(seed: int) -> tuple[ConjectureData, BuildContext]:
+    """A source of draws outside a test: the builders take a ``draw`` function, and motifs
+    are a fixed corpus, not a search (nothing to shrink), so one seeded ``ConjectureData``
+    serves (Hypothesis's own type; an ``@given`` run cannot draw a different program per
+    example without Hypothesis rejecting it as inconsistent)."""
+    data = ConjectureData(random=random.Random(seed), max_choices=1_000_000)
+    return data, BuildContext(data, wrapped_test=lambda: None)
+
+
+def _program_motif(kind: str, name: str, program: DataflowProgram, ops: Sequence[str]) -> Motif:
+    fn = program.mod.functions[program.mod.get_global_var("main")]
+    return Motif(kind, name, fn.params, fn.body, program.positive, tuple(ops))
+
+
+def _build(
+    seed: int, ops: Sequence[str], setup: Callable[[_MotifGraph, int], None]
+) -> DataflowProgram | None:
+    """The calls of ``ops`` in one graph, each (after the first) fed the previous result;
+    ``setup(g, i)`` prepares the graph before call ``i``. ``None`` where a call could not
+    take the previous result or the constant asked for."""
+    data, context = draws(seed)
+    with context:
+        g = _MotifGraph(cast(st.DrawFn, data.draw))
+        for i, name in enumerate(ops):
+            if i:
+                g.forced = g.entries[-1]
+            g.requests = 0
+            setup(g, i)
+            try:
+                g.call(name, BUILDERS[name](g))
+            except (AssertionError, ValueError, IndexError):
+                return None
+            if g.forced is not None or g.failed:
+                return None
+            if g.constant is not None and g.requests <= g.constant_at:
+                return None
+        return g.program()
+
+
+def _no_setup(g: _MotifGraph, i: int) -> None:
+    pass
+
+
+def single_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``op`` alone on fresh parameters."""
+    program = _build(seed, [op], _no_setup)
+    return None if program is None else _program_motif("single", op, program, [op])
+
+
+def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result."""
+    program = _build(seed, [inner, outer], _no_setup)
+    if program is None:
+        return None
+    return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
+
+
+def constant_motif(op: str, at: int, value: float | None, seed: int = CORPUS_SEED) -> Motif | None:
+    """``op`` with its input ``at`` a constant filled with ``value`` (``at=-1``: every input
+    constant, values drawn); ``None`` where that input does not exist or cannot hold it."""
+
+    def setup(g: _MotifGraph, i: int) -> None:
+        g.constant, g.constant_at, g.all_constant = value, at, at < 0
+
+    program = _build(seed, [op], setup)
+    if program is None:
+        return None
+    label = f"{op}[all constant]" if at < 0 else f"{op}[{at}]={value}"
+    return _program_motif("constant", label, program, [op])
+
+
+def construct_motifs(base: Motif, index: int) -> list[Motif]:
+    """``base`` (a single motif) inside each of ``CONSTRUCTS``; ``index`` names helper
+    globals uniquely."""
+    out: list[Motif] = []
+    t = _result_type(base)
+    if t is None or not _concrete(t):
+        return out  # arguments of a ``?`` shape cannot be drawn
+    b = base.body
+
+    def fresh_params() -> tuple[Var, ...]:
+        return tuple(Var(p.name_hint, p.type_annotation) for p in base.params)
+
+    def make(
+        construct: str,
+        params: Sequence[Var],
+        body: Expr,
+        *helpers: tuple[GlobalVar, Function],
+    ) -> None:
+        positive = base.positive + (False,) * (len(params) - len(base.params))
+        out.append(
+            Motif(
+                "construct",
+                f"{construct}({base.name})",
+                tuple(params),
+                body,
+                positive,
+                base.ops,
+                construct,
+                tuple(helpers),
+            )
+        )
+
+    x = Var("x", t)
+    make("let", base.params, Let(x, b, x))
+    q = Var("q", t)
+    c = Var("c", TensorType((), "bool"))
+    make("if", (*base.params, c, q), If(c, b, q))
+    v = Var("v", t)
+    clauses = (
+        Clause(PatternConstructor(_SOME, (PatternVar(v),)), v),
+        Clause(PatternWildcard(), q),
+    )
+    make("match", (*base.params, q), Match(Call(_SOME, (b,)), clauses))
+    r = Var("r", None)
+    done = Var("_", None)
+    make(
+        "ref",
+        (*base.params, q),
+        Let(r, RefCreate(q), Let(done, RefWrite(r, b), RefRead(r))),
+    )
+    f = Var("f", None)
+    make("closure", base.params, Let(f, Function((), b), Call(f, ())))
+    g = GlobalVar(f"footprint_g{index}")
+    inner = fresh_params()
+    make("global-call", inner, Call(g, inner), (g, Function(base.params, b)))
+    return out
+
+
+def _concrete(t: Type) -> bool:
+    """Whether ``t`` is a tensor, or tuple of tensors, of integer dimensions only."""
+    if isinstance(t, TensorType):
+        return all(isinstance(d, int) for d in t.shape)
+    if isinstance(t, TupleType):
+        return all(_concrete(f) for f in t.fields)
+    return False
+
+
+def _result_type(m: Motif) -> Type | None:
+    """The type of a single motif's body (its call's relation result)."""
+    from relay.semantics.typing import infer_types
+
+    try:
+        info = infer_types(m.mod)
+    except Exception:
+        return None
+    fn_type = info.globals.get("main")
+    return fn_type.ret_type if isinstance(fn_type, FuncType) else None
+
+
+def _seed(*names: str) -> int:
+    """The draw seed of a motif: the corpus seed and the motif's operators (``hash`` of a
+    string differs between processes)."""
+    return CORPUS_SEED + zlib.crc32("/".join(names).encode())
+
+
+@dataclass
+class Corpus:
+    """The motif corpus: every motif, and the single motifs by operator."""
+
+    motifs: list[Motif]
+    singles: dict[str, Motif]
+    build_seconds: float
+
+
+@functools.cache
+def motif_corpus() -> Corpus:
+    """The motif corpus (built once per process): singles, constructs around the first
+    operators, constants, and every pair of the first ``PAIR_CORE`` operators."""
+    start = time.monotonic()
+    singles: dict[str, Motif] = {}
+    for op in OP_ORDER:
+        m = single_motif(op, _seed(op))
+        if m is not None:
+            singles[op] = m
+    motifs: list[Motif] = list(singles.values())
+    for i, m in enumerate(singles.values()):
+        motifs += construct_motifs(m, i)
+    for op in OP_ORDER:
+        whole = constant_motif(op, -1, None, _seed(op, "all"))
+        if whole is not None:
+            motifs.append(whole)
+        # A unary operator's constant input is the all-constant motif already.
+        if constant_motif(op, 1, 0.0, _seed(op)) is None:
+            continue
+        for at in (0, 1):
+            for value in SPECIAL_CONSTANTS:
+                cm = constant_motif(op, at, value, _seed(op))
+                if cm is not None:
+                    motifs.append(cm)
+    core = OP_ORDER[:PAIR_CORE]
+    for inner in core:
+        for outer in core:
+            pm = pair_motif(inner, outer, _seed(inner, outer))
+            if pm is not None:
+                motifs.append(pm)
+    return Corpus(motifs, singles, time.monotonic() - start)
+
+
+# ---------------------------------------------------------------------------------------------
+# Structural diffs
+
+
+def construct_counts(mod: IRModule) -> Counter[str]:
+    """How many of each of ``CONSTRUCTS`` (and ``tuple``, ``projection``) ``mod`` has."""
+    out: Counter[str] = Counter()
+    for fn in mod.functions.values():
+        for e in post_order(fn.body):
+            match e:
+                case Let():
+                    out["let"] += 1
+                case If():
+                    out["if"] += 1
+                case Match():
+                    out["match"] += 1
+                case RefCreate() | RefRead() | RefWrite():
+                    out["ref"] += 1
+                case Function():
+                    out["closure"] += 1
+                case Call(GlobalVar()):
+                    out["global-call"] += 1
+                case Tuple():
+                    out["tuple"] += 1
+                case TupleGetItem():
+                    out["projection"] += 1
+                case _:
+                    pass
+    return out
+
+
+def op_counts(mod: IRModule) -> Counter[str]:
+    """Calls per operator, and per (operator, operator of its first argument) edge, written
+    ``outer<inner`` (an edge that changes is an operator that moved)."""
+    out: Counter[str] = Counter()
+    for fn in mod.functions.values():
+        for e in post_order(fn.body):
+            if isinstance(e, Call) and isinstance(e.op, Op):
+                out[e.op.name] += 1
+                if e.args and isinstance(e.args[0], Call) and isinstance(e.args[0].op, Op):
+                    out[f"{e.op.name}<{e.args[0].op.name}"] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What a pass changed: operators and constructs (and operator edges) that disappeared
+    (``removed``) or appeared (``added``), with multiplicities."""
+
+    removed: Counter[str]
+    added: Counter[str]
+
+    @property
+    def size(self) -> int:
+        """How much changed (a count of removed and added things)."""
+        return sum(self.removed.values()) + sum(self.added.values())
+
+    def touched(self) -> set[str]:
+        """The operators and constructs that changed (edges name both their operators)."""
+        names: set[str] = set()
+        for key in (*self.removed, *self.added):
+            names.update(key.split("<"))
+        return names
+
+
+def diff(before: IRModule, after: IRModule) -> Diff:
+    """The structural diff of a pass's input and output (see ``Diff``)."""
+    a = op_counts(before) + construct_counts(before)
+    b = op_counts(after) + construct_counts(after)
+    return Diff(a - b, b - a)
+
+
+# ---------------------------------------------------------------------------------------------
+# Learning
+
+
+@dataclass
+class Footprint:
+    """What a pass touches: scores per operator and construct, and the motifs it changed."""
+
+    ops: Counter[str] = field(default_factory=Counter)
+    constructs: Counter[str] = field(default_factory=Counter)
+    triggers: list[Motif] = field(default_factory=list)
+    crashes: list[Motif] = field(default_factory=list)
+    tested: int = 0
+    runs: int = 0
+    seconds: float = 0.0
+    examples_changed: int = 0
+    examples_seen: int = 0
+    universal_stop: bool = False
+    """Discovery stopped early: every motif tested so far was changed."""
+
+    def add(self, names: Iterable[str], amount: float = 1.0) -> None:
+        """Score ``names`` (operators or constructs)."""
+        for name in names:
+            if name in BUILDERS:
+                self.ops[name] += amount  # type: ignore[assignment]
+            elif name in CONSTRUCTS:
+                self.constructs[name] += amount  # type: ignore[assignment]
+
+    def record(self, before: IRModule, after: IRModule) -> Diff:
+        """Add what the pass changed from ``before`` to ``after`` to the scores."""
+        d = diff(before, after)
+        self.examples_seen += 1
+        if d.size:
+            self.examples_changed += 1
+            self.add(d.touched())
+        return d
+
+    def focus(self, limit: int = 8) -> list[str]:
+        """The most touched operators, most touched first."""
+        return [name for name, _ in self.ops.most_common(limit)]
+
+    @property
+    def universal(self) -> bool:
+        """Whether the pass touched (almost) everything: steering would not narrow anything."""
+        return self.universal_stop or len(self.ops) >= 0.8 * len(BUILDERS)
+
+    def op_weights(self) -> dict[str, float]:
+        """Generator weights per operator: 1, plus up to ``BOOST`` by score."""
+        return _weights(self.ops, BUILDERS)
+
+    def construct_weights(self) -> dict[str, float]:
+        """Generator weights per construct: 1, plus up to ``BOOST`` by score."""
+        return _weights(self.constructs, CONSTRUCTS)
+
+    def summary(self) -> str:
+        """One line: what was learned."""
+        ops = "every operator" if self.universal else ", ".join(self.focus(5)) or "no operator"
+        cons = ", ".join(n for n, _ in self.constructs.most_common(3)) or "no construct"
+        return (
+            f"footprint: {len(self.triggers)} of {self.tested} motifs changed "
+            f"({self.runs} pass runs, {self.seconds:.1f} s); touches {ops}; {cons}"
+        )
+
+
+def _weights(scores: Mapping[str, float], names: Iterable[str]) -> dict[str, float]:
+    top = max(scores.values(), default=0.0)
+    return {n: 1.0 + (BOOST * scores.get(n, 0.0) / top if top else 0.0) for n in names}
+
+
+def run_pass_only(p: Pass, mod: IRModule, timeout: float) -> IRModule | None:
+    """``p``'s output on ``mod``, or ``None`` if it raised or ran past ``timeout``."""
+    try:
+        with time_limit(timeout), PassContext(opt_level=3) as ctx:
+            out = p(mod) if isinstance(p, Sequential) else run_pass(p, mod, ctx)
+    except (Exception, PassTimeout, RecursionError):
+        return None
+    return out if isinstance(out, IRModule) else None
+
+
+def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Footprint:
+    """``p``'s footprint on the motif corpus, within ``budget`` seconds (motifs not reached by
+    then are not tested): group testing on batches of ``BATCH`` motifs, then pairs with every
+    operator the single motifs showed ``p`` touches."""
+    corpus = corpus if corpus is not None else motif_corpus()
+    start = time.monotonic()
+    deadline = start + budget
+    fp = Footprint()
+
+    def changed(batch: Sequence[Motif]) -> bool | None:
+        """Whether ``p`` changed the batch (``None``: it crashed or timed out)."""
+        fp.runs += 1
+        mod = _module(batch)
+        out = run_pass_only(p, mod, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+        if out is None:
+            return None
+        if alpha_equal(mod, out):
+            return False
+        if len(batch) == 1:
+            # What appeared or disappeared (the replacement operators: neighbours).
+            fp.add(diff(mod, out).touched(), 0.5)
+        return True
+
+    def search(motifs: Sequence[Motif]) -> None:
+        stack = [list(motifs[i : i + BATCH]) for i in range(0, len(motifs), BATCH)]
+        stack.reverse()
+        while stack and time.monotonic() < deadline:
+            batch = stack.pop()
+            verdict = changed(batch)
+            if verdict is False:
+                fp.tested += len(batch)
+                continue
+            if len(batch) == 1:
+                fp.tested += 1
+                m = batch[0]
+                (fp.triggers if verdict else fp.crashes).append(m)
+                if m.construct:
+                    # The construct is what counts: its operator scores only by the diff.
+                    fp.add([m.construct])
+                else:
+                    fp.add(m.ops)
+                if fp.tested >= 2 * BATCH and len(fp.triggers) + len(fp.crashes) == fp.tested:
+                    fp.universal_stop = True
+                    return
+                continue
+            half = len(batch) // 2
+            stack += [batch[half:], batch[:half]]
+
+    search(corpus.motifs)
+    if fp.universal_stop:
+        fp.seconds = time.monotonic() - start
+        return fp
+    # Pairs around what the pass touched alone, beyond the core pairs.
+    touched = [m.ops[0] for m in fp.triggers + fp.crashes if m.kind == "single"]
+    if touched and len(touched) < 0.5 * len(corpus.singles):
+        core = set(OP_ORDER[:PAIR_CORE])
+        extra: list[Motif] = []
+        for op in touched:
+            for other in corpus.singles:
+                if op in core and other in core:
+                    continue
+                for inner, outer in ((op, other), (other, op)):
+                    m = pair_motif(inner, outer, _seed(inner, outer))
+                    if m is not None:
+                        extra.append(m)
+                if time.monotonic() > deadline:
+                    break
+        search(extra)
+    fp.seconds = time.monotonic() - start
+    return fp
+
+
+__all__ = [
+    "BATCH",
+    "BOOST",
+    "CONSTRUCTS",
+    "PAIR_CORE",
+    "SPECIAL_CONSTANTS",
+    "Corpus",
+    "Diff",
+    "Footprint",
+    "Motif",
+    "constant_motif",
+    "construct_counts",
+    "construct_motifs",
+    "diff",
+    "draws",
+    "learn",
+    "motif_corpus",
+    "op_counts",
+    "pair_motif",
+    "run_pass_only",
+    "single_motif",
+]
