@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import math
 import multiprocessing
 import os
@@ -44,17 +43,15 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from relay.compiler import passes as builtin
 from relay.compiler.pass_manager import BUILTIN_PASSES, Pass, as_pass, flatten
-from relay.semantics.errors import ParseError
 from relay.semantics.syntax import IRModule
-from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
-from relay.semantics.values import Value, value_to_json
+from relay.semantics.values import Value
 
-from .compare import value_from_json
 from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
 from .pass_oracle import DEFAULT_FUEL, Verdict, check_pass
+from .reports import read_case, replay, report_text
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the value comparison, in terms combined per element (see
@@ -179,31 +176,6 @@ def cases(max_nodes: int = 12, focus: Sequence[str] = ()) -> st.SearchStrategy[C
 
 # ---------------------------------------------------------------------------------------------
 # Report files
-
-
-def report_text(verdict: Verdict, case: Case, spec: str, path: str, *, examples: int = 0) -> str:
-    """The report file for a failure: header comment, argument lines, then the program."""
-    lines = ["relay fuzz: counterexample", *verdict.report().splitlines()]
-    if examples:
-        plural = "" if examples == 1 else "s"
-        lines.append(f"found after {examples} example{plural} (then shrunk)")
-    lines.append(f"reproduce: relay fuzz --pass {spec} --replay {path}")
-    header = [f"// {line}".rstrip() for line in lines]
-    args = [f"// ARG-JSON: {json.dumps(value_to_json(a))}" for a in case.args]
-    return "\n".join([*header, *args, "", astext(case.mod), ""])
-
-
-def read_case(text: str, name: str) -> Case:
-    """The program and arguments of a report file (``ParseError`` if it is not one)."""
-    mod = parse(text, source_name=name)
-    args: list[Value] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("// ARG-JSON:"):
-            try:
-                args.append(value_from_json(json.loads(line[len("// ARG-JSON:") :]), mod, {}))
-            except ValueError as err:
-                raise ParseError(f"{name}:{number}: bad ARG-JSON line: {err}") from None
-    return Case(mod, tuple(args))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,20 +369,6 @@ def _summary_line(r: PassResult) -> str:
             n, seconds = r.first_failure
             status += f" (first failure at example {n}, after {seconds:.1f} s)"
     return f"{r.label}: {r.examples} examples in {r.seconds:.1f} s ({rate:.1f}/s): {status}"
-
-
-def replay(loaded: LoadedPass, path: Path) -> tuple[Case, Verdict | None]:
-    """Re-run the checks of a saved case on ``loaded``'s pass."""
-    text = path.read_text(encoding="utf-8")
-    case = read_case(text, str(path))
-    verdict = check_pass(
-        loaded.pass_,
-        case.mod,
-        case.args,
-        timeout=EXAMPLE_TIMEOUT,
-        reduction_length=REDUCTION_LENGTH,
-    )
-    return case, verdict
 
 
 __all__ = [
