@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from mutants import MUTANTS, Mutant  # tests/mutants (pytest puts tests/ on the path)
 
 from relay import parse
 from relay.cli import main
@@ -257,3 +258,31 @@ def test_write_report_never_overwrites(tmp_path: Path) -> None:
     assert (tmp_path / "p-1.relay").read_text() == "// someone else's file\n"
     assert path.read_text() == "// relay fuzz: counterexample\n// failure-key: k\n"
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+# -- the mutation corpus ----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mutant", [m for m in MUTANTS if "timeout" not in m.verdicts], ids=lambda m: m.attr
+)
+def test_every_mutant_report_replays(
+    mutant: Mutant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shrunk report of each broken pass of ``tests/mutants`` reproduces its verdict
+    with ``--replay`` (the looping ones are left out: each replay would wait out the
+    per-example time limit)."""
+    spec = f"{ROOT / 'tests' / 'mutants' / mutant.file}:{mutant.attr}"
+    code, _, _ = cli(["--pass", spec, "--max-examples", "2000", "--time", "60", "--seed", "0",
+                      "--out", str(tmp_path)], capsys)  # fmt: skip
+    if code == 0:
+        pytest.skip(f"{mutant.attr} not caught with seed 0 in 60 s (tests/test_mutants.py)")
+    (report,) = tmp_path.glob("*.relay")
+    text = report.read_text()
+    kind = next(x for x in text.splitlines() if x.startswith("// verdict: ")).split(":")[1]
+    code, printed, _ = cli(["--pass", spec, "--replay", str(report)], capsys)
+    assert code == 1, f"{report} does not replay:\n{text}\n{printed}"
+    assert f"verdict: {kind.strip()}:" in printed
