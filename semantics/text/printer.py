@@ -12,6 +12,7 @@ Layout of a definition's body (TVM's ``relay_text_printer.cc`` conventions):
 - ``%N`` is numbered from 0 in each definition, in evaluation order;
 - ``let`` keeps its variable's name; a numeric suffix is added only where the name is already
   bound at that point of the text, so that no name is ever shadowed (and so none captured);
+  ``astext``'s ``renamed`` option records the original name of each binder printed otherwise;
 - rank-0 constants of bool, int16/32/64 and float16/32/64 are literals, floats written with the
   shortest digits that read back to the same value; every other constant is
   ``meta[relay.Constant][k]``, and the text then ends with TVM's ``#[metadata]`` section.
@@ -556,7 +557,7 @@ class Printer:
             items.append(self.type_definition(data))
         for gv, fn in mod.functions.items():
             owner: dict[str, str] | None = None if self.renamed is None else {}
-            doc = _FunctionPrinter(self, owner).definition(fn, f"def {global_name(gv.name)}")
+            doc = self.function(fn, f"def {global_name(gv.name)}", owner)
             items.append("\n".join(_lines(doc)))
             changed = {k: v for k, v in (owner or {}).items() if k != v}
             if changed and self.renamed is not None:
@@ -585,9 +586,10 @@ class Printer:
         lines.append("}")
         return "\n".join(lines)
 
-    def function(self, fn: Function, head: str) -> Doc:
-        """A top-level definition: ``def @f(...) { ... }`` with its own ``%N`` numbering."""
-        return _FunctionPrinter(self).definition(fn, head)
+    def function(self, fn: Function, head: str, owner: dict[str, str] | None = None) -> Doc:
+        """A top-level definition: ``def @f(...) { ... }`` with its own ``%N`` numbering;
+        ``owner`` collects the hint of each printed binder name (see ``_Names``)."""
+        return _FunctionPrinter(self, owner).definition(fn, head)
 
     # -- atoms -----------------------------------------------------------------------------
 
