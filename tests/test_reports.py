@@ -18,6 +18,7 @@ from relay.oracles.pass_oracle import check_pass
 from relay.oracles.reports import (
     NAMES_PREFIX,
     REPORT_PATH,
+    draw_arguments,
     failure_key,
     read_case,
     replay,
@@ -223,6 +224,33 @@ def test_replay_rejects_the_wrong_number_of_arguments(
     path.write_text(f"// ARG-JSON: {json.dumps(arg)}\n{SUB}")
     code, _, err = cli(["--pass", f"{plugin}:identity", "--replay", str(path)], capsys)
     assert code == 2 and "1 ARG-JSON lines for an @main of 2 parameters" in err
+
+
+def test_drawn_arguments_fit_the_parameters_and_repeat() -> None:
+    types = [TensorType((2, 3), "int32"), TensorType((), "float32")]
+    first = draw_arguments(types, 5, seed=3)
+    assert len(first) == 5
+    for a, b in first:
+        assert isinstance(a, TensorValue) and isinstance(b, TensorValue)
+        assert a.data.shape == (2, 3) and a.data.dtype == np.dtype("int32")
+        assert b.data.shape == () and b.data.dtype == np.dtype("float32")
+    again = draw_arguments(types, 5, seed=3)
+    assert all(
+        np.array_equal(x.data, y.data)  # type: ignore[union-attr]
+        for s, t in zip(first, again, strict=True)
+        for x, y in zip(s, t, strict=True)
+    )
+    assert len({str(v) for s in first for v in s}) > 2  # not the same list five times
+
+
+def test_replay_of_an_ill_typed_program_without_arguments_exits_2(
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.relay"
+    path.write_text('#[version = "0.0.5"]\ndef @main(%a: float32) { add(%a, 1) }\n')
+    code, out, err = cli(["--pass", f"{plugin}:identity", "--replay", str(path)], capsys)
+    assert code == 2 and "the checks pass" not in out
+    assert "error: nothing was compared: the program does not type-check" in err
 
 
 # -- one report per failure -------------------------------------------------------------------
