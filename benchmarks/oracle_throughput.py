@@ -18,8 +18,11 @@ compared per second: the pass and the type checks run once per program, the inte
 With ``--profile`` it runs the whole measurement under ``cProfile`` and prints the functions
 with the most time (own and cumulative), which is how the oracle's hot spots were found.
 
-    python benchmarks/oracle_throughput.py [--cases N] [--pass NAME ...] [--arg-sets K]
+    python benchmarks/oracle_throughput.py [--cases N] [--pass NAME ... | --all] [--arg-sets K]
         [--profile] [--seed S]
+
+Default passes: a sample of six (``DEFAULT_PASSES``); ``--all``: every built-in pass and
+``opt-level-3``, the set ``relay fuzz`` runs by default.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from hypothesis.errors import InvalidArgument
 
 from relay.compiler.pass_manager import PassContext
 from relay.oracles import pass_oracle
-from relay.oracles.fuzz import REDUCTION_LENGTH, Case, cases, load_pass
+from relay.oracles.fuzz import REDUCTION_LENGTH, Case, builtin_names, cases, load_pass
 from relay.oracles.gen_args import values
 from relay.oracles.pass_oracle import DEFAULT_FUEL, check_pass
 from relay.semantics.syntax import FuncType
@@ -132,8 +135,9 @@ def main() -> None:
     parser.add_argument("--arg-sets", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--all", action="store_true", help="every built-in pass and opt-level-3")
     args = parser.parse_args()
-    passes: list[str] = args.passes or DEFAULT_PASSES
+    passes: list[str] = builtin_names() if args.all else args.passes or DEFAULT_PASSES
     start = time.process_time()
     drawn = draw_cases(args.cases, args.seed, args.arg_sets)
     print(f"{len(drawn)} cases drawn in {time.process_time() - start:.1f} s CPU (seed {args.seed})")
