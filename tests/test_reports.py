@@ -4,6 +4,7 @@ arguments, and one atomically written report per distinct failure."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
@@ -314,3 +315,25 @@ def test_every_mutant_report_replays(
     code, printed, _ = cli(["--pass", spec, "--replay", str(report)], capsys)
     assert code == 1, f"{report} does not replay:\n{text}\n{printed}"
     assert f"verdict: {kind.strip()}:" in printed
+
+
+def _write_in_process(job: tuple[str, str, str]) -> str:
+    out, text, key = job
+    return str(write_report(Path(out), "race", text, key))
+
+
+def test_concurrent_writers_neither_overwrite_nor_duplicate(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("fork")
+    texts = [f"// relay fuzz: counterexample\n// writer {i}\n" for i in range(8)]
+    with ctx.Pool(4) as pool:
+        distinct = pool.map(_write_in_process, [(str(tmp_path / "a"), t, t) for t in texts])
+        same = pool.map(_write_in_process, [(str(tmp_path / "b"), t, "one") for t in texts])
+    assert len(set(distinct)) == 8  # eight failures, eight files, none overwritten
+    assert sorted(Path(p).read_text() for p in distinct) == sorted(_expected(t, t) for t in texts)
+    # One failure, one file: a writer that loses the race to the name finds the key there.
+    assert len(set(same)) == 1 and len(list((tmp_path / "b").glob("*.relay"))) == 1
+
+
+def _expected(text: str, key: str) -> str:
+    first, rest = text.split("\n", 1)
+    return f"{first}\n// failure-key: {key}\n{rest}"
