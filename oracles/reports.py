@@ -48,7 +48,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -134,9 +134,15 @@ def _key_of(path: Path) -> str | None:
 
 
 def _with_key(text: str, key: str) -> str:
-    lines = [x for x in text.split("\n") if not x.startswith(KEY_PREFIX)]
-    at = 1 if lines and lines[0].startswith("//") else 0
-    lines.insert(at, f"{KEY_PREFIX} {key}")
+    """``text`` with its failure-key line saying ``key`` (added as the second line if it has
+    none)."""
+    lines = text.split("\n")
+    line = f"{KEY_PREFIX} {key}"
+    for i, x in enumerate(lines):
+        if x.startswith(KEY_PREFIX):
+            lines[i] = line
+            return "\n".join(lines)
+    lines.insert(1 if lines and lines[0].startswith("//") else 0, line)
     return "\n".join(lines)
 
 
@@ -159,9 +165,10 @@ def write_report(out_dir: Path, label: str, text: str, key: str) -> Path:
             return p
     text = _with_key(text, key)
     n = max((number(p) for p in existing), default=0) + 1
-    fd, tmp_name = tempfile.mkstemp(dir=out_dir, prefix=f".{label}-", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    # A temporary name of our own (not mkstemp, whose files are private to their owner: the
+    # report gets the permissions the umask gives an ordinary file).
+    tmp = out_dir / f".{label}-{os.getpid()}-{secrets.token_hex(8)}.tmp"
+    os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     try:
         while True:
             path = out_dir / f"{label}-{n}.relay"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from pathlib import Path
 
 import numpy as np
@@ -270,6 +271,10 @@ def test_write_report_once_per_failure(tmp_path: Path, plugin: Path) -> None:
     written = first.read_text()
     assert f"--replay {first}" in written and REPORT_PATH not in written
     assert written.count(f"// failure-key: {key}") == 1
+    assert written == text.replace(REPORT_PATH, str(first))  # the key line was already there
+    umask = os.umask(0)
+    os.umask(umask)
+    assert first.stat().st_mode & 0o777 == 0o666 & ~umask  # an ordinary file, not private
     assert write_report(out, "swap", text, key) == first  # the same failure: no new file
     assert first.read_text() == written
     other = write_report(out, "swap", text, "another-key")
