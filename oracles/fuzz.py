@@ -36,13 +36,13 @@ was stopped while shrinking, goes on shrinking from the smallest program found s
 steering weights in force when a failure was found are kept beside the database, so that the
 rerun draws the same programs from the same choices.
 
-**Reports.** A failure is written to ``<out>/<pass>-<hash>.relay``, ``<hash>`` naming the
-program and the verdict kind, so that the same failure found again is not written twice (the
-file is written to a temporary name and linked into place, never overwriting): a valid Relay
-file whose
-header comment is the report (the pass, the verdict, the inputs, expected and actual values,
-the command that reproduces it) and whose ``// ARG-JSON:`` lines hold the arguments, so that
-``relay fuzz --pass SPEC --replay FILE`` re-runs the same check.
+**Reports.** A failure is written to ``<out>/<pass>-<n>.relay`` by ``reports.write_report``:
+once per distinct failure (its ``failure-key``, a hash of the program and the verdict kind:
+the same failure found again is not written twice), to a temporary name linked into place,
+never overwriting. It is a valid Relay file whose header comment is the report (the pass, the
+verdict, the inputs, expected and actual values, the command that reproduces it) and whose
+``// ARG-JSON:`` lines hold the arguments, so that ``relay fuzz --pass SPEC --replay FILE``
+re-runs the same check.
 
 **Loading passes.** A ``--pass`` spec is a built-in pass's command-line name
 (``fold-constant``) or class name (``FoldConstant``), ``opt-level-0`` ... ``opt-level-3``, or
@@ -52,7 +52,6 @@ subclass, or any callable from ``IRModule`` to ``IRModule``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -62,9 +61,7 @@ import math
 import multiprocessing
 import os
 import sys
-import tempfile
 import time
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,20 +77,14 @@ from relay.compiler import passes as builtin
 from relay.compiler.pass_manager import (
     BUILTIN_PASSES,
     Pass,
-    PassContext,
-    Sequential,
     as_pass,
     flatten,
-    run_pass,
 )
 from relay.semantics.equality import alpha_equal
-from relay.semantics.errors import ParseError, PassError
 from relay.semantics.syntax import IRModule
-from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
-from relay.semantics.values import Value, value_to_json
+from relay.semantics.values import Value
 
-from .compare import value_from_json
 from .footprint import Footprint, Motif, draws, learn, motif_corpus
 from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
@@ -101,12 +92,10 @@ from .gen_modules import modules
 from .pass_oracle import (
     DEFAULT_FUEL,
     OracleInstrument,
-    PassCheckFailure,
-    PassTimeout,
     Verdict,
-    check_pass,
-    time_limit,
+    run_checked,
 )
+from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the value comparison, in terms combined per element (see
@@ -351,58 +340,36 @@ def cases(
 # Report files
 
 
-def report_text(verdict: Verdict, case: Case, spec: str, path: str, *, examples: int = 0) -> str:
-    """The report file for a failure: header comment, argument lines, then the program."""
-    lines = ["relay fuzz: counterexample", *verdict.report().splitlines()]
-    if examples:
-        plural = "" if examples == 1 else "s"
-        lines.append(f"found after {examples} example{plural} (then shrunk)")
-    lines.append(f"reproduce: relay fuzz --pass {spec} --replay {path}")
-    header = [f"// {line}".rstrip() for line in lines]
-    args = [f"// ARG-JSON: {json.dumps(value_to_json(a))}" for a in case.args]
-    return "\n".join([*header, *args, "", astext(case.mod), ""])
-
-
-def read_case(text: str, name: str) -> Case:
-    """The program and arguments of a report file (``ParseError`` if it is not one)."""
-    mod = parse(text, source_name=name)
-    args: list[Value] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("// ARG-JSON:"):
-            try:
-                args.append(value_from_json(json.loads(line[len("// ARG-JSON:") :]), mod, {}))
-            except ValueError as err:
-                raise ParseError(f"{name}:{number}: bad ARG-JSON line: {err}") from None
-    return Case(mod, tuple(args))
-
-
 # ---------------------------------------------------------------------------------------------
 # Checking one case
 
 
 class _CampaignInstrument(OracleInstrument):
-    """The oracle instrument, checking every argument tuple, skipping the checks of an output
-    that is alpha-equal to its input, and recording each pass's input and output."""
+    """The oracle instrument on every argument tuple (``argument_sets``), recording each
+    pass's input and output when it changed the program, and which tuple was being compared
+    when a check failed. Outputs alpha-equal to their input are not checked (the instrument
+    skips them: they mean what the input means)."""
 
     def __init__(self, arg_sets: Sequence[Sequence[Value]], **kwargs: Any) -> None:
-        super().__init__(arg_sets[0] if arg_sets else None, **kwargs)
-        self.arg_sets = arg_sets
+        super().__init__(None, argument_sets=arg_sets, **kwargs)
         self.changes: list[tuple[IRModule, IRModule]] = []
-        self.unchanged = 0
+        self.comparing: Sequence[Value] | None = None
 
     def check(self, pass_name: str, before: IRModule, after: IRModule) -> None:
-        """As ``OracleInstrument.check``, for each argument tuple; nothing for an output
-        alpha-equal to the input (it means what the input means, and has its types)."""
-        if after is before or alpha_equal(before, after):
-            self.unchanged += 1
-            self._types[id(after)] = (after, self._typed(before))
-            return
-        self.changes.append((before, after))
-        sets: Sequence[Sequence[Value] | None] = self.arg_sets or [None]
-        for args in sets:
-            self.arguments = args
-            self._outcomes.clear()
-            super().check(pass_name, before, after)
+        if after is not before and not alpha_equal(before, after):
+            self.changes.append((before, after))
+        super().check(pass_name, before, after)
+
+    def _compare(
+        self,
+        pass_name: str,
+        before: IRModule,
+        after: IRModule,
+        index: int,
+        arguments: Sequence[Value],
+    ) -> None:
+        self.comparing = arguments
+        super()._compare(pass_name, before, after, index, arguments)
 
 
 @dataclass
@@ -420,30 +387,12 @@ class Checked:
 def check_case(p: Pass, mod: IRModule, arg_sets: Sequence[Sequence[Value]], *, timeout: float,
                fuel: int = DEFAULT_FUEL) -> Checked:  # fmt: skip
     """Run ``p`` on ``mod`` once and check its output on every argument tuple (the campaign's
-    form of ``pass_oracle.check_pass``; see ``_CampaignInstrument``)."""
+    form of ``pass_oracle.check_pass_many``, which also says what the pass changed)."""
     oracle = _CampaignInstrument(arg_sets, fuel=fuel, reduction_length=REDUCTION_LENGTH)
-    ctx = PassContext(opt_level=3, instruments=(oracle,))
-    verdict: Verdict | None = None
-    try:
-        with time_limit(timeout), ctx:
-            if isinstance(p, Sequential):
-                p(mod)
-            else:
-                run_pass(p, mod, ctx)
-    except PassCheckFailure as failure:
-        verdict = failure.verdict
-    except PassError as err:
-        verdict = Verdict(err.pass_name or p.name, "not-a-module", err.message)
-    except PassTimeout:
-        verdict = Verdict(p.name, "timeout", f"did not finish within {timeout:g} s")
-    except RecursionError:
-        verdict = Verdict(p.name, "crash", "RecursionError: maximum recursion depth exceeded")
-    except Exception as err:  # the pass's own bug: reported, not crashed on
-        tb = traceback.format_exception(type(err), err, err.__traceback__)
-        verdict = Verdict(p.name, "crash", f"{type(err).__name__}: {err}", detail="".join(tb[-6:]))
+    verdict = run_checked(p, mod, oracle, timeout, 3)
     failed = None
-    if verdict is not None and oracle.arguments is not None:
-        failed = tuple(oracle.arguments)
+    if verdict is not None and oracle.comparing is not None:
+        failed = tuple(oracle.comparing)
     unchanged = verdict is None and not oracle.changes
     return Checked(verdict, failed, oracle.changes, unchanged)
 
@@ -489,30 +438,6 @@ class _State:
 def focus_of(p: Pass) -> list[str]:
     """The focus operators of ``p`` and, for a pipeline, of every pass in it."""
     return sorted({op for q in flatten([p]) for op in q.focus_ops})
-
-
-def report_key(case: Case, verdict: Verdict) -> str:
-    """What names a distinct failure: a hash of the program's text and the verdict kind."""
-    return hashlib.sha256(f"{verdict.kind}\n{astext(case.mod)}".encode()).hexdigest()[:12]
-
-
-def write_report_file(out_dir: Path, label: str, key: str, text_for: Callable[[str], str]) -> Path:
-    """Write the report ``text_for(path)`` to ``<out_dir>/<label>-<key>.relay`` unless that
-    file exists (the same failure, reported before): written to a temporary file, then linked
-    into place, which fails rather than overwrite."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{label}-{key}.relay"
-    if path.exists():
-        return path
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{label}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text_for(str(path)))
-        with contextlib.suppress(FileExistsError):  # another campaign wrote it first
-            os.link(tmp, path)
-    finally:
-        os.unlink(tmp)
-    return path
 
 
 class ResumingDatabase(DirectoryBasedExampleDatabase):
@@ -675,11 +600,11 @@ def fuzz_pass(
     if state.best is not None:
         case, verdict = state.best
         found_after = state.first_found_after
-        path = _write_report(
+        path = write_report(
             out_dir,
             loaded.label,
-            report_key(case, verdict),
-            lambda where: report_text(verdict, case, loaded.spec, where, examples=found_after),
+            report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after),
+            failure_key(case, verdict),
         )
         result.verdict = verdict
         result.path = str(path)
@@ -710,12 +635,6 @@ def _round_body(
             raise AssertionError(checked.verdict.report())
 
     return body
-
-
-def _write_report(out_dir: Path, label: str, key: str, text_for: Callable[[str], str]) -> Path:
-    """The one place a campaign writes a report (the integrator may swap in
-    ``oracles.reports.write_report``)."""
-    return write_report_file(out_dir, label, key, text_for)
 
 
 def _fuzz_worker(job: tuple[str, dict[str, object]]) -> PassResult:
@@ -794,20 +713,6 @@ def _summary_line(r: PassResult) -> str:
     )
 
 
-def replay(loaded: LoadedPass, path: Path) -> tuple[Case, Verdict | None]:
-    """Re-run the checks of a saved case on ``loaded``'s pass."""
-    text = path.read_text(encoding="utf-8")
-    case = read_case(text, str(path))
-    verdict = check_pass(
-        loaded.pass_,
-        case.mod,
-        case.args,
-        timeout=EXAMPLE_TIMEOUT,
-        reduction_length=REDUCTION_LENGTH,
-    )
-    return case, verdict
-
-
 __all__ = [
     "ARG_DRAWS",
     "Case",
@@ -824,9 +729,7 @@ __all__ = [
     "load_pass",
     "read_case",
     "replay",
-    "report_key",
     "report_text",
     "run_campaign",
     "steering_of",
-    "write_report_file",
 ]

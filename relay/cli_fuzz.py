@@ -63,7 +63,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print(f"relay fuzz: error: no such file: {args.replay}", file=sys.stderr)
             return 2
         try:
-            _, verdict = replay(loaded[0], path)
+            _, verdict = replay(loaded[0], path, note=_progress)
         except RelayError as err:
             print(err.render(), file=sys.stderr)
             return 2

@@ -7,11 +7,13 @@ import time
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from relay import parse
 from relay.compiler.ir import rewrite_module
-from relay.compiler.pass_manager import FunctionPass
-from relay.oracles.pass_oracle import check_pass, fill_unknown_dims
+from relay.compiler.pass_manager import FunctionPass, Sequential
+from relay.oracles import pass_oracle
+from relay.oracles.pass_oracle import check_pass, check_pass_many, fill_unknown_dims
 from relay.semantics.syntax import (
     ANY,
     Call,
@@ -21,6 +23,7 @@ from relay.semantics.syntax import (
     Op,
     TensorType,
 )
+from relay.semantics.typing import infer_types
 from relay.semantics.values import TensorValue
 
 SUB = "def @main(%a: float32, %b: float32) { subtract(%a, %b) }"
@@ -135,3 +138,120 @@ def test_a_type_may_become_more_precise() -> None:
     new = TensorType((2, 3), "float32")
     assert fill_unknown_dims(old, new) == new
     assert fill_unknown_dims(TensorType((4, 3), "float32"), new) != new
+
+
+ABS = "def @main(%a: float32) { abs(%a) }"
+
+
+def f32(x: float) -> tuple[TensorValue]:
+    return (TensorValue(np.array(x, "float32")),)
+
+
+def drop_abs(mod: IRModule) -> IRModule:
+    """abs(x) -> x: right on non-negative x only."""
+
+    def visit(e: Expr) -> Expr | None:
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "abs":
+            return e.args[0]
+        return None
+
+    return rewrite_module(mod, visit)
+
+
+def count_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the interpreter runs of the oracle (the number of ``run_main`` calls)."""
+    calls: list[int] = []
+    real = pass_oracle.run_main
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pass_oracle, "run_main", counting)
+    return calls
+
+
+def test_check_pass_many_gives_the_first_set_that_fails() -> None:
+    runs: list[int] = []
+
+    def counted(mod: IRModule) -> IRModule:
+        runs.append(1)
+        return drop_abs(mod)
+
+    sets = [f32(1.0), f32(2.0), f32(-3.0), f32(-4.0)]
+    verdict = check_pass_many(FunctionPass(counted, "drop-abs"), parse(ABS), sets)
+    assert verdict is not None and verdict.kind == "mismatch"
+    assert verdict.inputs == ("-3f",) and verdict.expected == "3f" and verdict.actual == "-3f"
+    assert len(runs) == 1  # the pass ran once for all four sets
+    assert check_pass_many(FunctionPass(drop_abs, "drop-abs"), parse(ABS), sets[:2]) is None
+    assert check_pass(FunctionPass(drop_abs, "drop-abs"), parse(ABS), f32(-1.0)) is not None
+
+
+def test_check_pass_many_type_checks_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[int] = []
+
+    def counting(mod: IRModule) -> object:
+        checked.append(1)
+        return infer_types(mod)
+
+    monkeypatch.setattr(pass_oracle, "infer_types", counting)
+    sets = [f32(float(x)) for x in range(1, 9)]
+    assert check_pass_many(FunctionPass(drop_abs, "drop-abs"), parse(ABS), sets) is None
+    assert len(checked) == 2  # the input and the output, not once per set
+
+
+def test_an_unchanged_program_is_not_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = count_runs(monkeypatch)
+
+    def same_again(mod: IRModule) -> IRModule:
+        return rewrite_module(mod, lambda e: None)
+
+    def rebuilt(mod: IRModule) -> IRModule:  # a new module, alpha-equal to the old one
+        return parse(SUB)
+
+    for fn in (same_again, rebuilt):
+        assert check_pass(FunctionPass(fn, "same"), parse(SUB), ARGS) is None
+    assert runs == []
+    assert check_pass(FunctionPass(swap_subtract, "swap"), parse(SUB), ARGS) is not None
+    assert len(runs) == 2
+
+
+def test_a_pipeline_evaluates_each_module_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = count_runs(monkeypatch)
+
+    def twice(mod: IRModule) -> IRModule:
+        return swap_subtract(swap_subtract(mod))  # alpha-equal to its input, a new module
+
+    pipeline = Sequential(
+        (FunctionPass(swap_subtract, "swap"), FunctionPass(twice, "twice"),
+         FunctionPass(swap_subtract, "swap-back")),
+    )  # fmt: skip
+    assert check_pass(pipeline, parse(SUB), ARGS) is not None  # the first swap is wrong
+    assert len(runs) == 2
+    runs.clear()
+
+    def plus_zero(mod: IRModule) -> IRModule:
+        gv = mod.get_global_var("main")
+        fn = mod["main"]
+        zero = Constant(np.array(0, "float32"))
+        return IRModule({gv: replace(fn, body=Call(Op("add"), (fn.body, zero)))})
+
+    correct = Sequential((FunctionPass(plus_zero, "a"), FunctionPass(plus_zero, "b")))
+    assert check_pass_many(correct, parse(SUB), [ARGS, ARGS[::-1]]) is None
+    assert len(runs) == 2 * 3  # input, after a, after b, on each of the two sets
+
+
+def test_a_pass_that_writes_into_a_constant_mutates_its_input() -> None:
+    prog = parse("def @main(%a: float32) { add(%a, 1f) }")
+
+    def poke(mod: IRModule) -> IRModule:
+        def visit(e: Expr) -> Expr | None:
+            if isinstance(e, Constant):
+                e.data.setflags(write=True)
+                e.data[...] = 2
+            return None
+
+        return rewrite_module(mod, visit)
+
+    verdict = check_pass(FunctionPass(poke, "poke"), prog, f32(1.0))
+    assert verdict is not None and verdict.kind == "mutated-input"

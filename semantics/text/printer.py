@@ -12,6 +12,7 @@ Layout of a definition's body (TVM's ``relay_text_printer.cc`` conventions):
 - ``%N`` is numbered from 0 in each definition, in evaluation order;
 - ``let`` keeps its variable's name; a numeric suffix is added only where the name is already
   bound at that point of the text, so that no name is ever shadowed (and so none captured);
+  ``astext``'s ``renamed`` option records the original name of each binder printed otherwise;
 - rank-0 constants of bool, int16/32/64 and float16/32/64 are literals, floats written with the
   shortest digits that read back to the same value; every other constant is
   ``meta[relay.Constant][k]``, and the text then ends with TVM's ``#[metadata]`` section.
@@ -377,12 +378,18 @@ def _statement(head: str, doc: Doc, tail: str) -> Doc:
 
 
 class _Names:
-    """Printed names of variables: a name in use is never reused by an inner binder."""
+    """Printed names of variables: a name in use is never reused by an inner binder.
 
-    def __init__(self) -> None:
+    With ``owner`` (the ``renamed`` option of ``astext``), a printed name is moreover never
+    given to binders of two different ``name_hint``s in one definition, and ``owner`` records
+    the hint of each printed name: so the printed names determine the original ones.
+    """
+
+    def __init__(self, owner: dict[str, str] | None = None) -> None:
         self.printed: dict[Var, str] = {}
         self.active: dict[str, int] = {}
         self.next_suffix: dict[str, int] = {}
+        self.owner = owner
 
     @staticmethod
     def sanitize(hint: str) -> str:
@@ -393,19 +400,28 @@ class _Names:
             cleaned = "v" + cleaned
         return cleaned
 
-    def bind(self, var: Var) -> str:
-        base = self.sanitize(var.name_hint)
-        name = base
+    def taken(self, name: str, hint: str) -> bool:
+        """Whether a binder of ``hint`` may not be printed as ``name`` here."""
         if name in self.active:
+            return True
+        return self.owner is not None and self.owner.get(name, hint) != hint
+
+    def bind(self, var: Var) -> str:
+        hint = var.name_hint
+        base = self.sanitize(hint)
+        name = base
+        if self.taken(name, hint):
             # Resume the search where the last one for this base stopped: a long chain of
             # lets of one name costs linear, not quadratic, time.
             k = self.next_suffix.get(base, 1)
-            while f"{base}{k}" in self.active:
+            while self.taken(f"{base}{k}", hint):
                 k += 1
             name = f"{base}{k}"
             self.next_suffix[base] = k + 1
         self.active[name] = self.active.get(name, 0) + 1
         self.printed[var] = name
+        if self.owner is not None:
+            self.owner[name] = hint
         return name
 
     def unbind(self, var: Var) -> None:
@@ -523,10 +539,15 @@ def _inline_position(parent: Expr, position: int) -> bool:
 class Printer:
     """Prints modules; ``meta_constants`` collects the constants written as ``meta[...]``."""
 
-    def __init__(self, annotate: Callable[[Expr], Type | None] | None = None) -> None:
+    def __init__(
+        self,
+        annotate: Callable[[Expr], Type | None] | None = None,
+        renamed: dict[str, dict[str, str]] | None = None,
+    ) -> None:
         self.meta_constants: list[npt.NDArray[np.generic]] = []
         self.meta_index: dict[Constant, int] = {}
         self.annotate = annotate
+        self.renamed = renamed
 
     # -- modules ---------------------------------------------------------------------------
 
@@ -535,7 +556,12 @@ class Printer:
         for data in mod.type_definitions.values():
             items.append(self.type_definition(data))
         for gv, fn in mod.functions.items():
-            items.append("\n".join(_lines(self.function(fn, f"def {global_name(gv.name)}"))))
+            owner: dict[str, str] | None = None if self.renamed is None else {}
+            doc = self.function(fn, f"def {global_name(gv.name)}", owner)
+            items.append("\n".join(_lines(doc)))
+            changed = {k: v for k, v in (owner or {}).items() if k != v}
+            if changed and self.renamed is not None:
+                self.renamed[gv.name] = changed
         text = VERSION_HEADER + "\n" + "\n\n".join(items)
         if items:
             text += "\n"
@@ -560,9 +586,10 @@ class Printer:
         lines.append("}")
         return "\n".join(lines)
 
-    def function(self, fn: Function, head: str) -> Doc:
-        """A top-level definition: ``def @f(...) { ... }`` with its own ``%N`` numbering."""
-        return _FunctionPrinter(self).definition(fn, head)
+    def function(self, fn: Function, head: str, owner: dict[str, str] | None = None) -> Doc:
+        """A top-level definition: ``def @f(...) { ... }`` with its own ``%N`` numbering;
+        ``owner`` collects the hint of each printed binder name (see ``_Names``)."""
+        return _FunctionPrinter(self, owner).definition(fn, head)
 
     # -- atoms -----------------------------------------------------------------------------
 
@@ -579,9 +606,9 @@ class Printer:
 class _FunctionPrinter:
     """Prints one definition: the scope analysis, then one iterative walk in evaluation order."""
 
-    def __init__(self, printer: Printer) -> None:
+    def __init__(self, printer: Printer, owner: dict[str, str] | None = None) -> None:
         self.printer = printer
-        self.names = _Names()
+        self.names = _Names(owner)
         self.counter = 0
         self.docs: dict[Expr, Doc] = {}
         self.blocks: dict[object, _Block] = {}
@@ -807,11 +834,24 @@ class _FunctionPrinter:
                 assert_never(p)
 
 
-def astext(mod: IRModule, annotate: Callable[[Expr], Type | None] | None = None) -> str:
+def astext(
+    mod: IRModule,
+    annotate: Callable[[Expr], Type | None] | None = None,
+    *,
+    renamed: dict[str, dict[str, str]] | None = None,
+) -> str:
     """The canonical text of ``mod``: header, type definitions, definitions, metadata.
 
     With ``annotate`` (a function giving the type of an expression, or ``None``), calls,
     tuples, projections, functions and variable binders carry a ``/* ty=... */`` comment, as
     TVM's printer wrote them.
+
+    With ``renamed`` (a dictionary, filled in), the exact binder names are kept alongside the
+    text: for each global whose binders were not all printed under their own ``name_hint``
+    (suffixed so as not to shadow, or cleaned of characters a name cannot hold),
+    ``renamed[global]`` maps each such printed name, without ``%``, to the ``name_hint`` it
+    stands for. Names are then chosen so that one printed name never stands for two hints in
+    a definition (which may add a suffix the default text does not have); without
+    ``renamed`` the text is the default one, byte for byte.
     """
-    return Printer(annotate).module(mod)
+    return Printer(annotate, renamed).module(mod)
