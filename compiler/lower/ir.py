@@ -391,6 +391,66 @@ def sub_statements(s: Stmt) -> Iterator[Stmt]:
             pass
 
 
+def sub_expressions(e: PrimExpr) -> Iterator[PrimExpr]:
+    """The scalar expressions directly inside ``e``."""
+    match e:
+        case Const() | Ref():
+            pass
+        case Binary(a=a, b=b):
+            yield a
+            yield b
+        case Unary(a=a) | Cast(a=a):
+            yield a
+        case Select(cond=cond, t=t, f=f):
+            yield cond
+            yield t
+            yield f
+        case Call(args=args):
+            yield from args
+        case Load(indices=indices):
+            yield from indices
+
+
+def stmt_expressions(s: Stmt) -> Iterator[PrimExpr]:
+    """The scalar expressions directly inside statement ``s`` (not inside its sub-statements)."""
+    match s:
+        case For(extent=extent):
+            yield extent
+        case Store(indices=indices, value=value):
+            yield from indices
+            yield value
+        case Allocate(buffer=buffer):
+            yield from buffer.shape
+        case LetStmt(value=value):
+            yield value
+        case IfThenElse(cond=cond):
+            yield cond
+        case Seq():
+            pass
+        case ExternCall(args=args):
+            for a in args:
+                if not isinstance(a, Buffer):
+                    yield a
+
+
+def walk_expr(e: PrimExpr) -> Iterator[PrimExpr]:
+    """Every scalar expression in ``e``, ``e`` first (an explicit stack: no recursion)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(sub_expressions(x))
+
+
+def walk_stmt(s: Stmt) -> Iterator[Stmt]:
+    """Every statement in ``s``, ``s`` first, in pre-order (an explicit stack)."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(list(sub_statements(x))))
+
+
 __all__ = [
     "COMPARISONS",
     "INDEX",
@@ -423,5 +483,9 @@ __all__ = [
     "Variable",
     "const",
     "index",
+    "stmt_expressions",
+    "sub_expressions",
     "sub_statements",
+    "walk_expr",
+    "walk_stmt",
 ]
