@@ -282,8 +282,8 @@ def _bounds_checked(
     return array, tuple(idx)
 
 
-def compile_expr(e: ir.PrimExpr) -> ExprFn:
-    """``e`` as a closure from an environment to its value."""
+def _compile_node(e: ir.PrimExpr, subs: list[ExprFn]) -> ExprFn:
+    """The closure of node ``e`` given the closures of its sub-expressions."""
     match e:
         case ir.Const(value, dtype):
             v = to_scalar(value, dtype)
@@ -297,20 +297,20 @@ def compile_expr(e: ir.PrimExpr) -> ExprFn:
                 return value  # type: ignore[return-value]
 
             return ref
-        case ir.Binary(bop, a, b):
-            fa, fb = compile_expr(a), compile_expr(b)
+        case ir.Binary(bop, a, _):
+            fa, fb = subs
             dtype = a.dtype
             return lambda env: binary(bop, fa(env), fb(env), dtype)
         case ir.Unary(uop, a):
-            fa = compile_expr(a)
+            (fa,) = subs
             dtype = a.dtype
             return lambda env: unary(uop, fa(env), dtype)
         case ir.Cast(dtype, a):
-            fa = compile_expr(a)
+            (fa,) = subs
             source = a.dtype
             return lambda env: cast(fa(env), source, dtype)
-        case ir.Select(cond, t, f):
-            fc, ft, ff = compile_expr(cond), compile_expr(t), compile_expr(f)
+        case ir.Select():
+            fc, ft, ff = subs
 
             def select(env: Env) -> Scalar:
                 c, vt, vf = fc(env), ft(env), ff(env)
@@ -318,20 +318,24 @@ def compile_expr(e: ir.PrimExpr) -> ExprFn:
 
             return select
         case ir.Call(name, args, _):
-            fargs = [compile_expr(a) for a in args]
             operand = args[0].dtype if args else "float32"
-            return lambda env: intrinsic(name, [f(env) for f in fargs], operand)
-        case ir.Load(buffer, indices):
-            fidx = [compile_expr(i) for i in indices]
+            return lambda env: intrinsic(name, [f(env) for f in subs], operand)
+        case ir.Load(buffer, _):
             dtype = buffer.dtype
 
             def load(env: Env) -> Scalar:
-                array, idx = _bounds_checked(buffer, [int(f(env)) for f in fidx], env)
+                array, idx = _bounds_checked(buffer, [int(f(env)) for f in subs], env)
                 return to_scalar(array[idx], dtype)
 
             return load
         case _:
             assert_never(e)
+
+
+def compile_expr(e: ir.PrimExpr) -> ExprFn:
+    """``e`` as a closure from an environment to its value (built bottom-up without
+    recursion; a shared node object gets one closure)."""
+    return ir.fold_expr(e, _compile_node)
 
 
 def _shape(buffer: ir.Buffer, env: Env) -> tuple[int, ...]:
