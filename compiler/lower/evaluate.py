@@ -492,18 +492,24 @@ def run_kernel(
     sizes: Mapping[ir.SizeVar, int] | None = None,
 ) -> list[np.ndarray]:
     """Run ``kernel`` on ``inputs`` (arrays of the input buffers' dtypes and shapes) and return
-    its outputs, allocated from their shapes (see the module docstring)."""
+    its outputs, allocated from their shapes (see the module docstring). A kernel with
+    constants (``kernel.attrs["constants"]``, the arrays of its last inputs) may be given only
+    the other inputs: the constants are appended."""
+    constants = kernel.attrs.get("constants", ())
+    assert isinstance(constants, tuple)
+    if constants and len(inputs) == len(kernel.inputs) - len(constants):
+        inputs = [*inputs, *constants]
     if len(inputs) != len(kernel.inputs):
         raise ValueError(
             f"kernel {kernel.name} takes {len(kernel.inputs)} inputs, given {len(inputs)}"
         )
-    bound = bind_sizes(kernel, [tuple(a.shape) for a in inputs], sizes)
+    bound = bind_sizes(kernel, [tuple(np.shape(a)) for a in inputs], sizes)
     env: Env = {v: n for v, n in bound.items()}
     for buffer, array in zip(kernel.inputs, inputs, strict=True):
         expected = _shape(buffer, env)
         if tuple(array.shape) != expected:
             raise ValueError(f"input {buffer.name}: shape {array.shape}, expected {expected}")
-        env[buffer] = np.ascontiguousarray(array, dtype=np.dtype(buffer.dtype))
+        env[buffer] = np.array(array, dtype=np.dtype(buffer.dtype), order="C")
     outputs = [_poison(_shape(b, env), b.dtype) for b in kernel.outputs]
     for buffer, array in zip(kernel.outputs, outputs, strict=True):
         env[buffer] = array
