@@ -7,8 +7,8 @@ input's shape. ``concatenate`` selects the input by comparing the index along th
 running offsets, ``stack`` by comparing the index on the new axis with each field's position;
 ``split`` gives a tuple of pieces; ``tile``, ``repeat``, ``reverse``, ``sliding_window``,
 ``layout_transform`` and ``reverse_sequence`` remap indices; ``collapse_sum_like`` is a
-``te.Reduce`` (``sum`` as ``reduce`` defines it). ``shape_of`` and ``ndarray_size`` are the
-host runtime's.
+``te.Reduce`` (``sum`` as ``reduce`` defines it); ``shape_of`` and ``ndarray_size`` read the
+input buffer's extents (literals or size parameters), not its elements.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ....semantics.ops.shape import (
 from ....semantics.syntax import TensorType, Type
 from .. import ir, te
 from .broadcast import broadcast_read
-from .elementwise import tensor_input
+from .elementwise import convert, tensor_input
 
 B = ir.BinOp
 
@@ -496,5 +496,44 @@ def _meshgrid(
     return tuple(grid_of(k, p) for k, p in enumerate(parts))
 
 
-te.unsupported("shape_of", "its result is the input's shape: computed by the host runtime")
-te.unsupported("ndarray_size", "its result is the input's size: computed by the host runtime")
+@te.lowering("shape_of")
+def _shape_of(
+    ctx: te.LowerContext,
+    inputs: tuple[te.TensorResult, ...],
+    attrs: Attrs,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[k]`` is the data's extent ``k`` (a literal, or a size parameter read off the
+    input buffer) converted to the dtype as ``cast`` does."""
+    assert isinstance(out_type, TensorType)
+    x = tensor_input(inputs, 0)
+    dtype = out_type.dtype
+
+    def element(idx: te.Indices) -> ir.PrimExpr:
+        if not x.shape:
+            return ir.const(0, dtype)  # an empty result: never evaluated
+        out = convert(x.shape[-1], dtype)
+        for k in reversed(range(x.ndim - 1)):
+            out = ir.Select(ir.Binary(B.EQ, idx[0], ir.index(k)), convert(x.shape[k], dtype), out)
+        return out
+
+    return te.compute((ir.index(x.ndim),), dtype, element, "shape_of")
+
+
+@te.lowering("ndarray_size")
+def _ndarray_size(
+    ctx: te.LowerContext,
+    inputs: tuple[te.TensorResult, ...],
+    attrs: Attrs,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """The product of the data's extents (int64) converted to the dtype as ``cast`` does."""
+    assert isinstance(out_type, TensorType)
+    x = tensor_input(inputs, 0)
+    size: ir.PrimExpr = ir.index(1)
+    for d in x.shape:
+        size = d if size == ir.index(1) else ir.Binary(B.MUL, size, d)
+    dtype = out_type.dtype
+    return te.compute((), dtype, lambda idx: convert(size, dtype), "ndarray_size")
