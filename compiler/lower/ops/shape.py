@@ -497,7 +497,7 @@ def _meshgrid(
 
 
 @te.lowering("shape_of")
-def _shape_of(
+def shape_of_lowering(
     ctx: te.LowerContext,
     inputs: tuple[te.TensorResult, ...],
     attrs: Attrs,
