@@ -17,7 +17,8 @@ scatter is applied by a third nest over a local copy, never at the scatter's sto
 position may be written more than once).
 
 ``strided_slice`` needs the data's sliced extents to be known integers (its canonical bounds
-are computed when lowering; an axis it pads with the whole axis may have any extent), ``unravel_index`` a known length of its shape vector.
+are computed when lowering; an axis it pads with the whole axis may have any extent), and
+``unravel_index`` a known length of its shape vector.
 """
 
 from __future__ import annotations
