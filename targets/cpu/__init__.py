@@ -1,0 +1,155 @@
+"""The ``cpu`` target: Relay compiled to native code through LLVM (llvmlite's ORC JIT).
+
+``CpuTarget(threads=1)`` compiles a module: FuseOps' primitive functions are lowered to loop
+IR (``compiler.lower.lower.lower_primitive``) and compiled to machine code
+(``targets.cpu.codegen.compile_kernel``, cached by the kernel's structural hash in memory and
+under ``$RELAY_CACHE_DIR``, default ``~/.cache/relay/cpu``); the rest of the program runs in the
+host runtime (``targets.cpu.runtime``). An operator without a native lowering is a
+``BackendError`` (``target cpu does not support OP``), never run by its reference kernel.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Protocol, cast
+
+from ...semantics.errors import BackendError, Span
+from ...semantics.syntax import Call, Expr, Function, IRModule, Op, children
+from ..base import KernelRejected, Target, locate, register_target, unsupported
+from .runtime import Array, CompiledPrimitive, CpuExecutable, compile_module
+
+
+class _Kernel(Protocol):
+    """``compiler.lower.ir.Kernel``, as far as this module reads it."""
+
+    name: str
+    sizes: tuple[object, ...]
+
+
+class _CompiledKernel(Protocol):
+    def __call__(
+        self, inputs: Sequence[Array], outputs: Sequence[Array], sizes: Mapping[object, int]
+    ) -> None: ...
+
+    def artifacts(self) -> dict[str, str | bytes]: ...
+
+
+class LlvmPrimitive:
+    """A primitive function's kernel compiled by LLVM: binds the kernel's size parameters from
+    the buffers' shapes, then calls the machine code."""
+
+    def __init__(self, kernel: _Kernel, compiled: _CompiledKernel) -> None:
+        self.kernel = kernel
+        self.compiled = compiled
+        self._size_bindings = _lower_module().size_bindings
+
+    def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+        sizes: Mapping[object, int] = {}
+        if self.kernel.sizes:
+            sizes = self._size_bindings(self.kernel, [a.shape for a in inputs],
+                                        [o.shape for o in outputs])  # fmt: skip
+        self.compiled(inputs, outputs, sizes)
+
+    def artifacts(self) -> dict[str, str | bytes]:
+        """The kernel's loop IR, LLVM IR, assembly and object code."""
+        return self.compiled.artifacts()
+
+
+def _lower_module() -> ModuleType:
+    return importlib.import_module("relay.compiler.lower.lower")
+
+
+class LlvmBackend:
+    """Lowering to loop IR, then LLVM: the CPU target's ``KernelBackend``."""
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+
+    def compile_primitive(self, fn: Function, name: str) -> CompiledPrimitive:
+        """Lower ``fn`` and compile it; ``BackendError`` naming an operator that has no
+        lowering, ``KernelRejected`` if LLVM rejects the kernel (an internal error)."""
+        lower = _lower_module()
+        te = importlib.import_module("relay.compiler.lower.te")
+        codegen = importlib.import_module("relay.targets.cpu.codegen")
+        try:
+            kernel = cast(_Kernel, lower.lower_primitive(fn, name))
+        except te.LoweringError as err:
+            raise unsupported("cpu", err.op, err.reason, _op_span(fn, err.op)) from None
+        try:
+            compiled = codegen.compile_kernel(kernel, threads=self.threads)
+        except codegen.KernelCompileError as err:
+            raise KernelRejected("cpu", err.kernel_name, err.message, err.llvm_ir) from None
+        return LlvmPrimitive(kernel, cast(_CompiledKernel, compiled))
+
+
+def _op_span(fn: Function, op: str) -> Span | None:
+    stack: list[Expr] = [fn.body]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == op:
+            return e.span
+        stack.extend(children(e))
+    return fn.span
+
+
+def native_ops() -> dict[str, str | None]:
+    """Every registered operator: ``None`` if it is lowered natively, else why not."""
+    from ...semantics.ops import OPS
+
+    try:
+        importlib.import_module("relay.compiler.lower.ops")
+        te = importlib.import_module("relay.compiler.lower.te")
+        lowerings: Mapping[str, object] = te.LOWERINGS
+        reasons: Mapping[str, str] = te.UNSUPPORTED
+    except ImportError:
+        lowerings, reasons = {}, {}
+    out: dict[str, str | None] = {}
+    for name in OPS:
+        if name in lowerings:
+            out[name] = None
+        else:
+            out[name] = reasons.get(name, "no lowering to loop IR")
+    return out
+
+
+class CpuTarget(Target):
+    """The ``cpu`` target (see the module docstring); ``threads`` for parallel loops."""
+
+    name = "cpu"
+    description = "native code for this machine through LLVM (llvmlite), host runtime"
+
+    def __init__(self, threads: int = 1, backend: object | None = None) -> None:
+        self.threads = threads
+        self.backend = LlvmBackend(threads) if backend is None else backend
+        self._native: dict[str, str | None] | None = None
+
+    def supports(self, op: str) -> str | None:
+        """``None`` if ``op`` has a native lowering, else the reason recorded for it."""
+        if self._native is None:
+            self._native = native_ops()
+        from ...semantics.ops.annotation import PLACEMENTS
+
+        if op in PLACEMENTS:
+            return None
+        return self._native.get(op, f"unknown operator {op}")
+
+    def compile(self, mod: IRModule, opt_level: int = 3) -> CpuExecutable:
+        """``mod`` compiled for this machine; ``BackendError`` at the first unsupported op."""
+        try:
+            return compile_module(mod, self.backend, target=self.name,  # type: ignore[arg-type]
+                                  opt_level=opt_level)  # fmt: skip
+        except BackendError as err:
+            raise locate(err, mod) from None
+
+
+register_target("cpu", CpuTarget)
+
+__all__ = [
+    "BackendError",
+    "CpuTarget",
+    "LlvmBackend",
+    "LlvmPrimitive",
+    "native_ops",
+]
