@@ -169,7 +169,7 @@ class PrimitiveCall:
                 flat.extend(a)
             else:
                 flat.append(a)
-        return [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in flat]
+        return [a if a.flags.c_contiguous else a.copy(order="C") for a in flat]
 
     def output_shapes(self, inputs: Sequence[Array]) -> list[tuple[Shape, str]]:
         """The outputs' shapes and dtypes: from the types, or for ``?`` and symbolic
@@ -260,6 +260,12 @@ def _op_names(fn: Function) -> list[str]:
     return names
 
 
+def only_placements(fn: Function) -> bool:
+    """Whether every operator ``fn`` calls is a placement (``on_device``, ``device_copy``):
+    the identity on any value, so the machine runs ``fn`` itself (no kernel computes)."""
+    return all(name in PLACEMENTS for name in _op_names(fn))
+
+
 def kernel_name(fn: Function, taken: set[str]) -> str:
     """``fused_<op>_<op>..`` (TVM's naming, dots as underscores), unique among ``taken``."""
     ops = _op_names(fn)
@@ -337,7 +343,7 @@ class DataflowPlan:
         i = 0
         for a in args:
             for arr in _flat_arrays(a):
-                values[i] = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
+                values[i] = arr if arr.flags.c_contiguous else arr.copy(order="C")
                 i += 1
         for slot, arr in self.constants.items():
             values[slot] = arr
@@ -441,7 +447,7 @@ def plan_dataflow(fn: Function, kernels: Mapping[Function, PrimitiveCall]) -> Da
                 refs[e] = refs[body]
             case Constant(data):
                 slot = new_slot(tuple(data.shape), data.dtype.name)
-                constants[slot] = np.ascontiguousarray(data)
+                constants[slot] = data if data.flags.c_contiguous else data.copy(order="C")
                 refs[e] = slot
             case Tuple(fields):
                 refs[e] = tuple(refs[f] for f in fields)
@@ -597,7 +603,10 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
                    opt_level: int = 3) -> CpuExecutable:  # fmt: skip
     """``mod`` optimised, its primitive functions compiled by ``backend``, the rest compiled
     for the machine (see the module docstring)."""
-    with PassContext(opt_level=opt_level):
+    outer = PassContext.current()
+    # Every global stays (any may be an entry point); the caller's context may disable more.
+    disabled = outer.disabled | {"remove-unused-functions"}
+    with PassContext(opt_level, disabled, outer.required, outer.instruments):
         optimized = pipeline(opt_level)(mod)
     info = infer_types(optimized)
     kernels_by_fn: dict[Function, PrimitiveCall] = {}
@@ -607,7 +616,8 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
             if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name not in PLACEMENTS:
                 raise unsupported(target, e.op.name, "a call outside a fused primitive "
                                   "function", e.span)  # fmt: skip
-            if isinstance(e, Function) and is_primitive(e) and e not in kernels_by_fn:
+            if (isinstance(e, Function) and is_primitive(e) and e not in kernels_by_fn
+                    and not only_placements(e)):  # fmt: skip
                 kernels_by_fn[e] = _primitive_call(e, info.expr_types.get(e), backend,
                                                    kernel_name(e, taken), target)  # fmt: skip
     kernels = {k.name: k for k in kernels_by_fn.values()}
