@@ -33,7 +33,7 @@ class ExampleExecutable(Executable):
 
     def artifacts(self) -> dict[str, dict[str, str | bytes]]:
         """One pseudo-kernel: the module's text."""
-        return {"module": {"text": str(self.mod)}}
+        return {"module": {"loop-ir": str(self.mod)}}
 
 
 class ExampleTarget(Target):
