@@ -590,6 +590,10 @@ def conform(
         except KernelRejected as err:
             judge(path.stem, False, str(err), case_tags, False)
             continue
+        if isinstance(outcome.error, BackendError):  # run_case reports Relay errors as outcomes
+            skip = declared_unsupported(target, outcome.error)
+            judge(path.stem, False, outcome.error.message, case_tags, skip)
+            continue
         judge(path.stem, outcome.ok, outcome.message, case_tags, False)
     for i, gen in enumerate(generated_cases(programs, seed)):
         name = f"gen:{seed}:{i}"
