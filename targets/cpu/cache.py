@@ -18,6 +18,8 @@ Two levels:
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import os
 import tempfile
@@ -25,6 +27,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from ...compiler.lower import ir
 
 CODEGEN_VERSION = "cpugen-1"
 """Bumped whenever the code generator changes what it emits for the same IR text."""
@@ -47,6 +51,47 @@ def structural_key(llvm_ir: str, host: str) -> str:
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+_IDENTITY = (ir.LoopVar, ir.SizeVar, ir.ScalarVar, ir.Buffer)
+
+
+def kernel_fingerprint(kernel: ir.Kernel) -> str:
+    """A digest of the kernel's whole structure (every field of every node, variables and
+    buffers numbered by first occurrence, so that equal kernels built twice agree), cheap to
+    compute: the in-memory key that spares a second compile the printing of the LLVM IR.
+
+    The walk is generic over the nodes' dataclass fields (a field added to the IR later is
+    covered) and iterative; a node object met twice is written as a back-reference. The
+    kernel's ``attrs`` and ``source`` are not part of it: the code generator reads neither."""
+    tokens: list[str] = [kernel.name]
+    numbers: dict[int, int] = {}
+    keep: list[object] = []  # the nodes numbered, alive until the walk ends (ids stay unique)
+    work: list[object] = [kernel.inputs, kernel.outputs, kernel.sizes, kernel.body]
+    while work:
+        item = work.pop()
+        if item is None or isinstance(item, bool | int | str):
+            tokens.append(repr(item))
+        elif isinstance(item, float):
+            tokens.append(item.hex())
+        elif isinstance(item, enum.Enum):
+            tokens.append(item.name)
+        elif isinstance(item, tuple):
+            tokens.append(f"({len(item)}")
+            work.extend(reversed(item))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            seen = numbers.get(id(item))
+            if seen is not None:
+                tokens.append(f"@{seen}")
+                continue
+            numbers[id(item)] = len(numbers)
+            keep.append(item)
+            tokens.append(type(item).__name__)
+            fields = [getattr(item, f.name) for f in dataclasses.fields(item)]
+            work.extend(reversed(fields))
+        else:
+            raise TypeError(f"kernel_fingerprint: unexpected {type(item).__name__} in a kernel")
+    return hashlib.sha256("\x1f".join(tokens).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -126,5 +171,6 @@ __all__ = [
     "cache_dir",
     "disk_load",
     "disk_store",
+    "kernel_fingerprint",
     "structural_key",
 ]

@@ -911,6 +911,8 @@ class _Loaded:
 
 
 _MEMORY: cache.MemoryCache[_Loaded] = cache.MemoryCache()
+_GENERATED: cache.MemoryCache[tuple[GeneratedModule, str]] = cache.MemoryCache()
+"""A kernel's fingerprint to its LLVM IR and cache key: a second compile skips printing."""
 
 
 def _loop_ir_text(kernel: ir.Kernel) -> str:
@@ -1095,8 +1097,13 @@ def compile_kernel(kernel: ir.Kernel, *, threads: int = 1) -> CompiledKernel:
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     start = time.perf_counter()
-    generated = generate(kernel)
-    key = cache.structural_key(generated.text, jit.host_description())
+    fingerprint = cache.kernel_fingerprint(kernel)
+    known = _GENERATED.get(fingerprint)
+    if known is None:
+        generated = generate(kernel)
+        key = cache.structural_key(generated.text, jit.host_description())
+        known = _GENERATED.put(fingerprint, (generated, key))
+    generated, key = known
     loaded, origin = _load(kernel, generated, key)
     return CompiledKernel(
         kernel,
@@ -1112,6 +1119,7 @@ def compile_kernel(kernel: ir.Kernel, *, threads: int = 1) -> CompiledKernel:
 def clear_memory_cache() -> None:
     """Forget the in-memory cache (the next compile of a kernel reads the disk cache)."""
     _MEMORY.clear()
+    _GENERATED.clear()
 
 
 __all__ = [
