@@ -33,9 +33,11 @@ buffers, which compare by identity: two loops over ``i`` are two different varia
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
+
+R = TypeVar("R")
 
 # ---------------------------------------------------------------------------------------------
 # Variables and buffers (identity semantics)
@@ -391,6 +393,91 @@ def sub_statements(s: Stmt) -> Iterator[Stmt]:
             pass
 
 
+def sub_expressions(e: PrimExpr) -> Iterator[PrimExpr]:
+    """The scalar expressions directly inside ``e``."""
+    match e:
+        case Const() | Ref():
+            pass
+        case Binary(a=a, b=b):
+            yield a
+            yield b
+        case Unary(a=a) | Cast(a=a):
+            yield a
+        case Select(cond=cond, t=t, f=f):
+            yield cond
+            yield t
+            yield f
+        case Call(args=args):
+            yield from args
+        case Load(indices=indices):
+            yield from indices
+
+
+def stmt_expressions(s: Stmt) -> Iterator[PrimExpr]:
+    """The scalar expressions directly inside statement ``s`` (not inside its sub-statements)."""
+    match s:
+        case For(extent=extent):
+            yield extent
+        case Store(indices=indices, value=value):
+            yield from indices
+            yield value
+        case Allocate(buffer=buffer):
+            yield from buffer.shape
+        case LetStmt(value=value):
+            yield value
+        case IfThenElse(cond=cond):
+            yield cond
+        case Seq():
+            pass
+        case ExternCall(args=args):
+            for a in args:
+                if not isinstance(a, Buffer):
+                    yield a
+
+
+def walk_expr(e: PrimExpr) -> Iterator[PrimExpr]:
+    """Every scalar expression object in ``e`` once, ``e`` first (an explicit stack: no
+    recursion; shared node objects are visited once)."""
+    seen: set[int] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend(sub_expressions(x))
+
+
+def fold_expr(e: PrimExpr, f: Callable[[PrimExpr, list[R]], R]) -> R:
+    """``f(node, results of its sub-expressions)`` computed bottom-up over ``e``, with an
+    explicit stack (inlined element functions make deep expressions: no recursion on their
+    depth). A node object met twice is folded once (memo by identity: the nodes are alive in
+    ``e`` while this runs, and their structural hash would walk them)."""
+    done: dict[int, R] = {}
+    stack: list[tuple[PrimExpr, bool]] = [(e, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in done:
+            continue
+        children = list(sub_expressions(x))
+        if expanded:
+            done[id(x)] = f(x, [done[id(c)] for c in children])
+            continue
+        stack.append((x, True))
+        stack.extend((c, False) for c in reversed(children) if id(c) not in done)
+    return done[id(e)]
+
+
+def walk_stmt(s: Stmt) -> Iterator[Stmt]:
+    """Every statement in ``s``, ``s`` first, in pre-order (an explicit stack)."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(list(sub_statements(x))))
+
+
 __all__ = [
     "COMPARISONS",
     "INDEX",
@@ -422,6 +509,11 @@ __all__ = [
     "Unary",
     "Variable",
     "const",
+    "fold_expr",
     "index",
+    "stmt_expressions",
+    "sub_expressions",
     "sub_statements",
+    "walk_expr",
+    "walk_stmt",
 ]

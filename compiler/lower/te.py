@@ -28,9 +28,12 @@ at all), it is registered with ``unsupported(name, reason)`` and a compile error
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
+
+import numpy as np
 
 from ...semantics.ops.registry import Attrs
 from ...semantics.syntax import Type
@@ -98,6 +101,7 @@ class Materialized(Tensor):
 
     def __post_init__(self) -> None:
         self.buffer = ir.Buffer(self.name, self.shape, self.dtype, scope="local")
+        _OWNERS[self.buffer] = self
 
     def __call__(self, *indices: ir.PrimExpr) -> ir.PrimExpr:
         return ir.Load(self.buffer, tuple(indices))
@@ -106,6 +110,78 @@ class Materialized(Tensor):
         """The loop nest that fills ``out`` (shape ``self.shape``; its dtype is the
         epilogue's result dtype, or ``self.dtype``)."""
         raise NotImplementedError
+
+
+_OWNERS: weakref.WeakValueDictionary[ir.Buffer, Materialized] = weakref.WeakValueDictionary()
+
+
+def materialized_of(buffer: ir.Buffer) -> Materialized | None:
+    """The ``Materialized`` tensor whose local buffer is ``buffer``, if any (the lowering
+    driver finds what a loop nest reads this way, and emits it first)."""
+    return _OWNERS.get(buffer)
+
+
+def loop_nest(
+    shape: Sequence[ir.PrimExpr],
+    body: Callable[[Indices], ir.Stmt],
+    *,
+    hint: str = "i",
+    parallel: bool = True,
+) -> ir.Stmt:
+    """``for i0 in 0..shape[0]: ... body((i0, ...))``, the outermost loop ``parallel`` when
+    there are at least two loops (the innermost, over the contiguous last dimension, is left
+    serial for the code generator to vectorise)."""
+    variables = tuple(ir.LoopVar(f"{hint}{k}") for k in range(len(shape)))
+    stmt = body(tuple(ir.Ref(v) for v in variables))
+    for k in reversed(range(len(shape))):
+        kind = (
+            ir.LoopKind.PARALLEL if parallel and k == 0 and len(shape) > 1 else ir.LoopKind.SERIAL
+        )
+        stmt = ir.For(variables[k], shape[k], kind, stmt)
+    return stmt
+
+
+def combine(combiner: str, acc: ir.PrimExpr, value: ir.PrimExpr) -> ir.PrimExpr:
+    """One step of a reduction: ``acc`` combined with ``value`` (same dtype)."""
+    match combiner:
+        case "sum":
+            return ir.Binary(ir.BinOp.ADD, acc, value)
+        case "prod":
+            return ir.Binary(ir.BinOp.MUL, acc, value)
+        case "max":
+            return ir.Binary(ir.BinOp.MAX, acc, value)
+        case "min":
+            return ir.Binary(ir.BinOp.MIN, acc, value)
+        case "all":
+            return ir.Binary(ir.BinOp.AND, acc, value)
+        case "any":
+            return ir.Binary(ir.BinOp.OR, acc, value)
+    raise ValueError(f"combiner {combiner!r} is not one of {REDUCERS}")
+
+
+def identity(combiner: str, dtype: str) -> ir.Const:
+    """The identity of ``combiner`` in ``dtype``: 0, 1, the lowest or highest value (an
+    infinity for floats), true, false."""
+    floating = dtype.startswith("float")
+    match combiner:
+        case "sum" | "any":
+            return ir.const(0, dtype)
+        case "prod" | "all":
+            return ir.const(1, dtype)
+        case "max":
+            if floating:
+                return ir.const(float("-inf"), dtype)
+            return ir.const(0 if dtype == "bool" else int(np.iinfo(np.dtype(dtype)).min), dtype)
+        case "min":
+            if floating:
+                return ir.const(float("inf"), dtype)
+            return ir.const(1 if dtype == "bool" else int(np.iinfo(np.dtype(dtype)).max), dtype)
+    raise ValueError(f"combiner {combiner!r} is not one of {REDUCERS}")
+
+
+def as_dtype(e: ir.PrimExpr, dtype: str) -> ir.PrimExpr:
+    """``e`` cast to ``dtype`` (itself if it already has it)."""
+    return e if e.dtype == dtype else ir.Cast(dtype, e)
 
 
 REDUCERS = ("sum", "prod", "max", "min", "all", "any")
@@ -131,7 +207,43 @@ class Reduce(Materialized):
     init: ir.PrimExpr | None = None
     acc_dtype: str | None = None
     finish: Callable[[ir.PrimExpr, Indices], ir.PrimExpr] | None = None
-    """Applied to the accumulated value before the store (e.g. mean's division)."""
+    """Applied to the accumulated value (of ``acc_dtype``) before the store (e.g. mean's
+    division); its result is cast to ``dtype`` if it has another dtype."""
+
+    def emit(self, out: ir.Buffer, epilogue: Epilogue | None) -> ir.Stmt:
+        """The default schedule: output loops outside, then a one-element local accumulator
+        set to ``init``, the reduction loops inside updating it, and the store of
+        ``epilogue(finish(acc))``."""
+        acc_dtype = self.acc_dtype or self.dtype
+        init = self.init if self.init is not None else identity(self.combiner, acc_dtype)
+
+        def element(idx: Indices) -> ir.Stmt:
+            acc = ir.Buffer(f"{self.name}_acc", (ir.index(1),), acc_dtype, scope="local")
+            zero = (ir.index(0),)
+            update = loop_nest(
+                self.axes,
+                lambda r: ir.Store(
+                    acc,
+                    zero,
+                    combine(
+                        self.combiner, ir.Load(acc, zero), as_dtype(self.body(idx, r), acc_dtype)
+                    ),
+                ),
+                hint="r",
+                parallel=False,
+            )
+            value: ir.PrimExpr = ir.Load(acc, zero)
+            if self.finish is not None:
+                value = self.finish(value, idx)
+            value = as_dtype(value, self.dtype)
+            if epilogue is not None:
+                value = epilogue(value, idx)
+            stored = ir.Store(out, idx, as_dtype(value, out.dtype))
+            return ir.Allocate(
+                acc, ir.Seq((ir.Store(acc, zero, as_dtype(init, acc_dtype)), update, stored))
+            )
+
+        return loop_nest(self.shape, element)
 
 
 @dataclass(eq=False)
@@ -274,8 +386,13 @@ __all__ = [
     "Scheduled",
     "Tensor",
     "TensorResult",
+    "as_dtype",
+    "combine",
     "compute",
+    "identity",
+    "loop_nest",
     "lowering",
+    "materialized_of",
     "reduce",
     "unsupported",
 ]
