@@ -10,55 +10,42 @@ host runtime (``targets.cpu.runtime``). An operator without a native lowering is
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
-from types import ModuleType
-from typing import Protocol, cast
 
+from ...compiler.lower import ir
+from ...compiler.lower import ops as _lowerings  # noqa: F401  (fills te.LOWERINGS)
+from ...compiler.lower.lower import lower_primitive, size_bindings
+from ...compiler.lower.te import LOWERINGS, UNSUPPORTED, LoweringError
 from ...semantics.errors import BackendError, Span
 from ...semantics.syntax import Call, Expr, Function, IRModule, Op, children
 from ..base import KernelRejected, Target, locate, register_target, unsupported
+from .codegen import CompiledKernel, KernelCompileError, compile_kernel
 from .runtime import Array, CompiledPrimitive, CpuExecutable, compile_module
 
 
-class _Kernel(Protocol):
-    """``compiler.lower.ir.Kernel``, as far as this module reads it."""
-
-    name: str
-    sizes: tuple[object, ...]
-
-
-class _CompiledKernel(Protocol):
-    def __call__(
-        self, inputs: Sequence[Array], outputs: Sequence[Array], sizes: Mapping[object, int]
-    ) -> None: ...
-
-    def artifacts(self) -> dict[str, str | bytes]: ...
-
-
 class LlvmPrimitive:
-    """A primitive function's kernel compiled by LLVM: binds the kernel's size parameters from
-    the buffers' shapes, then calls the machine code."""
+    """A primitive function's kernel compiled by LLVM: appends the kernel's constants to the
+    inputs, binds its size parameters from the buffers' shapes, then calls the machine code."""
 
-    def __init__(self, kernel: _Kernel, compiled: _CompiledKernel) -> None:
+    def __init__(self, kernel: ir.Kernel, compiled: CompiledKernel) -> None:
         self.kernel = kernel
         self.compiled = compiled
-        self._size_bindings = _lower_module().size_bindings
+        constants = kernel.attrs.get("constants", ())
+        assert isinstance(constants, tuple)
+        self.constants: tuple[Array, ...] = constants
 
     def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
-        sizes: Mapping[object, int] = {}
+        sizes: Mapping[ir.SizeVar, int] = {}
         if self.kernel.sizes:
-            sizes = self._size_bindings(self.kernel, [a.shape for a in inputs],
-                                        [o.shape for o in outputs])  # fmt: skip
+            sizes = size_bindings(self.kernel, [a.shape for a in inputs],
+                                  [o.shape for o in outputs])  # fmt: skip
+        if self.constants:
+            inputs = [*inputs, *self.constants]
         self.compiled(inputs, outputs, sizes)
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The kernel's loop IR, LLVM IR, assembly and object code."""
         return self.compiled.artifacts()
-
-
-def _lower_module() -> ModuleType:
-    return importlib.import_module("relay.compiler.lower.lower")
 
 
 class LlvmBackend:
@@ -70,18 +57,15 @@ class LlvmBackend:
     def compile_primitive(self, fn: Function, name: str) -> CompiledPrimitive:
         """Lower ``fn`` and compile it; ``BackendError`` naming an operator that has no
         lowering, ``KernelRejected`` if LLVM rejects the kernel (an internal error)."""
-        lower = _lower_module()
-        te = importlib.import_module("relay.compiler.lower.te")
-        codegen = importlib.import_module("relay.targets.cpu.codegen")
         try:
-            kernel = cast(_Kernel, lower.lower_primitive(fn, name))
-        except te.LoweringError as err:
+            kernel = lower_primitive(fn, name)
+        except LoweringError as err:
             raise unsupported("cpu", err.op, err.reason, _op_span(fn, err.op)) from None
         try:
-            compiled = codegen.compile_kernel(kernel, threads=self.threads)
-        except codegen.KernelCompileError as err:
-            raise KernelRejected("cpu", err.kernel_name, err.message, err.llvm_ir) from None
-        return LlvmPrimitive(kernel, cast(_CompiledKernel, compiled))
+            compiled = compile_kernel(kernel, threads=self.threads)
+        except KernelCompileError as err:
+            raise KernelRejected("cpu", err.kernel_name, err.reason, err.llvm_ir) from None
+        return LlvmPrimitive(kernel, compiled)
 
 
 def _op_span(fn: Function, op: str) -> Span | None:
@@ -98,19 +82,12 @@ def native_ops() -> dict[str, str | None]:
     """Every registered operator: ``None`` if it is lowered natively, else why not."""
     from ...semantics.ops import OPS
 
-    try:
-        importlib.import_module("relay.compiler.lower.ops")
-        te = importlib.import_module("relay.compiler.lower.te")
-        lowerings: Mapping[str, object] = te.LOWERINGS
-        reasons: Mapping[str, str] = te.UNSUPPORTED
-    except ImportError:
-        lowerings, reasons = {}, {}
     out: dict[str, str | None] = {}
     for name in OPS:
-        if name in lowerings:
+        if name in LOWERINGS:
             out[name] = None
         else:
-            out[name] = reasons.get(name, "no lowering to loop IR")
+            out[name] = UNSUPPORTED.get(name, "no lowering to loop IR")
     return out
 
 
