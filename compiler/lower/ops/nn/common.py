@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ... import ir, te
-from ...schedules import add, less, sub
+from ...schedules import add, less, static, sub
 
 
 def compute_dtype(dtype: str) -> str:
@@ -71,6 +71,8 @@ def padded_read(
     """``read(*lead, *spatial)`` where every spatial index is inside ``[0, extent)``, else
     ``fill``; the read itself uses clamped indices, so it never leaves the tensor (``Select``
     evaluates both arms)."""
+    if any(static(e) == 0 for e in extents):
+        return fill  # an empty axis: every position is padding
     conds: list[ir.PrimExpr] = []
     clamped: list[ir.PrimExpr] = []
     for x, e in zip(spatial, extents, strict=True):
