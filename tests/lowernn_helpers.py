@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import relay.compiler.lower.ops.nn.activation
 import relay.compiler.lower.ops.nn.conv
-import relay.compiler.lower.ops.nn.dense  # noqa: F401
+import relay.compiler.lower.ops.nn.dense
+import relay.compiler.lower.ops.nn.pool  # noqa: F401
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
