@@ -309,7 +309,7 @@ def _adaptive(
     if ns[0] is None or ns[1] is None:
         raise te.LoweringError(op, "the pooled extents must be static")
     outs = _output_size(attrs, ns[0], ns[1])
-    os_ = [int(o) for o in outs]  # type: ignore[call-overload]
+    os_ = [o if isinstance(o, int) else 0 for o in outs]
     shape = out_shape(ctx, out_type, op)
     longest = []
     for n, o in zip(ns, os_, strict=True):
