@@ -1,0 +1,1 @@
+"""Lowerings of the ``nn.*`` operators, one module per ``semantics/ops/nn`` module."""
