@@ -164,7 +164,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     print(f"relay conform --target {target.name}: {total} cases, {counts['pass']} passed "
           f"({rate:.1f}% of those run), {counts['fail']} failed, {counts['xfail']} expected "
           f"failures, {counts['xpass']} unexpected passes, {counts['skip']} skipped "
-          "(unsupported)")  # fmt: skip
+          "(unsupported, or undefined behaviour)")  # fmt: skip
     return 0 if report.ok else 1
 
 
