@@ -31,13 +31,13 @@ import onnxruntime
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from resnet import build  # noqa: E402
+from resnet import build
 
-from relay.interpreter import evaluate, program_for  # noqa: E402
-from relay.oracles.target_oracle import check_target_outcome, generated_cases  # noqa: E402
-from relay.semantics.errors import RelayError  # noqa: E402
-from relay.semantics.values import TensorValue  # noqa: E402
-from relay.targets.cpu import CpuTarget  # noqa: E402
+from relay.interpreter import evaluate, program_for
+from relay.oracles.target_oracle import check_target_outcome, generated_cases
+from relay.semantics.errors import RelayError
+from relay.semantics.values import TensorValue
+from relay.targets.cpu import CpuTarget
 
 
 def best(run: Callable[[], object], repeat: int) -> float:
