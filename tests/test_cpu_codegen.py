@@ -11,7 +11,6 @@ policy). Statements: loops of every kind, stores, local buffers on the stack and
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +20,9 @@ import numpy.typing as npt
 import pytest
 
 from relay.compiler.lower import ir
+from relay.compiler.lower.evaluate import run_kernel
 from relay.oracles.compare import compare_arrays
+from relay.semantics.errors import UndefinedBehavior
 from relay.targets.cpu import codegen
 from relay.targets.cpu.codegen import KernelCompileError, compile_kernel
 
@@ -37,14 +38,6 @@ def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELAY_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def _reference() -> Callable[..., list[Array]] | None:
-    try:
-        module = importlib.import_module("relay.compiler.lower.evaluate")
-    except ImportError:
-        return None
-    return getattr(module, "run_kernel", None)  # type: ignore[no-any-return]
-
-
 def np_dtype(dtype: str) -> np.dtype[np.generic]:
     return np.dtype(np.bool_) if dtype == "bool" else np.dtype(dtype)
 
@@ -57,16 +50,17 @@ def elementwise(
     n: int,
     kind: ir.LoopKind = ir.LoopKind.SERIAL,
 ) -> ir.Kernel:
-    """``out[i] = fn(in0[i], in1[i], ...)`` over a size parameter ``n``."""
+    """``out[i] = fn(in0[i], in1[i], ...)`` over ``n`` elements, or over a size parameter
+    ``n`` when ``n`` is 0."""
     size = ir.SizeVar("n")
-    shape = (ir.Ref(size),)
+    extent: ir.PrimExpr = ir.index(n) if n else ir.Ref(size)
+    shape = (extent,)
     inputs = tuple(ir.Buffer(f"in{k}", shape, d) for k, d in enumerate(in_dtypes))
     out = ir.Buffer("out", shape, out_dtype)
     i = ir.LoopVar("i")
     loads = [ir.Load(b, (ir.Ref(i),)) for b in inputs]
-    body = ir.For(i, ir.Ref(size), kind, ir.Store(out, (ir.Ref(i),), fn(*loads)))
-    del n
-    return ir.Kernel(name, inputs, (out,), (size,), body)
+    body = ir.For(i, extent, kind, ir.Store(out, (ir.Ref(i),), fn(*loads)))
+    return ir.Kernel(name, inputs, (out,), () if n else (size,), body)
 
 
 def run(
@@ -75,6 +69,7 @@ def run(
     *,
     threads: int = 1,
     sizes: dict[str, int] | None = None,
+    reduction_length: int = 1,
 ) -> list[Array]:
     """Compile and run ``kernel`` (sizes read off the first input's length unless given), and
     check it against the reference interpreter when that exists."""
@@ -85,6 +80,7 @@ def run(
         for b in kernel.outputs
     ]
     compiled(list(inputs), outputs, bound)
+    _check_reference(kernel, inputs, outputs, bound, reduction_length)
     return outputs
 
 
@@ -511,16 +507,25 @@ def test_select_let_if_and_bool_memory() -> None:
     same(f, np.array([0, 0, 1, 0, 1], bool))
     assert f.view(np.uint8).max() == 1  # bool bytes are 0 or 1
     same(c, np.array([-1, 0, 1, -1, 1], np.int32))
-    _check_reference(kernel, [data], [o, f, c])
+    _check_reference(kernel, [data], [o, f, c], {n: 5})
 
 
-def _check_reference(kernel: ir.Kernel, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
-    """The compiled outputs equal the reference interpreter's (when it exists)."""
-    run_kernel = _reference()
-    if run_kernel is None:
+def _check_reference(
+    kernel: ir.Kernel,
+    inputs: Sequence[Array],
+    outputs: Sequence[Array],
+    sizes: dict[ir.SizeVar, int] | None = None,
+    reduction_length: int = 1,
+) -> None:
+    """The compiled outputs agree with the reference interpreter's, within the tolerance
+    policy (exactly for integers and bool), unless the inputs reach undefined behaviour."""
+    try:
+        expected = run_kernel(kernel, list(inputs), sizes)
+    except UndefinedBehavior:
         return
-    for actual, expected in zip(outputs, run_kernel(kernel, list(inputs)), strict=True):
-        assert compare_arrays(actual, expected) is None
+    for actual, reference in zip(outputs, expected, strict=True):
+        problem = compare_arrays(actual, reference, reduction_length=reduction_length)
+        assert problem is None, f"{kernel.name}: {problem}"
 
 
 def _transpose_kernel(kind: ir.LoopKind, strided: bool) -> ir.Kernel:
@@ -548,6 +553,9 @@ def test_multidimensional_strided(kind: ir.LoopKind, strided: bool) -> None:
     sizes = {s: {"rows": rows, "cols": cols}[s.name] for s in k.sizes}
     compile_kernel(k)([arg], [out], sizes)
     same(out, v.T * 2)
+    # The reference interpreter indexes its arrays with numpy (it does not read the declared
+    # strides): give it the values themselves.
+    _check_reference(k, [v], [out], sizes)
     text = codegen.generate(k).text
     assert "ptrtoint" not in text and "inttoptr" not in text
     assert "getelementptr inbounds double" in text
@@ -556,13 +564,17 @@ def test_multidimensional_strided(kind: ir.LoopKind, strided: bool) -> None:
 def test_loop_metadata_and_zero_extent() -> None:
     vec = elementwise("vec", ["float32"], "float32", lambda a: a, 0, kind=ir.LoopKind.VECTORIZED)
     unroll = elementwise("unr", ["float32"], "float32", lambda a: a, 0, kind=ir.LoopKind.UNROLLED)
+    unroll8 = elementwise("unr8", ["float32"], "float32", lambda a: a, 8, kind=ir.LoopKind.UNROLLED)
     assert "llvm.loop.vectorize.enable" in codegen.generate(vec).text
-    assert "llvm.loop.unroll.enable" in codegen.generate(unroll).text
+    assert "llvm.loop" not in codegen.generate(unroll).text  # a run-time extent: no hint
+    assert "llvm.loop.unroll.full" in codegen.generate(unroll8).text
     for k in (vec, unroll):
         (out,) = run(k, [np.zeros(0, np.float32)])
         assert out.shape == (0,)
         (out,) = run(k, [np.arange(37, dtype=np.float32)])
         same(out, np.arange(37, dtype=np.float32))
+    (out,) = run(unroll8, [np.arange(8, dtype=np.float32)])
+    same(out, np.arange(8, dtype=np.float32))
 
 
 def _sum_kernel(dtype: str, name: str, kind: ir.LoopKind = ir.LoopKind.SERIAL) -> ir.Kernel:
@@ -591,7 +603,9 @@ def test_reductions(dtype: str) -> None:
     rng = np.random.default_rng(17)
     a = (rng.standard_normal((6, 1000)) * 10).astype(np_dtype(dtype))
     out = np.zeros(6, np_dtype(dtype))
-    compile_kernel(k)([a], [out], {s: {"rows": 6, "cols": 1000}[s.name] for s in k.sizes})
+    sizes = {s: {"rows": 6, "cols": 1000}[s.name] for s in k.sizes}
+    compile_kernel(k)([a], [out], sizes)
+    _check_reference(k, [a], [out], sizes, reduction_length=1000)
     if dtype in FLOATS and dtype != "float16":
         expected = a.astype(np.float64).sum(axis=1).astype(dtype)
         assert compare_arrays(out, expected, reduction_length=1000) is None
@@ -645,7 +659,7 @@ def test_dot_product_contracts_the_product() -> None:
         rng.standard_normal(4096).astype(np.float32),
         rng.standard_normal(4096).astype(np.float32),
     )
-    (result,) = run(kernel, [x, y])
+    (result,) = run(kernel, [x, y], reduction_length=4096)
     expected = np.array([np.dot(x.astype(np.float64), y.astype(np.float64))], np.float32)
     assert compare_arrays(result, expected, reduction_length=4096) is None
 
@@ -719,6 +733,7 @@ def test_parallel_loops_with_two_threads() -> None:
         compiled = compile_kernel(kernel, threads=threads)
         compiled([data], outs, {n: 101})
         results.append(outs)
+        _check_reference(kernel, [data], outs, {n: 101}, reduction_length=101)
     same(results[1][0], data * data)
     same(results[0][0], results[1][0])
     same(results[0][1], results[1][1])
@@ -772,7 +787,7 @@ def test_cblas_sgemm() -> None:
         rng.standard_normal((m, k)).astype(np.float32),
         rng.standard_normal((n, k)).astype(np.float32),
     )
-    (out,) = run(kernel, [x, y])
+    (out,) = run(kernel, [x, y], reduction_length=k)
     assert (
         compare_arrays(
             out,
@@ -852,3 +867,24 @@ def test_argument_checks() -> None:
         compiled([np.zeros(3, np.float32)], [np.zeros(3, np.float32)], {})
     with pytest.raises(ValueError, match="contiguous"):
         compiled([np.zeros(6, np.float32)[::2]], [np.zeros(3, np.float32)], size)
+
+
+def test_kernel_fingerprint_is_structural() -> None:
+    """Equal kernels built twice share a fingerprint; any change of a constant (the sign of a
+    zero included), a dtype, a loop kind or a name gives another."""
+    from relay.targets.cpu.cache import kernel_fingerprint
+
+    def build(
+        zero: float = 0.0, dtype: str = "float32", kind: ir.LoopKind = ir.LoopKind.SERIAL
+    ) -> ir.Kernel:
+        return elementwise(
+            "fp", [dtype], dtype, lambda a: ir.Binary(B.MAX, a, ir.Const(zero, dtype)), 0, kind
+        )
+
+    base = kernel_fingerprint(build())
+    assert kernel_fingerprint(build()) == base
+    variants = [build(-0.0), build(dtype="float64"), build(kind=ir.LoopKind.VECTORIZED)]
+    renamed = build()
+    variants.append(ir.Kernel("fp2", renamed.inputs, renamed.outputs, renamed.sizes, renamed.body))
+    assert len({base, *(kernel_fingerprint(k) for k in variants)}) == 5
+    assert "kernel fp(" in compile_kernel(build()).artifacts()["loop-ir"]  # loopcore's printer

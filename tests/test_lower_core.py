@@ -230,3 +230,29 @@ def test_check_rejects(case: str) -> None:
     }
     with pytest.raises(IllFormed):
         check_kernel(_kernel(bodies[case], a, out))
+
+
+def test_lower_primitive_fuses_an_elementwise_consumer_into_a_reduction() -> None:
+    import relay
+    from relay.compiler.lower.lower import lower_primitive, size_bindings
+
+    mod = relay.parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(n, 3), float32]) {\n"
+        "  let %s = sum(%x, axis=[1]);\n"
+        "  (exp(%s), add(%x, 1f))\n"
+        "}\n"
+    )
+    kernel = lower_primitive(mod["main"], "fused")
+    check_kernel(kernel)
+    assert len(kernel.inputs) == 1 and len(kernel.outputs) == 2 and len(kernel.sizes) == 1
+    # exp is applied at the reduction's store: no local buffer holds the sum.
+    assert not any(
+        isinstance(s, ir.Allocate) and s.buffer.shape != (ir.index(1),)
+        for s in ir.walk_stmt(kernel.body)
+    )
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    sizes = size_bindings(kernel, [x.shape], [(2,), (2, 3)])
+    e, a = run_kernel(kernel, [x], sizes)
+    np.testing.assert_allclose(e, np.exp(x.sum(axis=1)), rtol=1e-6)
+    np.testing.assert_array_equal(a, x + 1)

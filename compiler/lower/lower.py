@@ -43,6 +43,7 @@ from ...semantics.syntax import (
 )
 from ...semantics.typing import infer_types
 from . import ir, te
+from . import ops as _ops  # noqa: F401  (registers every lowering)
 
 
 def _reads(stmt: ir.Stmt) -> list[te.Materialized]:

@@ -53,7 +53,8 @@ reduction and fuse multiply-adds: the tolerance policy's reduction budget covers
 reordering. Every other float operation is exact IEEE.
 
 **Loops** are counted ``0 .. extent-1``; ``vectorized`` loops carry ``llvm.loop.vectorize.enable``
-and ``unrolled`` ones ``llvm.loop.unroll.full`` (constant extent) or ``llvm.loop.unroll.enable``.
+and ``unrolled`` ones of constant extent ``llvm.loop.unroll.full`` (with a run-time extent LLVM's
+own unroller decides).
 
 **Local buffers** (``Allocate``) of a constant size up to ``STACK_LIMIT`` bytes are ``alloca``s
 in the function's entry block (one slot reused by every execution of the ``Allocate``: its
@@ -72,7 +73,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
-import importlib
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -84,6 +84,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...compiler.lower import ir
+from ...compiler.lower.printer import kernel_text
 from ...semantics.errors import BackendError
 from . import cache, externs, jit, threads
 
@@ -701,11 +702,9 @@ class _FunctionEmitter:
             options: list[tuple[str, bool | int]] = []
             if kind is ir.LoopKind.VECTORIZED:
                 options.append(("llvm.loop.vectorize.enable", True))
-            elif kind is ir.LoopKind.UNROLLED:
-                if isinstance(extent, ir.Const):
-                    options.append(("llvm.loop.unroll.full", True))
-                else:
-                    options.append(("llvm.loop.unroll.enable", True))
+            elif kind is ir.LoopKind.UNROLLED and isinstance(extent, ir.Const):
+                # (a runtime trip count gets no hint: LLVM would only warn that it cannot)
+                options.append(("llvm.loop.unroll.full", True))
             if options:
                 branch.set_metadata("llvm.loop", self.m.loop_metadata(options))
             B.position_at_end(exit_block)
@@ -915,15 +914,6 @@ _GENERATED: cache.MemoryCache[tuple[GeneratedModule, str]] = cache.MemoryCache()
 """A kernel's fingerprint to its LLVM IR and cache key: a second compile skips printing."""
 
 
-def _loop_ir_text(kernel: ir.Kernel) -> str:
-    try:
-        printer = importlib.import_module("relay.compiler.lower.printer")
-    except ImportError:
-        return repr(kernel)
-    text = cast(Callable[[ir.Kernel], str], printer.kernel_text)
-    return text(kernel)
-
-
 def _ctypes_function(
     address: int, nargs: int, nsizes: int, ret: type | None
 ) -> Callable[..., object]:
@@ -1064,7 +1054,7 @@ class CompiledKernel:
         if loaded.asm is None:
             loaded.asm = jit.emit_assembly(loaded.llvm_ir)
         return {
-            "loop-ir": _loop_ir_text(self.kernel),
+            "loop-ir": kernel_text(self.kernel),
             "llvm": loaded.llvm_ir,
             "asm": loaded.asm,
             "obj": loaded.obj,
