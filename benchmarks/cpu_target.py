@@ -119,7 +119,7 @@ def fuzz_throughput(programs: int, threads: int) -> None:
     skipped = failed = 0
     for case in cases:
         skip, verdict = check_target_outcome(target, case.mod, case.args)
-        skipped += skip
+        skipped += bool(skip)
         failed += verdict is not None
     seconds = time.perf_counter() - start
     print(f"relay fuzz --target cpu checks: {programs} programs in {seconds:.1f} s "

@@ -170,8 +170,7 @@ def check_target(
                                 reduction_length=reduction_length)[1]  # fmt: skip
 
 
-SKIP = (True, None)
-PASS = (False, None)
+PASS: tuple[str, TargetVerdict | None] = ("", None)
 
 
 def check_target_outcome(
@@ -181,28 +180,31 @@ def check_target_outcome(
     *,
     fuel: int = FUEL,
     reduction_length: int = REDUCTION_LENGTH,
-) -> tuple[bool, TargetVerdict | None]:
-    """``check_target``, saying also whether the program was skipped: ``(skipped, verdict)``."""
+) -> tuple[str, TargetVerdict | None]:
+    """``check_target``, saying also why the program was skipped: ``(reason, verdict)``, the
+    reason ``""`` when it was checked."""
     name = target.name
     inputs = tuple(_clip(format_value(a)) for a in args)
     try:
         expected = evaluate(mod, args, fuel=fuel)
         expected_error: RelayError | None = None
-    except (UndefinedBehavior, Exhaustion, Stuck):
-        return SKIP
+    except UndefinedBehavior:
+        return "undefined behaviour (any result is acceptable)", None
+    except (Exhaustion, Stuck) as err:
+        return f"inconclusive: {type(err).__name__}", None
     except RelayError as err:
         expected_error = err
     try:
         exe = compile_for_check(target, mod)
     except BackendError as err:
         if declared_unsupported(target, err):
-            return SKIP
-        return False, TargetVerdict(name, "compile-error", err.message, inputs)
+            return f"unsupported: {err.op}", None
+        return "", TargetVerdict(name, "compile-error", err.message, inputs)
     except KernelRejected as err:
-        return False, TargetVerdict(name, "rejected", str(err), inputs, kernel=err.kernel,
+        return "", TargetVerdict(name, "rejected", str(err), inputs, kernel=err.kernel,
                                     llvm_ir=err.ir)  # fmt: skip
     except Exception as err:
-        return False, TargetVerdict(name, "crash", f"compile: {type(err).__name__}: {err}",
+        return "", TargetVerdict(name, "crash", f"compile: {type(err).__name__}: {err}",
                                     inputs)  # fmt: skip
     want = (
         f"{type(expected_error).__name__}: {expected_error.message}"
@@ -215,21 +217,21 @@ def check_target_outcome(
         if expected_error is not None and type(err) is type(expected_error):
             return PASS
         got = f"{type(err).__name__}: {err.message}"
-        return False, _localised(TargetVerdict(name, "error", got, inputs, want, got), exe, args)
+        return "", _localised(TargetVerdict(name, "error", got, inputs, want, got), exe, args)
     except Exception as err:
         message = f"run: {type(err).__name__}: {err}"
-        return False, TargetVerdict(name, "crash", message, inputs, want)
+        return "", TargetVerdict(name, "crash", message, inputs, want)
     got = _clip(format_value(actual.value, actual.store))
     if expected_error is not None:
         message = f"expected {type(expected_error).__name__}, the target returned a value"
-        return False, TargetVerdict(name, "error", message, inputs, want, got)
+        return "", TargetVerdict(name, "error", message, inputs, want, got)
     differs = compare_values(expected.value, actual.value, expected_store=expected.store,
                              actual_store=actual.store,
                              reduction_length=reduction_length)  # fmt: skip
     if differs is None:
         return PASS
     verdict = TargetVerdict(name, "mismatch", differs, inputs, want, got)
-    return False, _localised(verdict, exe, args)
+    return "", _localised(verdict, exe, args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,6 +345,8 @@ class TargetFuzzResult:
     target: str
     examples: int = 0
     skipped: int = 0
+    skip_reasons: Counter[str] = field(default_factory=Counter)
+    """Skips by kind: ``undefined behaviour``, ``inconclusive``, ``unsupported``."""
     seconds: float = 0.0
     verdict: TargetVerdict | None = None
     path: str | None = None
@@ -384,7 +388,9 @@ def fuzz_target(
             progress(f"[{target.name}] {result.examples} examples, {len(best[:1])} failures, "
                      f"{rate:.1f}/s")  # fmt: skip
         skipped, verdict = check_target_outcome(target, case.mod, case.args)
-        result.skipped += skipped
+        if skipped:
+            result.skipped += 1
+            result.skip_reasons[skipped.split(":")[0]] += 1
         if verdict is not None:
             if not best:
                 first_after[0] = result.examples
@@ -606,10 +612,10 @@ def conform(
         try:
             skipped, verdict = check_target_outcome(target, gen.mod, gen.args)
         except Exception as err:  # the checker itself failed: an unexpected failure
-            skipped = False
+            skipped = ""
             verdict = TargetVerdict(target.name, "crash", f"{type(err).__name__}: {err}")
-        message = "" if verdict is None else f"{verdict.kind}: {verdict.message}"
-        judge(name, verdict is None, message, tags(gen.mod), skipped)
+        message = skipped if verdict is None else f"{verdict.kind}: {verdict.message}"
+        judge(name, verdict is None, message, tags(gen.mod), bool(skipped))
     report.stale = sorted(xfail)
     return report
 

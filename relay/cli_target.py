@@ -202,8 +202,10 @@ def cmd_fuzz_target(args: argparse.Namespace) -> int:
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
     rate = result.examples / result.seconds if result.seconds > 0 else 0.0
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(result.skip_reasons.items()))
     print(f"relay fuzz --target {target.name}: {result.examples} programs in "
-          f"{result.seconds:.1f} s ({rate:.1f}/s), {result.skipped} skipped")  # fmt: skip
+          f"{result.seconds:.1f} s ({rate:.1f}/s), {result.skipped} skipped"
+          f"{f' ({reasons})' if reasons else ''}")  # fmt: skip
     if result.verdict is not None:
         print(f"FAILED: {result.verdict.kind}: {result.verdict.message} -> {result.path}")
         return 1
