@@ -130,3 +130,17 @@ def test_run_on_the_cpu_target_prints_the_interpreters_value(
     src.write_text("def @main(%x: int32) { multiply(add(%x, 3), %x) }")
     assert main(["run", str(src), "--target", "cpu", "--threads", "2", "4"]) == 0
     assert capsys.readouterr().out.strip() == "28"
+
+
+def test_host_operators_run_on_the_host() -> None:
+    text = """
+def @main(%x: Tensor[(?, 3), float32]) {
+  (add(shape_of(%x, dtype="int32"), 1), ndarray_size(%x, dtype="int64"), sum(%x))
+}
+"""
+    mod = relay.parse(text)
+    exe = CpuTarget().compile(mod)
+    x = f32(5, 3)
+    got = exe.run(TensorValue(x))
+    assert compare_values(relay.evaluate(mod, x), got, reduction_length=15) is None
+    assert not any("shape_of" in name for name in exe.kernels)  # no kernel computes it

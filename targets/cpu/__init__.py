@@ -20,7 +20,7 @@ from ...semantics.errors import BackendError, Span
 from ...semantics.syntax import Call, Expr, Function, IRModule, Op, children
 from ..base import KernelRejected, Target, locate, register_target, unsupported
 from .codegen import CompiledKernel, KernelCompileError, compile_kernel
-from .runtime import Array, CompiledPrimitive, CpuExecutable, compile_module
+from .runtime import HOST_OPS, Array, CompiledPrimitive, CpuExecutable, compile_module
 
 
 class LlvmPrimitive:
@@ -108,7 +108,7 @@ class CpuTarget(Target):
             self._native = native_ops()
         from ...semantics.ops.annotation import PLACEMENTS
 
-        if op in PLACEMENTS:
+        if op in PLACEMENTS or op in HOST_OPS:
             return None
         return self._native.get(op, f"unknown operator {op}")
 

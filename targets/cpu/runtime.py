@@ -21,7 +21,10 @@
    one allocation, reused by every run. Results are fresh arrays (never arena buffers).
 
 Nothing falls back to the reference kernels: an operator call left outside a primitive
-function is a ``BackendError``, as is an operator the backend cannot lower.
+function is a ``BackendError``, as is an operator the backend cannot lower. The one exception
+is by design, as in TVM's VM: *host operators* (``HOST_OPS``: ``shape_of``, ``ndarray_size``,
+``vm.shape_of``, ``vm.reshape_tensor``) read only an array's shape or give it a new one, so
+a primitive function that is one call of one of them runs on the host (``HostCall``).
 """
 
 from __future__ import annotations
@@ -220,6 +223,45 @@ def concrete_outputs(
                                     f"input shapes: {t}", fn.span)  # fmt: skip
         out.append((shape, t.dtype))
     return out
+
+
+HOST_OPS = frozenset({"shape_of", "ndarray_size", "vm.shape_of", "vm.reshape_tensor"})
+"""Operators the host runtime computes: metadata (a shape, an element count) or a reshape to
+a shape computed at run time; no arithmetic on tensor elements."""
+
+
+@dataclass(eq=False, repr=False)
+class HostCall:
+    """A primitive function that is one call of a host operator on its parameters: the
+    operator's own definition (``OPS[op].reference``), which reads only shapes (or, for
+    ``vm.reshape_tensor``, copies the data into the shape its second argument gives)."""
+
+    name: str
+    op: str
+    attrs: Attrs | None
+    positions: tuple[int, ...]
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+    def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
+        from ...semantics.ops import OPS
+
+        reference = OPS[self.op].reference
+        assert reference is not None
+        return reference(tuple(args[i] for i in self.positions), self.attrs)
+
+
+def host_call(fn: Function, name: str) -> HostCall | None:
+    """The ``HostCall`` of ``fn`` if its body is one call of a host operator on parameters."""
+    body = fn.body
+    if not (isinstance(body, Call) and isinstance(body.op, Op) and body.op.name in HOST_OPS):
+        return None
+    if not all(isinstance(a, Var) and a in fn.params for a in body.args):
+        return None
+    positions = tuple(fn.params.index(a) for a in body.args if isinstance(a, Var))
+    return HostCall(name, body.op.name, body.attrs, positions)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -610,20 +652,27 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
         optimized = pipeline(opt_level)(mod)
     info = infer_types(optimized)
     kernels_by_fn: dict[Function, PrimitiveCall] = {}
+    host: dict[Function, HostCall] = {}
     taken: set[str] = set()
     for fn in optimized.functions.values():
         for e in reversed(_walk_outside_primitives(fn)):
             if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name not in PLACEMENTS:
                 raise unsupported(target, e.op.name, "a call outside a fused primitive "
                                   "function", e.span)  # fmt: skip
-            if (isinstance(e, Function) and is_primitive(e) and e not in kernels_by_fn
-                    and not only_placements(e)):  # fmt: skip
+            if not isinstance(e, Function) or not is_primitive(e) or e in kernels_by_fn:
+                continue
+            if only_placements(e) or e in host:
+                continue
+            found = host_call(e, "host_" + kernel_name(e, taken).removeprefix("fused_"))
+            if found is not None:
+                host[e] = found
+            else:
                 kernels_by_fn[e] = _primitive_call(e, info.expr_types.get(e), backend,
                                                    kernel_name(e, taken), target)  # fmt: skip
     kernels = {k.name: k for k in kernels_by_fn.values()}
 
     def hook(fn: Function) -> Callable[[tuple[OpInput, ...], Attrs | None], object] | None:
-        return kernels_by_fn.get(fn)
+        return kernels_by_fn.get(fn) or host.get(fn)
 
     program = compile_program(optimized, primitive_kernel=hook)  # type: ignore[arg-type]
     plans: dict[str, DataflowPlan] = {}
@@ -669,15 +718,18 @@ def _primitive_call(
 
 
 __all__ = [
+    "HOST_OPS",
     "CompiledPrimitive",
     "CpuExecutable",
     "DataflowPlan",
+    "HostCall",
     "KernelBackend",
     "PlanStep",
     "PrimitiveCall",
     "check_arguments",
     "compile_module",
     "concrete_outputs",
+    "host_call",
     "kernel_name",
     "plan_dataflow",
 ]
