@@ -663,8 +663,9 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
                 continue
             if only_placements(e) or e in host:
                 continue
-            found = host_call(e, "host_" + kernel_name(e, taken).removeprefix("fused_"))
+            found = host_call(e, "")
             if found is not None:
+                found.name = "host_" + kernel_name(e, taken).removeprefix("fused_")
                 host[e] = found
             else:
                 kernels_by_fn[e] = _primitive_call(e, info.expr_types.get(e), backend,
