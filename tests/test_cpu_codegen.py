@@ -12,6 +12,7 @@ policy). Statements: loops of every kind, stores, local buffers on the stack and
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -693,7 +694,7 @@ def test_local_buffers_stack_and_heap(length: int) -> None:
     same(result, (data * 3)[::-1])
 
 
-def test_parallel_loops_with_two_threads() -> None:
+def test_parallel_loops_with_two_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """A serial statement, a parallel loop, then another serial statement that reads what the
     parallel loop wrote: run on two threads, the same result as on one."""
     n = ir.SizeVar("n")
@@ -727,6 +728,22 @@ def test_parallel_loops_with_two_threads() -> None:
     generated = codegen.generate(kernel)
     assert [s.kind for s in generated.segments] == ["serial", "parallel", "serial"]
     data = np.random.default_rng(19).standard_normal((101, 64)).astype(np.float32)
+    from relay.targets.cpu import threads as pool
+
+    calls: list[tuple[int, int, set[str]]] = []
+    original = pool.run_parallel
+
+    def recording(body: Callable[[int, int], None], extent: int, count: int) -> None:
+        names: set[str] = set()
+
+        def traced(lo: int, hi: int) -> None:
+            names.add(threading.current_thread().name)
+            body(lo, hi)
+
+        original(traced, extent, count)
+        calls.append((extent, count, names))
+
+    monkeypatch.setattr(pool, "run_parallel", recording)
     results = []
     for threads in (1, 2):
         outs = [np.zeros((101, 64), np.float32), np.zeros(1, np.float32)]
@@ -734,6 +751,8 @@ def test_parallel_loops_with_two_threads() -> None:
         compiled([data], outs, {n: 101})
         results.append(outs)
         _check_reference(kernel, [data], outs, {n: 101}, reduction_length=101)
+    assert len(calls) == 1 and calls[0][:2] == (101, 2)  # the one parallel loop, 2 threads
+    assert len(calls[0][2]) == 2  # its chunks ran on two different threads
     same(results[1][0], data * data)
     same(results[0][0], results[1][0])
     same(results[0][1], results[1][1])
@@ -743,6 +762,43 @@ def test_parallel_loops_with_two_threads() -> None:
         )
         is None
     )
+
+
+def test_parallel_loops_share_top_level_scratch() -> None:
+    """Two parallel loops inside a top-level ``Allocate``: with threads the local buffer is a
+    scratch array the caller allocates and passes to both segments."""
+    n = ir.SizeVar("n")
+    x = ir.Buffer("x", (ir.Ref(n), ir.index(64)), "int32")
+    y = ir.Buffer("y", (ir.Ref(n), ir.index(64)), "int32")
+    tmp = ir.Buffer("tmp", (ir.Ref(n), ir.index(64)), "int32", scope="local")
+    i, j, i2, j2 = (ir.LoopVar(v) for v in ("i", "j", "i2", "j2"))
+    double = ir.Binary(B.MUL, ir.Load(x, (ir.Ref(i), ir.Ref(j))), ir.Const(2, "int32"))
+    first = ir.For(
+        i,
+        ir.Ref(n),
+        ir.LoopKind.PARALLEL,
+        ir.For(j, ir.index(64), ir.LoopKind.SERIAL, ir.Store(tmp, (ir.Ref(i), ir.Ref(j)), double)),
+    )
+    mirrored = ir.Load(tmp, (ir.Ref(i2), ir.Binary(B.SUB, ir.index(63), ir.Ref(j2))))
+    second = ir.For(
+        i2,
+        ir.Ref(n),
+        ir.LoopKind.PARALLEL,
+        ir.For(
+            j2,
+            ir.index(64),
+            ir.LoopKind.SERIAL,
+            ir.Store(y, (ir.Ref(i2), ir.Ref(j2)), ir.Binary(B.ADD, mirrored, ir.Const(1, "int32"))),
+        ),
+    )
+    kernel = ir.Kernel("scratch", (x,), (y,), (n,), ir.Allocate(tmp, ir.Seq((first, second))))
+    generated = codegen.generate(kernel)
+    assert [s.kind for s in generated.segments] == ["parallel", "parallel"]
+    assert generated.scratch == (tmp,)
+    data = np.arange(33 * 64, dtype=np.int32).reshape(33, 64)
+    for threads in (1, 2):
+        (out,) = run(kernel, [data], threads=threads)
+        same(out, data[:, ::-1] * 2 + 1)
 
 
 def test_thread_chunks() -> None:
