@@ -900,6 +900,24 @@ def test_rejected_kernel_is_a_compile_error_with_the_ir_saved() -> None:
     assert info.value.path is not None and Path(info.value.path).read_text() == info.value.llvm_ir
 
 
+def test_llvm_rejection_and_store_of_the_wrong_width() -> None:
+    """A ``select`` on an int32 condition reaches LLVM, which rejects it; a store of an int64
+    value into an int32 buffer is refused before (LLVM would write 8 bytes)."""
+    out = ir.Buffer("out", (ir.index(1),), "int32")
+    one, two = ir.Const(1, "int32"), ir.Const(2, "int32")
+    select = ir.Kernel(
+        "badsel", (), (out,), (), ir.Store(out, (ir.index(0),), ir.Select(one, one, two))
+    )
+    with pytest.raises(KernelCompileError, match="LLVM rejected") as info:
+        compile_kernel(select)
+    assert "select" in info.value.llvm_ir and info.value.path is not None
+    wide = ir.Kernel(
+        "badstore", (), (out,), (), ir.Store(out, (ir.index(0),), ir.Const(1, "int64"))
+    )
+    with pytest.raises(KernelCompileError, match="stored into int32"):
+        compile_kernel(wide)
+
+
 def test_out_of_scope_variable_and_unknown_extern() -> None:
     i = ir.LoopVar("i")
     out = ir.Buffer("out", (ir.index(1),), "int64")

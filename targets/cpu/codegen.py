@@ -766,6 +766,9 @@ class _FunctionEmitter:
             v = self.binary(
                 accumulation.op, operands[0], operands[1], buffer.dtype, _REDUCTION_FLAGS
             )
+        if v.type != register_type(buffer.dtype):
+            # opaque pointers: LLVM would store the value's own width, past the element
+            raise _Unsupported(f"a {v.type} value stored into {buffer.dtype} buffer {buffer.name}")
         if buffer.dtype == "bool":
             v = self.b.zext(v, I8)
         index_values = [self.expr(i) for i in indices]
