@@ -18,8 +18,9 @@ scalar operation is carried out exactly as the reference semantics of the operat
 - a load or store out of its buffer's bounds is an ``IndexError`` (a bug in the kernel).
 
 Loop kinds are ignored (every loop runs serially): a well-formed kernel means the same whatever
-its loops' kinds. Expressions are compiled once into Python closures over an environment that
-maps variables to values, then the statement closures run.
+its loops' kinds. Expressions are compiled once into tapes of Python closures (one step per node,
+evaluated in a loop: no recursion on an expression's depth) over an environment that maps
+variables to values, then the statement closures run.
 """
 
 from __future__ import annotations
@@ -282,8 +283,8 @@ def _bounds_checked(
     return array, tuple(idx)
 
 
-def compile_expr(e: ir.PrimExpr) -> ExprFn:
-    """``e`` as a closure from an environment to its value."""
+def _compile_node(e: ir.PrimExpr, subs: list[ExprFn]) -> ExprFn:
+    """The closure of node ``e`` given the closures of its sub-expressions."""
     match e:
         case ir.Const(value, dtype):
             v = to_scalar(value, dtype)
@@ -297,20 +298,20 @@ def compile_expr(e: ir.PrimExpr) -> ExprFn:
                 return value  # type: ignore[return-value]
 
             return ref
-        case ir.Binary(bop, a, b):
-            fa, fb = compile_expr(a), compile_expr(b)
+        case ir.Binary(bop, a, _):
+            fa, fb = subs
             dtype = a.dtype
             return lambda env: binary(bop, fa(env), fb(env), dtype)
         case ir.Unary(uop, a):
-            fa = compile_expr(a)
+            (fa,) = subs
             dtype = a.dtype
             return lambda env: unary(uop, fa(env), dtype)
         case ir.Cast(dtype, a):
-            fa = compile_expr(a)
+            (fa,) = subs
             source = a.dtype
             return lambda env: cast(fa(env), source, dtype)
-        case ir.Select(cond, t, f):
-            fc, ft, ff = compile_expr(cond), compile_expr(t), compile_expr(f)
+        case ir.Select():
+            fc, ft, ff = subs
 
             def select(env: Env) -> Scalar:
                 c, vt, vf = fc(env), ft(env), ff(env)
@@ -318,20 +319,54 @@ def compile_expr(e: ir.PrimExpr) -> ExprFn:
 
             return select
         case ir.Call(name, args, _):
-            fargs = [compile_expr(a) for a in args]
             operand = args[0].dtype if args else "float32"
-            return lambda env: intrinsic(name, [f(env) for f in fargs], operand)
-        case ir.Load(buffer, indices):
-            fidx = [compile_expr(i) for i in indices]
+            return lambda env: intrinsic(name, [f(env) for f in subs], operand)
+        case ir.Load(buffer, _):
             dtype = buffer.dtype
 
             def load(env: Env) -> Scalar:
-                array, idx = _bounds_checked(buffer, [int(f(env)) for f in fidx], env)
+                array, idx = _bounds_checked(buffer, [int(f(env)) for f in subs], env)
                 return to_scalar(array[idx], dtype)
 
             return load
         case _:
             assert_never(e)
+
+
+def compile_expr(e: ir.PrimExpr) -> ExprFn:
+    """``e`` as a closure from an environment to its value.
+
+    The expression is compiled into a tape: one step per distinct node object, in post-order
+    (built with ``ir.fold_expr``, no recursion), each step reading its operands' values from
+    the slots of the steps before it. Evaluation is a loop over the tape, so an expression of
+    any depth runs without Python recursion, and a node shared by several parents (the
+    ``a`` of ``select(a > b, a, b)``) is computed once per evaluation."""
+    slots: list[Scalar] = []
+    steps: list[ExprFn] = []
+
+    def node(x: ir.PrimExpr, operands: list[int]) -> int:
+        steps.append(_compile_node(x, [_slot(slots, k) for k in operands]))
+        return len(steps) - 1
+
+    root = ir.fold_expr(e, node)
+    if root == 0 and len(steps) == 1:
+        return steps[0]  # a leaf: no tape needed
+    last = len(steps) - 1
+    assert root == last
+
+    def run(env: Env) -> Scalar:
+        slots.clear()
+        append = slots.append
+        for step in steps:
+            append(step(env))
+        return slots[last]
+
+    return run
+
+
+def _slot(slots: list[Scalar], k: int) -> ExprFn:
+    """A reader of the value of tape step ``k``."""
+    return lambda env: slots[k]
 
 
 def _shape(buffer: ir.Buffer, env: Env) -> tuple[int, ...]:
@@ -488,18 +523,24 @@ def run_kernel(
     sizes: Mapping[ir.SizeVar, int] | None = None,
 ) -> list[np.ndarray]:
     """Run ``kernel`` on ``inputs`` (arrays of the input buffers' dtypes and shapes) and return
-    its outputs, allocated from their shapes (see the module docstring)."""
+    its outputs, allocated from their shapes (see the module docstring). A kernel with
+    constants (``kernel.attrs["constants"]``, the arrays of its last inputs) may be given only
+    the other inputs: the constants are appended."""
+    constants = kernel.attrs.get("constants", ())
+    assert isinstance(constants, tuple)
+    if constants and len(inputs) == len(kernel.inputs) - len(constants):
+        inputs = [*inputs, *constants]
     if len(inputs) != len(kernel.inputs):
         raise ValueError(
             f"kernel {kernel.name} takes {len(kernel.inputs)} inputs, given {len(inputs)}"
         )
-    bound = bind_sizes(kernel, [tuple(a.shape) for a in inputs], sizes)
+    bound = bind_sizes(kernel, [tuple(np.shape(a)) for a in inputs], sizes)
     env: Env = {v: n for v, n in bound.items()}
     for buffer, array in zip(kernel.inputs, inputs, strict=True):
         expected = _shape(buffer, env)
         if tuple(array.shape) != expected:
             raise ValueError(f"input {buffer.name}: shape {array.shape}, expected {expected}")
-        env[buffer] = np.ascontiguousarray(array, dtype=np.dtype(buffer.dtype))
+        env[buffer] = np.array(array, dtype=np.dtype(buffer.dtype), order="C")
     outputs = [_poison(_shape(b, env), b.dtype) for b in kernel.outputs]
     for buffer, array in zip(kernel.outputs, outputs, strict=True):
         env[buffer] = array

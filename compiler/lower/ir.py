@@ -33,9 +33,12 @@ buffers, which compare by identity: two loops over ``i`` are two different varia
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
+
+R = TypeVar("R")
 
 # ---------------------------------------------------------------------------------------------
 # Variables and buffers (identity semantics)
@@ -149,9 +152,9 @@ class Binary:
     a: PrimExpr
     b: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return "bool" if self.op in COMPARISONS else self.a.dtype
+        return "bool" if self.op in COMPARISONS else _operand_dtype(self.a)
 
 
 class UnOp(enum.Enum):
@@ -168,9 +171,9 @@ class Unary:
     op: UnOp
     a: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return self.a.dtype
+        return _operand_dtype(self.a)
 
 
 @dataclass(frozen=True)
@@ -191,9 +194,27 @@ class Select:
     t: PrimExpr
     f: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return self.t.dtype
+        return _operand_dtype(self.t)
+
+
+def _operand_dtype(e: PrimExpr) -> str:
+    """The dtype of ``e``, found by a loop down the operands whose dtype it takes (no
+    recursion on the depth of an inlined expression; a dtype computed before is reused)."""
+    while True:
+        known = getattr(e, "__dict__", {}).get("dtype")
+        if known is not None:
+            return str(known)
+        match e:
+            case Binary(op, a, _) if op not in COMPARISONS:
+                e = a
+            case Unary(_, a):
+                e = a
+            case Select(_, t, _):
+                e = t
+            case _:
+                return e.dtype
 
 
 INTRINSICS: dict[str, int] = {
@@ -434,12 +455,37 @@ def stmt_expressions(s: Stmt) -> Iterator[PrimExpr]:
 
 
 def walk_expr(e: PrimExpr) -> Iterator[PrimExpr]:
-    """Every scalar expression in ``e``, ``e`` first (an explicit stack: no recursion)."""
+    """Every scalar expression object in ``e`` once, ``e`` first (an explicit stack: no
+    recursion; shared node objects are visited once)."""
+    seen: set[int] = set()
     stack = [e]
     while stack:
         x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
         yield x
         stack.extend(sub_expressions(x))
+
+
+def fold_expr(e: PrimExpr, f: Callable[[PrimExpr, list[R]], R]) -> R:
+    """``f(node, results of its sub-expressions)`` computed bottom-up over ``e``, with an
+    explicit stack (inlined element functions make deep expressions: no recursion on their
+    depth). A node object met twice is folded once (memo by identity: the nodes are alive in
+    ``e`` while this runs, and their structural hash would walk them)."""
+    done: dict[int, R] = {}
+    stack: list[tuple[PrimExpr, bool]] = [(e, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in done:
+            continue
+        children = list(sub_expressions(x))
+        if expanded:
+            done[id(x)] = f(x, [done[id(c)] for c in children])
+            continue
+        stack.append((x, True))
+        stack.extend((c, False) for c in reversed(children) if id(c) not in done)
+    return done[id(e)]
 
 
 def walk_stmt(s: Stmt) -> Iterator[Stmt]:
@@ -482,6 +528,7 @@ __all__ = [
     "Unary",
     "Variable",
     "const",
+    "fold_expr",
     "index",
     "stmt_expressions",
     "sub_expressions",
