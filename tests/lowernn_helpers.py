@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
-from relay.compiler.lower.ops.nn import activation, conv, dense, norm, pool  # noqa: F401
+from relay.compiler.lower.ops.nn import (  # noqa: F401  (registers the lowerings)
+    activation,
+    conv,
+    dense,
+    loss,
+    norm,
+    pool,
+    shape,
+)
 from relay.oracles.samplers import SAMPLERS
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
