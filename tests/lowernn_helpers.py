@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
-from relay.compiler.lower.ops.nn import (  # noqa: F401  (registers the lowerings)
+import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
     activation,
     conv,
     dense,
