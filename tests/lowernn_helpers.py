@@ -14,13 +14,18 @@ import numpy.typing as npt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import relay.compiler.lower.ops.nn.activation
-import relay.compiler.lower.ops.nn.conv
-import relay.compiler.lower.ops.nn.dense
-import relay.compiler.lower.ops.nn.pool  # noqa: F401
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
+import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
+    activation,
+    conv,
+    dense,
+    loss,
+    norm,
+    pool,
+    shape,
+)
 from relay.oracles.samplers import SAMPLERS
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
@@ -143,6 +148,12 @@ def check_call(
         expected = record.reference(tuple(values), attrs)
     except UndefinedBehavior:
         return False
+    except ValueError:
+        # nn.lrn's reference cannot window a zero-size channel axis (sliding_window_view):
+        # reported; such calls are skipped, never others.
+        if any(v.size == 0 for v in values):
+            return False
+        raise
     kernel = lower_call(op, arg_types, attrs, epilogue[0] if epilogue else None)
     got = run_kernel(kernel, values)
     want: list[Array] = list(expected) if isinstance(expected, tuple) else [expected]  # type: ignore[arg-type]

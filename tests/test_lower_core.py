@@ -256,3 +256,72 @@ def test_lower_primitive_fuses_an_elementwise_consumer_into_a_reduction() -> Non
     e, a = run_kernel(kernel, [x], sizes)
     np.testing.assert_allclose(e, np.exp(x.sum(axis=1)), rtol=1e-6)
     np.testing.assert_array_equal(a, x + 1)
+
+
+def _chain(op_text: str, count: int, *, reduce_first: bool = False) -> str:
+    """A Relay function applying ``op_text`` (with ``%v`` for the running value) ``count``
+    times to ``%x``, optionally after a ``sum`` (so that the chain is an epilogue)."""
+    lines = ['#[version = "0.0.5"]', "def @main(%x: Tensor[(2, 3), float32]) {"]
+    lines.append("  let %v0 = sum(%x, axis=[1], keepdims=True);" if reduce_first else "")
+    if not reduce_first:
+        lines.append("  let %v0 = %x;")
+    for k in range(count):
+        lines.append(f"  let %v{k + 1} = {op_text.replace('%v', f'%v{k}')};")
+    lines.append(f"  %v{count}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("reduce_first", [False, True])
+def test_inlining_guard_bounds_expressions_of_operators_reading_their_input_twice(
+    reduce_first: bool,
+) -> None:
+    # maximum is select(a > b, a, b): inlining 40 of them unguarded is a tree of 2^40 nodes.
+    import relay
+    from relay.compiler.lower.lower import INLINE_LIMIT, lower_primitive, tree_size
+
+    mod = relay.parse(_chain("maximum(%v, multiply(%v, 0.5f))", 40, reduce_first=reduce_first))
+    kernel = lower_primitive(mod["main"], "chain")
+    check_kernel(kernel)
+    for s in ir.walk_stmt(kernel.body):
+        for root in ir.stmt_expressions(s):
+            assert tree_size(root) <= 3 * INLINE_LIMIT
+    assert any(isinstance(s, ir.Allocate) for s in ir.walk_stmt(kernel.body))
+    x = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5) / 2
+    expected = x.sum(axis=1, keepdims=True) if reduce_first else x
+    for _ in range(40):
+        expected = np.maximum(expected, expected * np.float32(0.5))
+    (actual,) = run_kernel(kernel, [x])
+    np.testing.assert_allclose(actual, expected, rtol=1e-6)
+
+
+def test_a_deep_expression_evaluates_without_recursion() -> None:
+    # 5000 nested negations in one store: deeper than Python's recursion limit.
+    a = te.Placeholder(ir.Buffer("a", (ir.index(3),), "int32"))
+
+    def element(i: te.Indices) -> ir.PrimExpr:
+        e = a(*i)
+        for _ in range(5000):
+            e = ir.Unary(ir.UnOp.NEG, e)
+        return e
+
+    kernel = lower_tensors("deep", [a], [te.compute(a.shape, "int32", element, "deep")])
+    x = np.array([1, -2, 3], dtype=np.int32)
+    (out,) = run_kernel(kernel, [x])
+    np.testing.assert_array_equal(out, x)
+
+
+@pytest.mark.parametrize("reduce_first", [False, True])
+def test_a_long_chain_of_calls_lowers_without_deep_recursion(reduce_first: bool) -> None:
+    import relay
+    from relay.compiler.lower.lower import lower_primitive
+
+    mod = relay.parse(_chain("negative(add(%v, 1f))", 400, reduce_first=reduce_first))
+    kernel = lower_primitive(mod["main"], "long")
+    check_kernel(kernel)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = x.sum(axis=1, keepdims=True) if reduce_first else x
+    for _ in range(400):
+        expected = -(expected + np.float32(1))
+    (actual,) = run_kernel(kernel, [x])
+    np.testing.assert_allclose(actual, expected, rtol=1e-6)

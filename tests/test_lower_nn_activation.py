@@ -24,13 +24,25 @@ def test_softmax_edge_values(op: str) -> None:
     assert check_call(op, [TensorType((3, 3), "float32")], SoftmaxAttrs(axis=1), [x])
 
 
+def test_relu_nan_is_zero() -> None:
+    x = np.array([np.nan, -1.0, 2.0, -np.inf, np.inf], np.float32)
+    assert check_call("nn.relu", [TensorType((5,), "float32")], None, [x])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int8", "int32", "uint8", "bool"])
 def test_leaky_relu(dtype: str) -> None:
     alpha = 1.0 if dtype == "bool" else 2.5  # 2.5 is no bool: undefined
     assert check_call("nn.leaky_relu", [TensorType((4, 5), dtype)], LeakyReluAttrs(alpha=alpha))
 
 
-for _op in ("nn.leaky_relu", "nn.prelu", "nn.softmax", "nn.log_softmax", "nn.fast_softmax"):
+for _op in (
+    "nn.relu",
+    "nn.leaky_relu",
+    "nn.prelu",
+    "nn.softmax",
+    "nn.log_softmax",
+    "nn.fast_softmax",
+):
 
     @sampled_cases(_op, examples=15)
     def _test() -> None:

@@ -68,7 +68,7 @@ def test_dense_epilogue_bias_relu(strategy: str) -> None:
 
 
 def test_blas_schedule_calls_sgemm_and_packed_does_not() -> None:
-    types = [T(8, 32), T(24, 32)]
+    types = [T(8, 32), T(130, 32)]
 
     def externs(strategy: str) -> list[str]:
         with schedules.gemm_strategy(strategy):

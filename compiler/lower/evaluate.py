@@ -18,8 +18,9 @@ scalar operation is carried out exactly as the reference semantics of the operat
 - a load or store out of its buffer's bounds is an ``IndexError`` (a bug in the kernel).
 
 Loop kinds are ignored (every loop runs serially): a well-formed kernel means the same whatever
-its loops' kinds. Expressions are compiled once into Python closures over an environment that
-maps variables to values, then the statement closures run.
+its loops' kinds. Expressions are compiled once into tapes of Python closures (one step per node,
+evaluated in a loop: no recursion on an expression's depth) over an environment that maps
+variables to values, then the statement closures run.
 """
 
 from __future__ import annotations
@@ -333,9 +334,39 @@ def _compile_node(e: ir.PrimExpr, subs: list[ExprFn]) -> ExprFn:
 
 
 def compile_expr(e: ir.PrimExpr) -> ExprFn:
-    """``e`` as a closure from an environment to its value (built bottom-up without
-    recursion; a shared node object gets one closure)."""
-    return ir.fold_expr(e, _compile_node)
+    """``e`` as a closure from an environment to its value.
+
+    The expression is compiled into a tape: one step per distinct node object, in post-order
+    (built with ``ir.fold_expr``, no recursion), each step reading its operands' values from
+    the slots of the steps before it. Evaluation is a loop over the tape, so an expression of
+    any depth runs without Python recursion, and a node shared by several parents (the
+    ``a`` of ``select(a > b, a, b)``) is computed once per evaluation."""
+    slots: list[Scalar] = []
+    steps: list[ExprFn] = []
+
+    def node(x: ir.PrimExpr, operands: list[int]) -> int:
+        steps.append(_compile_node(x, [_slot(slots, k) for k in operands]))
+        return len(steps) - 1
+
+    root = ir.fold_expr(e, node)
+    if root == 0 and len(steps) == 1:
+        return steps[0]  # a leaf: no tape needed
+    last = len(steps) - 1
+    assert root == last
+
+    def run(env: Env) -> Scalar:
+        slots.clear()
+        append = slots.append
+        for step in steps:
+            append(step(env))
+        return slots[last]
+
+    return run
+
+
+def _slot(slots: list[Scalar], k: int) -> ExprFn:
+    """A reader of the value of tape step ``k``."""
+    return lambda env: slots[k]
 
 
 def _shape(buffer: ir.Buffer, env: Env) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ buffers, which compare by identity: two loops over ``i`` are two different varia
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeVar
@@ -151,9 +152,9 @@ class Binary:
     a: PrimExpr
     b: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return "bool" if self.op in COMPARISONS else self.a.dtype
+        return "bool" if self.op in COMPARISONS else _operand_dtype(self.a)
 
 
 class UnOp(enum.Enum):
@@ -170,9 +171,9 @@ class Unary:
     op: UnOp
     a: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return self.a.dtype
+        return _operand_dtype(self.a)
 
 
 @dataclass(frozen=True)
@@ -193,9 +194,27 @@ class Select:
     t: PrimExpr
     f: PrimExpr
 
-    @property
+    @functools.cached_property
     def dtype(self) -> str:
-        return self.t.dtype
+        return _operand_dtype(self.t)
+
+
+def _operand_dtype(e: PrimExpr) -> str:
+    """The dtype of ``e``, found by a loop down the operands whose dtype it takes (no
+    recursion on the depth of an inlined expression; a dtype computed before is reused)."""
+    while True:
+        known = getattr(e, "__dict__", {}).get("dtype")
+        if known is not None:
+            return str(known)
+        match e:
+            case Binary(op, a, _) if op not in COMPARISONS:
+                e = a
+            case Unary(_, a):
+                e = a
+            case Select(_, t, _):
+                e = t
+            case _:
+                return e.dtype
 
 
 INTRINSICS: dict[str, int] = {

@@ -261,9 +261,12 @@ def _fuse_epilogue(
     attrs: object,
     arg_types: tuple[Type, ...],
     out_type: Type,
-) -> te.Materialized:
+    producer_size: int,
+) -> tuple[te.Materialized, int] | None:
     """An elementwise consumer of the materialized ``inputs[position]`` (used only here, of
-    the consumer's shape) folded into the producer's store as an epilogue."""
+    the consumer's shape) folded into the producer's store as an epilogue, with the size of
+    the fused epilogue expression (``producer_size``: the producer's own epilogue's); ``None``
+    when that size would pass ``INLINE_LIMIT``."""
     producer = inputs[position]
     assert isinstance(producer, te.Materialized)
     v = ir.ScalarVar(ctx.fresh("v"), producer.dtype)
@@ -271,6 +274,9 @@ def _fuse_epilogue(
     new_inputs = (*inputs[:position], stand_in, *inputs[position + 1 :])
     consumer = lowering.fn(ctx, new_inputs, attrs, arg_types, out_type)  # type: ignore[arg-type]
     assert isinstance(consumer, te.Tensor)
+    size = tree_size(_probe(consumer), {v: producer_size})
+    if size > INLINE_LIMIT:
+        return None
 
     def schedule(out: ir.Buffer, epilogue: te.Epilogue | None) -> ir.Stmt:
         def fused(value: ir.PrimExpr, idx: te.Indices) -> ir.PrimExpr:
@@ -279,16 +285,67 @@ def _fuse_epilogue(
 
         return producer.emit(out, fused)
 
-    return te.Scheduled(
+    fused_tensor = te.Scheduled(
         ctx.fresh(f"{producer.name}_{lowering.op}"),
         consumer.shape,
         consumer.dtype,
         schedule=schedule,
     )
+    return fused_tensor, size
 
 
 def _same_shape(a: Sequence[ir.PrimExpr], b: Sequence[ir.PrimExpr]) -> bool:
     return len(a) == len(b) and all(x == y for x, y in zip(a, b, strict=True))
+
+
+INLINE_LIMIT = 2048
+"""The largest element expression (``tree_size``) an inlined tensor may have. Inlining copies
+an input's expression into its consumer at every read, so an operator that reads its input
+twice (``maximum`` is ``select(a > b, a, b)``) doubles it: a long chain of them would grow
+exponentially. When a call's result passes the limit, its large computed inputs are
+materialised into local buffers (their own loop nests) and the call is lowered again over
+loads of them; a result still over the limit is materialised itself. Epilogue fusion stops
+at the limit likewise."""
+
+
+INLINE_DEPTH = 32
+"""The longest chain of operator calls inlined into one another (or fused as epilogues of one
+materialised tensor). Element functions call their inputs' element functions, so the tensor
+expression layer recurses on this depth; an input at the limit is materialised first."""
+
+
+def tree_size(e: ir.PrimExpr, leaves: dict[ir.Variable, int] | None = None) -> int:
+    """The number of nodes of ``e`` as a tree: a node shared by several parents is counted at
+    each of them (what a consumer that re-reads it costs); ``Ref(v)`` counts ``leaves[v]`` for
+    ``v`` in ``leaves`` (a stand-in for a value of that size). Iterative."""
+
+    def node(x: ir.PrimExpr, subs: list[int]) -> int:
+        if leaves and isinstance(x, ir.Ref) and x.var in leaves:
+            return leaves[x.var]
+        return 1 + sum(subs)
+
+    return ir.fold_expr(e, node)
+
+
+def _probe(t: te.Tensor) -> ir.PrimExpr:
+    """``t``'s element expression at fresh symbolic indices."""
+    return t(*(ir.Ref(ir.LoopVar(f"probe{k}")) for k in range(t.ndim)))
+
+
+def materialize(t: te.Tensor, name: str) -> te.Scheduled:
+    """``t`` computed by its own loop nest into a buffer (read through loads), with the
+    epilogue of a fused consumer, if any, applied at the store."""
+
+    def schedule(out: ir.Buffer, epilogue: te.Epilogue | None) -> ir.Stmt:
+        def element(idx: te.Indices) -> ir.Stmt:
+            value = t(*idx)
+            if epilogue is not None:
+                value = epilogue(value, idx)
+            return ir.Store(out, idx, te.as_dtype(value, out.dtype))
+
+        return te.loop_nest(out.shape, element)
+
+    return te.Scheduled(name, t.shape, t.dtype, schedule=schedule)
 
 
 class _Lowerer:
@@ -303,6 +360,10 @@ class _Lowerer:
         self.let_values: dict[Var, Expr] = {}
         self.uses: dict[Expr, int] = {}
         self.constants: list[tuple[ir.Buffer, np.ndarray]] = []
+        self.sizes: dict[te.Tensor, int] = {}
+        self.epilogue_sizes: dict[te.Materialized, int] = {}
+        self.barriers: set[te.Materialized] = set()
+        self.depths: dict[te.Tensor, int] = {}
 
     def resolve(self, e: Expr) -> Expr:
         """A let-bound variable's value expression (followed through chains of lets)."""
@@ -350,16 +411,85 @@ class _Lowerer:
             for k, (a, x) in enumerate(zip(e.args, inputs, strict=True)):
                 fusable = (
                     isinstance(x, te.Materialized)
+                    and x not in self.barriers
+                    and self.depths.get(x, 0) < INLINE_DEPTH
                     and self.uses.get(self.resolve(a), 0) == 1
                     and out_shape is not None
                     and _same_shape(x.shape, out_shape)
                     and not any(x is y for j, y in enumerate(inputs) if j != k)
                 )
                 if fusable:
-                    return _fuse_epilogue(
-                        self.ctx, lowering, inputs, k, e.attrs, arg_types, out_type
+                    assert isinstance(x, te.Materialized)
+                    fused = _fuse_epilogue(
+                        self.ctx,
+                        lowering,
+                        inputs,
+                        k,
+                        e.attrs,
+                        arg_types,
+                        out_type,
+                        self.epilogue_sizes.get(x, 1),
                     )
-        return lowering.fn(self.ctx, inputs, e.attrs, arg_types, out_type)  # type: ignore[arg-type]
+                    if fused is not None:
+                        self.epilogue_sizes[fused[0]] = fused[1]
+                        self.depths[fused[0]] = self.depths.get(x, 0) + 1
+                        return fused[0]
+        # The inlining guards (see INLINE_DEPTH and INLINE_LIMIT): inputs at the depth limit
+        # are materialised; a result over the size limit makes its large computed inputs
+        # materialised and the call lowered again over loads of them (and is materialised
+        # itself if still too big).
+        inputs = tuple(self.materialize_deep(x) for x in inputs)
+        result = lowering.fn(self.ctx, inputs, e.attrs, arg_types, out_type)  # type: ignore[arg-type]
+        if self.too_big(result):
+            inputs = tuple(self.materialize_large(x) for x in inputs)
+            result = lowering.fn(self.ctx, inputs, e.attrs, arg_types, out_type)  # type: ignore[arg-type]
+            result = self.materialize_large(result, limit=INLINE_LIMIT)
+        depth = 1 + max(
+            (
+                self.depths.get(t, 0)
+                for x in inputs
+                for t in _flatten(x)
+                if isinstance(t, te.Compute)
+            ),
+            default=0,
+        )
+        for t in _flatten(result):
+            if isinstance(t, te.Compute):
+                self.depths[t] = depth
+        return result
+
+    def materialize_deep(self, value: te.TensorResult) -> te.TensorResult:
+        """``value`` with each computed tensor at ``INLINE_DEPTH`` materialised."""
+        if isinstance(value, tuple):
+            return tuple(self.materialize_deep(v) for v in value)
+        if not isinstance(value, te.Compute) or self.depths.get(value, 0) < INLINE_DEPTH:
+            return value
+        m = materialize(value, self.ctx.fresh(f"{value.name}_buf"))
+        self.barriers.add(m)
+        return m
+
+    def size(self, t: te.Tensor) -> int:
+        """The tree size of ``t``'s element expression (1 for a tensor read by a load)."""
+        if not isinstance(t, te.Compute):
+            return 1
+        if t not in self.sizes:
+            self.sizes[t] = tree_size(_probe(t))
+        return self.sizes[t]
+
+    def too_big(self, result: te.TensorResult) -> bool:
+        """Whether a tensor of ``result`` is over ``INLINE_LIMIT``."""
+        return any(self.size(t) > INLINE_LIMIT for t in _flatten(result))
+
+    def materialize_large(self, value: te.TensorResult, limit: int = 16) -> te.TensorResult:
+        """``value`` with each computed tensor whose size passes ``limit`` materialised (and
+        kept out of epilogue fusion, which would inline it again)."""
+        if isinstance(value, tuple):
+            return tuple(self.materialize_large(v, limit) for v in value)
+        if not isinstance(value, te.Compute) or self.size(value) <= limit:
+            return value
+        m = materialize(value, self.ctx.fresh(f"{value.name}_buf"))
+        self.barriers.add(m)
+        return m
 
     def run(self) -> ir.Kernel:
         in_buffers: list[ir.Buffer] = []
@@ -419,7 +549,9 @@ def lower_primitive(fn: Function, name: str) -> ir.Kernel:
     parameters); outputs are the result flattened likewise. Static dimensions are literals;
     symbolic ones become ``SizeVar`` parameters shared by equal symbols, each ``?`` its own.
     An elementwise or broadcast call whose input is a materialized tensor used only by it, of
-    its own shape, is folded into that tensor's store as an epilogue.
+    its own shape, is folded into that tensor's store as an epilogue. Inlined expressions are
+    kept below ``INLINE_LIMIT`` nodes and ``INLINE_DEPTH`` chained calls by materialising
+    large or deep ones (see there).
 
     Raises ``te.LoweringError(op, reason)`` for an operator without a lowering or a construct
     a kernel cannot hold (``if``, ``match``, closures, references).
@@ -463,11 +595,15 @@ def kernel_inputs(
 
 
 __all__ = [
+    "INLINE_DEPTH",
+    "INLINE_LIMIT",
     "kernel_inputs",
     "lower_primitive",
     "lower_tensors",
+    "materialize",
     "replace_var",
     "schedule_outputs",
     "size_bindings",
     "store_nest",
+    "tree_size",
 ]

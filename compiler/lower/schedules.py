@@ -14,8 +14,11 @@ Matrix products ``C[b, i, j] = sum_k A(b, i, k) * B(b, k, j)`` have two schedule
 - ``gemm_blas``: a call of CBLAS's ``cblas_sgemm`` through ``ir.ExternCall`` (float32 only),
   which the CPU target resolves to numpy's bundled OpenBLAS.
 
-Which one the lowerings use is ``GEMM_STRATEGY`` (``"packed"`` or ``"blas"``); the environment
-variable ``RELAY_GEMM`` sets its initial value and ``gemm_strategy(name)`` switches it for a
+A product of at most ``GEMV_ROWS`` rows is a plain ``te.reduce`` whichever the strategy.
+
+Which one the lowerings use is ``GEMM_STRATEGY`` (``"packed"`` or ``"blas"``, the default:
+measured faster, ``benchmarks/cpu_kernels.py``); the environment variable ``RELAY_GEMM`` sets
+its initial value and ``gemm_strategy(name)`` switches it for a
 ``with`` block. Lowerings read it when they lower, so a kernel keeps the schedule it was lowered
 with. Float sums may be reassociated either way (the tolerance policy allows it for
 reductions).
@@ -33,17 +36,30 @@ from . import ir
 STRATEGIES = ("packed", "blas")
 """The matrix-product schedules ``GEMM_STRATEGY`` may name."""
 
-GEMM_STRATEGY: str = os.environ.get("RELAY_GEMM", "packed")
+GEMM_STRATEGY: str = os.environ.get("RELAY_GEMM", "blas")
 """The matrix-product schedule the lowerings use now (see the module docstring)."""
 
 MR = 4
 """Rows of the register block of ``gemm_packed``."""
 
-NR = 16
-"""Columns of a packed panel of ``gemm_packed`` (the vector width of the micro-kernel)."""
+NR = 64
+"""Columns of a packed panel of ``gemm_packed`` (a few vectors wide: measured best of 16, 32
+and 64 on an AVX-512 host); a static ``N`` below it narrows the panel to ``N`` rounded up to
+16."""
 
-BLAS_CHUNK = 256
-"""Columns (output positions) of one im2col chunk of a convolution's ``sgemm`` schedule."""
+GEMV_ROWS = 2
+"""A product with at most this many rows (static) and a batch of 1 is a plain reduction over
+``k`` (innermost and contiguous in both operands of ``nn.dense``), whichever strategy: packing
+and sgemm only add traffic to a matrix-vector product (measured: 13 GFLOP/s against 3 at
+1x2048x1000)."""
+
+COLUMN_KIND = ir.LoopKind.VECTORIZED
+"""The kind of the micro-kernel's column loop (over the panel width)."""
+
+BLAS_CHUNK = 4096
+"""Columns (output positions) of one im2col chunk of a convolution's ``sgemm`` schedule (whole
+rows of the last spatial axis when it is static): large, because one big sgemm runs faster
+than several small ones (the chunk buffer is heap-allocated by the CPU target)."""
 
 
 @contextlib.contextmanager
@@ -200,6 +216,14 @@ def unflatten(flat: ir.PrimExpr, dims: Sequence[ir.PrimExpr]) -> tuple[ir.PrimEx
     return tuple(reversed(out)) if dims else ()
 
 
+def index_of_rows(rows: Sequence[ir.PrimExpr], dims: Sequence[ir.PrimExpr]) -> ir.PrimExpr:
+    """The row-major flat index of the multi-index ``rows`` in a tensor of ``dims``."""
+    flat: ir.PrimExpr = ir.index(0)
+    for r, d in zip(rows, dims, strict=True):
+        flat = add(mul(flat, d), r)
+    return flat
+
+
 # ---------------------------------------------------------------------------------------------
 # Loop nests
 
@@ -275,14 +299,18 @@ def gemm_packed(
     store: StoreFn,
     dtype: str,
     *,
-    mr: int = MR,
-    nr: int = NR,
+    mr: int | None = None,
+    nr: int | None = None,
 ) -> ir.Stmt:
     """``C[b, i, j] = sum_k a(b, i, k) * b(b, k, j)`` as the packed, register-blocked loop nest
     of the module docstring (accumulation in ``dtype``)."""
-    sm = static(m)
+    mr = MR if mr is None else mr
+    nr = NR if nr is None else nr
+    sm, sn = static(m), static(n)
     if sm is not None:
         mr = max(1, min(mr, sm))
+    if sn is not None:
+        nr = max(16, min(nr, -(-sn // 16) * 16))
     zero = ir.const(0, dtype)
 
     def per_batch(bt: ir.PrimExpr) -> ir.Stmt:
@@ -317,7 +345,7 @@ def gemm_packed(
                 return loop("ii", mr, fn, ir.LoopKind.UNROLLED)
 
             def cols(fn: Callable[[ir.PrimExpr], ir.Stmt]) -> ir.Stmt:
-                return loop("jj", nr, fn, ir.LoopKind.VECTORIZED)
+                return loop("jj", nr, fn, COLUMN_KIND)
 
             init = rows(lambda ii: cols(lambda jj: ir.Store(acc, (ii, jj), zero)))
 
@@ -459,6 +487,7 @@ def gemm_blas(
 __all__ = [
     "BLAS_CHUNK",
     "GEMM_STRATEGY",
+    "GEMV_ROWS",
     "MR",
     "NR",
     "STRATEGIES",
@@ -476,6 +505,7 @@ __all__ = [
     "gemm_strategy",
     "guard",
     "idx",
+    "index_of_rows",
     "less",
     "local",
     "loop",

@@ -200,23 +200,48 @@ class _Segment:
     extent_symbol: str = ""
 
 
-def _top_level(body: ir.Stmt) -> list[ir.Stmt]:
+def _is_size_expression(e: ir.PrimExpr) -> bool:
+    """Whether ``e`` is integer arithmetic over literals and size parameters only."""
+    work = [e]
+    while work:
+        match work.pop():
+            case ir.Const() | ir.Ref(ir.SizeVar()):
+                pass
+            case ir.Binary(ir.BinOp.ADD | ir.BinOp.SUB | ir.BinOp.MUL, a, b):
+                work += [a, b]
+            case _:
+                return False
+    return True
+
+
+def _top_level(body: ir.Stmt) -> tuple[list[ir.Stmt], list[ir.Buffer]]:
+    """The statements of the top-level sequence, looking through ``Allocate``s whose size the
+    caller can compute from the sizes (those buffers are returned as the scratch buffers)."""
     out: list[ir.Stmt] = []
+    scratch: list[ir.Buffer] = []
     work = [body]
     while work:
         s = work.pop()
         if isinstance(s, ir.Seq):
             work.extend(reversed(s.stmts))
+        elif (
+            isinstance(s, ir.Allocate)
+            and s.buffer.strides is None
+            and all(_is_size_expression(e) for e in s.buffer.shape)
+        ):
+            scratch.append(s.buffer)
+            work.append(s.body)
         else:
             out.append(s)
-    return out
+    return out, scratch
 
 
-def _segments(kernel: ir.Kernel, base: str) -> list[_Segment]:
-    """The kernel's top-level segments, or ``[]`` when it has no top-level parallel loop."""
-    stmts = _top_level(kernel.body)
+def _segments(kernel: ir.Kernel, base: str) -> tuple[list[_Segment], list[ir.Buffer]]:
+    """The kernel's top-level segments and the scratch buffers they share, or ``[], []``
+    when it has no top-level parallel loop."""
+    stmts, scratch = _top_level(kernel.body)
     if not any(isinstance(s, ir.For) and s.kind is ir.LoopKind.PARALLEL for s in stmts):
-        return []
+        return [], []
     segments: list[_Segment] = []
     run: list[ir.Stmt] = []
 
@@ -234,7 +259,7 @@ def _segments(kernel: ir.Kernel, base: str) -> list[_Segment]:
         else:
             run.append(s)
     flush()
-    return segments
+    return segments, scratch
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,15 +341,22 @@ class _Module:
 
 
 class _FunctionEmitter:
-    """Emits one LLVM function whose arguments are the kernel's buffers and sizes (and
-    ``extra`` trailing ``i64`` arguments)."""
+    """Emits one LLVM function whose arguments are the kernel's buffers, then the ``scratch``
+    buffers (a segment's share of the top-level local buffers), then the sizes (and ``extra``
+    trailing ``i64`` arguments)."""
 
     def __init__(
-        self, m: _Module, kernel: ir.Kernel, symbol: str, ret: lir.Type, extra: int = 0
+        self,
+        m: _Module,
+        kernel: ir.Kernel,
+        symbol: str,
+        ret: lir.Type,
+        extra: int = 0,
+        scratch: Sequence[ir.Buffer] = (),
     ) -> None:
         self.m = m
         self.kernel = kernel
-        params = kernel.params
+        params = (*kernel.params, *scratch)
         types: list[lir.Type] = [PTR] * len(params) + [I64] * (len(kernel.sizes) + extra)
         self.fn = m.function(symbol, ret, types)
         self.fn.attributes.add("nounwind")
@@ -734,6 +766,9 @@ class _FunctionEmitter:
             v = self.binary(
                 accumulation.op, operands[0], operands[1], buffer.dtype, _REDUCTION_FLAGS
             )
+        if v.type != register_type(buffer.dtype):
+            # opaque pointers: LLVM would store the value's own width, past the element
+            raise _Unsupported(f"a {v.type} value stored into {buffer.dtype} buffer {buffer.name}")
         if buffer.dtype == "bool":
             v = self.b.zext(v, I8)
         index_values = [self.expr(i) for i in indices]
@@ -828,12 +863,29 @@ class _FunctionEmitter:
 @dataclass(frozen=True)
 class GeneratedModule:
     """A kernel printed as LLVM IR: the text, the entry symbol, the segment functions (empty
-    without top-level parallel loops) and the external symbols it needs."""
+    without top-level parallel loops), the scratch buffers the segments share (allocated by
+    the caller: ``size_vars`` are the size parameters their shapes mention) and the external
+    symbols it needs."""
 
     text: str
     symbol: str
     segments: tuple[_Segment, ...]
+    scratch: tuple[ir.Buffer, ...] = ()
+    size_vars: tuple[ir.SizeVar, ...] = ()
     imports: dict[str, int] = field(default_factory=dict)
+
+    def scratch_arrays(self, sizes: Sequence[int]) -> list[Array]:
+        """Fresh arrays for the scratch buffers, given the size parameters' values in order."""
+        bound = dict(zip(self.size_vars, sizes, strict=True))
+        arrays: list[Array] = []
+        for buffer in self.scratch:
+            count = 1
+            for extent in buffer.shape:
+                value = _static_value(extent, bound)
+                assert value is not None  # _top_level took only computable shapes
+                count *= value
+            arrays.append(np.empty(max(count, 1), _numpy_dtype(buffer.dtype)))
+        return arrays
 
     @property
     def exports(self) -> list[str]:
@@ -857,29 +909,31 @@ def generate(kernel: ir.Kernel) -> GeneratedModule:
     """The LLVM IR of ``kernel`` (unoptimised); ``KernelCompileError`` if it cannot be made."""
     base = symbol_base(kernel.name)
     m = _Module(kernel.name)
-    segments = _segments(kernel, base)
+    segments, scratch = _segments(kernel, base)
     try:
         main = _FunctionEmitter(m, kernel, base, VOID)
         main.stmt(kernel.body)
         main.finish()
         for segment in segments:
             if segment.kind == "serial":
-                f = _FunctionEmitter(m, kernel, segment.symbol, VOID)
+                f = _FunctionEmitter(m, kernel, segment.symbol, VOID, scratch=scratch)
                 f.stmt(segment.stmt)
                 f.finish()
                 continue
             loop = segment.stmt
             assert isinstance(loop, ir.For)
-            f = _FunctionEmitter(m, kernel, segment.symbol, VOID, extra=2)
+            f = _FunctionEmitter(m, kernel, segment.symbol, VOID, extra=2, scratch=scratch)
             f.extra[0].name, f.extra[1].name = "lo", "hi"
             f.stmt(loop, parallel_range=(f.extra[0], f.extra[1]))
             f.finish()
-            n = _FunctionEmitter(m, kernel, segment.extent_symbol, I64)
+            n = _FunctionEmitter(m, kernel, segment.extent_symbol, I64, scratch=scratch)
             n.finish(n.expr(loop.extent))
     except (_Unsupported, KeyError, TypeError, ValueError, AttributeError) as e:
         text = _partial_text(m)
         raise _compile_error(kernel, f"cannot generate LLVM IR: {e}", text) from e
-    return GeneratedModule(str(m.module), base, tuple(segments), dict(m.imports))
+    return GeneratedModule(
+        str(m.module), base, tuple(segments), tuple(scratch), kernel.sizes, dict(m.imports)
+    )
 
 
 def _compile_error(kernel: ir.Kernel, message: str, text: str) -> KernelCompileError:
@@ -976,6 +1030,7 @@ class CompiledKernel:
         self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
         self._segments = []
         if threads > 1:
+            nbuf += len(generated.scratch)
             for s in generated.segments:
                 extra = 2 if s.kind == "parallel" else 0
                 fn = _ctypes_function(addresses[s.symbol], nbuf, nsize + extra, None)
@@ -996,7 +1051,7 @@ class CompiledKernel:
         inputs: Sequence[Array],
         outputs: Sequence[Array],
         sizes: Mapping[ir.SizeVar, int],
-    ) -> list[int]:
+    ) -> tuple[list[int], list[int]]:
         k = self.kernel
         if len(inputs) != len(k.inputs) or len(outputs) != len(k.outputs):
             raise ValueError(
@@ -1028,7 +1083,7 @@ class CompiledKernel:
         for array in outputs:
             if not array.flags.writeable:
                 raise ValueError(f"kernel {k.name}: an output array is read-only")
-        return pointers + values
+        return pointers, values
 
     def __call__(
         self,
@@ -1037,10 +1092,12 @@ class CompiledKernel:
         sizes: Mapping[ir.SizeVar, int] | None = None,
     ) -> None:
         """Run the kernel: read ``inputs``, write ``outputs``."""
-        args = self._arguments(inputs, outputs, sizes or {})
+        pointers, values = self._arguments(inputs, outputs, sizes or {})
         if not self._segments:
-            self._main(*args)
+            self._main(*pointers, *values)
             return
+        scratch = self._generated.scratch_arrays(values)  # alive until the segments finish
+        args = [*pointers, *(a.ctypes.data for a in scratch), *values]
         for _segment, fn, extent_fn in self._segments:
             if extent_fn is None:
                 fn(*args)

@@ -19,7 +19,7 @@ from .elementwise import tensor_input
 B = ir.BinOp
 
 
-def _linear(idx: te.Indices, shape: tuple[ir.PrimExpr, ...]) -> ir.PrimExpr:
+def linear(idx: te.Indices, shape: tuple[ir.PrimExpr, ...]) -> ir.PrimExpr:
     """The row-major linear index of ``idx`` in ``shape``."""
     out: ir.PrimExpr = ir.index(0)
     for i, d in zip(idx, shape, strict=True):
@@ -27,7 +27,7 @@ def _linear(idx: te.Indices, shape: tuple[ir.PrimExpr, ...]) -> ir.PrimExpr:
     return out
 
 
-def _unravel(flat: ir.PrimExpr, shape: tuple[ir.PrimExpr, ...]) -> list[ir.PrimExpr]:
+def unravel(flat: ir.PrimExpr, shape: tuple[ir.PrimExpr, ...]) -> list[ir.PrimExpr]:
     """The index of the row-major position ``flat`` in ``shape``."""
     out: list[ir.PrimExpr] = []
     for k in reversed(range(len(shape))):
@@ -38,7 +38,7 @@ def _unravel(flat: ir.PrimExpr, shape: tuple[ir.PrimExpr, ...]) -> list[ir.PrimE
 
 
 def _reshaped(x: te.Tensor, shape: tuple[ir.PrimExpr, ...], name: str) -> te.Tensor:
-    return te.compute(shape, x.dtype, lambda idx: x(*_unravel(_linear(idx, shape), x.shape)), name)
+    return te.compute(shape, x.dtype, lambda idx: x(*unravel(linear(idx, shape), x.shape)), name)
 
 
 def _to_result(name: str) -> te.LoweringFn:

@@ -3,7 +3,8 @@ nn.softmax, nn.log_softmax and nn.fast_softmax (two reductions along the axis, t
 the sum of exponentials, then a compute).
 
 Float16 data is computed in float32 and rounded once at the end, as the references do.
-``nn.relu`` is an elementwise operator (``semantics/ops/elementwise.py``), lowered there.
+``nn.relu`` is ``x > 0 ? x : 0`` (elementwise's ``maximum``, an ordered compare: relu(NaN) is
+0), on every dtype.
 """
 
 from __future__ import annotations
@@ -30,6 +31,25 @@ def _bin(op: ir.BinOp, a: ir.PrimExpr, b: ir.PrimExpr) -> ir.PrimExpr:
 def _positive(x: ir.PrimExpr) -> ir.PrimExpr:
     """``x > 0`` (ordered: NaN is not positive)."""
     return _bin(ir.BinOp.GT, x, ir.const(0, x.dtype))
+
+
+@te.lowering("nn.relu")
+def lower_relu(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``x > 0 ? x : 0`` (NaN gives 0)."""
+    x = tensor(args, 0, "nn.relu")
+    zero = ir.const(0, x.dtype)
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        v = x(*ix)
+        return ir.Select(_positive(v), v, zero)
+
+    return te.compute(x.shape, x.dtype, element, ctx.fresh("relu"))
 
 
 @te.lowering("nn.leaky_relu")

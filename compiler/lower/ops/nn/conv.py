@@ -117,8 +117,13 @@ class _Geometry:
         self, n: ir.PrimExpr, g: ir.PrimExpr, kk: ir.PrimExpr, p: ir.PrimExpr
     ) -> ir.PrimExpr:
         """cols[k, p] of image ``n``, group ``g``, in ``cd``: the padded input element."""
+        return self.column_at(n, g, kk, sch.unflatten(p, self.positions))
+
+    def column_at(
+        self, n: ir.PrimExpr, g: ir.PrimExpr, kk: ir.PrimExpr, pos: tuple[ir.PrimExpr, ...]
+    ) -> ir.PrimExpr:
+        """``column`` at the output position ``pos`` (one index per spatial axis)."""
         ci, *offsets = sch.unflatten(kk, [ir.index(self.cg), *(ir.index(k) for k in self.kernel)])
-        pos = sch.unflatten(p, self.positions)
         channel = sch.add(sch.mul(g, self.cg), ci)
         spatial = [
             sch.sub(sch.add(sch.mul(q, s), sch.mul(j, d)), b)
@@ -188,7 +193,17 @@ def _conv_blas(
     ``C[og, chunk] = W_g[og, K] @ cols``, then the store with the epilogue."""
     og, k = g.og, g.k
     sp = sch.static(npos)
-    chunk = sch.BLAS_CHUNK if sp is None else max(1, min(sch.BLAS_CHUNK, sp))
+    last = sch.static(g.positions[-1])
+    # Chunks of whole rows of the last spatial axis when it is static, so that the im2col's
+    # innermost loop runs along that axis with no index division.
+    rows = None if last is None or last == 0 else max(1, sch.BLAS_CHUNK // last)
+    total_rows = sch.static(sch.product(g.positions[:-1]))
+    if rows is not None and total_rows is not None:
+        rows = max(1, min(rows, total_rows))
+    if rows is not None and last is not None:
+        chunk = rows * last
+    else:
+        chunk = sch.BLAS_CHUNK if sp is None else max(1, min(sch.BLAS_CHUNK, sp))
     wbuf = sch.local("W", (g.groups, og, k), "float32")
 
     def pack_weight(ix: tuple[ir.PrimExpr, ...]) -> ir.Stmt:
@@ -203,15 +218,35 @@ def _conv_blas(
         cbuf = sch.local("C", (og, chunk), "float32")
         p0 = sch.mul(c, chunk)
         width = sch.minimum(chunk, sch.sub(npos, p0))
-        fill = sch.loop(
-            "k",
-            k,
-            lambda kk: sch.loop(
-                "p",
-                width,
-                lambda pp: ir.Store(cols, (kk, pp), g.column(n, gi, kk, sch.add(p0, pp))),
-            ),
-        )
+        if rows is not None and last is not None:
+            outer = g.positions[:-1]
+            row0 = sch.mul(c, rows)
+            count = sch.minimum(rows, sch.sub(sch.product(outer), row0))
+            q_extent = last
+
+            def fill_row(kk: ir.PrimExpr, r: ir.PrimExpr) -> ir.Stmt:
+                lead = sch.unflatten(sch.add(row0, r), outer)
+                return sch.loop(
+                    "q",
+                    q_extent,
+                    lambda q: ir.Store(
+                        cols,
+                        (kk, sch.add(sch.mul(r, q_extent), q)),
+                        g.column_at(n, gi, kk, (*lead, q)),
+                    ),
+                )
+
+            fill = sch.loop("k", k, lambda kk: sch.loop("r", count, lambda r: fill_row(kk, r)))
+        else:
+            fill = sch.loop(
+                "k",
+                k,
+                lambda kk: sch.loop(
+                    "p",
+                    width,
+                    lambda pp: ir.Store(cols, (kk, pp), g.column(n, gi, kk, sch.add(p0, pp))),
+                ),
+            )
         copy_w = sch.nest(
             "wg", (ir.index(og), ir.index(k)), lambda ok: ir.Store(wg, ok, ir.Load(wbuf, (gi, *ok)))
         )

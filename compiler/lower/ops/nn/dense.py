@@ -34,15 +34,15 @@ def product(
     k: ir.PrimExpr,
     a: sch.Operand,
     b: sch.Operand,
-    out_index: sch.Operand | None,
     *,
     direct_a: sch.Direct | None = None,
     direct_b: sch.Direct | None = None,
     flat_out: bool = False,
-) -> te.Scheduled:
+) -> te.Materialized:
     """The scheduled tensor of ``C[b, i, j] = sum_k a(b, i, k) * b(b, k, j)`` of ``shape``:
-    ``a`` and ``b`` give elements already cast to ``dtype``; ``out_index(b, i, j)`` is unused
-    (the output is ``shape`` with ``(b, i, j)`` unflattened row-major from the leading axes);
+    ``a`` and ``b`` give elements already cast to ``dtype``; the output is ``shape`` with
+    ``(b, i, j)`` unflattened row-major from the leading axes (a batch of 1: no batch axis);
+    at most ``schedules.GEMV_ROWS`` rows: a plain reduction over ``k``;
     ``direct_a``/``direct_b`` are the operands as buffers for the BLAS schedule (``None``: the
     schedule packs them); ``flat_out``: the output is row-major ``(M, N)`` per batch of 1."""
     cd = compute_dtype(dtype)
@@ -52,6 +52,18 @@ def product(
     def index_of(bt: ir.PrimExpr, i: ir.PrimExpr, j: ir.PrimExpr) -> tuple[ir.PrimExpr, ...]:
         rows = sch.unflatten(i, lead)
         return (*rows, j) if static_batch_one(batch) else (bt, *rows, j)
+
+    sm = sch.static(m)
+    if sm is not None and sm <= sch.GEMV_ROWS and static_batch_one(batch):
+
+        def element(ix: te.Indices, r: te.Indices) -> ir.PrimExpr:
+            i = sch.index_of_rows(ix[:-1], lead)
+            prod = ir.Binary(
+                ir.BinOp.MUL, cast(a(batch, i, r[0]), cd), cast(b(batch, r[0], ix[-1]), cd)
+            )
+            return prod
+
+        return te.reduce(shape, dtype, (k,), "sum", element, name, acc_dtype=cd)
 
     def schedule(out: ir.Buffer, epilogue: te.Epilogue | None) -> ir.Stmt:
         def put(bt: ir.PrimExpr, i: ir.PrimExpr, j: ir.PrimExpr, v: ir.PrimExpr) -> ir.Stmt:
@@ -139,7 +151,6 @@ def lower_dense(
         k,
         fa,
         fb,
-        None,
         direct_a=_direct(data, dtype, False, k),
         direct_b=_direct(weight, dtype, True, k),
         flat_out=True,
@@ -194,7 +205,6 @@ def lower_matmul(
         k,
         fa,
         fb,
-        None,
         direct_a=direct_a,
         direct_b=_direct(tb, dtype, at.transpose_b, k if at.transpose_b else n),
         flat_out=True,
@@ -240,7 +250,6 @@ def lower_batch_matmul(
         k,
         fa,
         fb,
-        None,
         direct_a=_direct(ta, dtype, at.transpose_a, m if at.transpose_a else k) if single else None,
         direct_b=_direct(tb, dtype, at.transpose_b, k if at.transpose_b else n) if single else None,
         flat_out=single,

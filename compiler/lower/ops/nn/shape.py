@@ -1,0 +1,213 @@
+"""Lowerings of ``semantics/ops/nn/shape.py``: index maps (computes, inlined into their
+consumer).
+
+- ``nn.batch_flatten``: ``out[n, j] = data[n, unflatten(j)]``;
+- ``nn.pad``: constant (``pad_val[0..0]`` cast to the dtype), edge and reflect, as
+  ``topi::pad`` (a negative width crops);
+- ``nn.mirror_pad``: SYMMETRIC and REFLECT, one reflection;
+- ``nn.space_to_depth``, ``nn.depth_to_space`` (DCR and CRD), NCHW and NHWC;
+- ``nn.upsampling``, ``nn.space_to_batch_nd``, ``nn.batch_to_space_nd``: unsupported (see the
+  reasons registered below).
+"""
+
+from __future__ import annotations
+
+from .....semantics.ops.nn.shape import MirrorPadAttrs, PadAttrs, SubPixelAttrs
+from .....semantics.ops.registry import Attrs
+from .....semantics.syntax import Type
+from ... import ir, te
+from ... import schedules as sch
+from .common import cast, out_shape, tensor
+
+
+def _bin(op: ir.BinOp, a: ir.PrimExpr, b: ir.PrimExpr) -> ir.PrimExpr:
+    return ir.Binary(op, a, b)
+
+
+def _lt(a: ir.PrimExpr, b: ir.PrimExpr) -> ir.PrimExpr:
+    return _bin(ir.BinOp.LT, a, b)
+
+
+@te.lowering("nn.batch_flatten")
+def lower_batch_flatten(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[n, j] = data[n, unflatten(j)]`` (row-major)."""
+    x = tensor(args, 0, "nn.batch_flatten")
+    shape = out_shape(ctx, out_type, "nn.batch_flatten")
+    rest = x.shape[1:]
+    return te.compute(
+        shape,
+        x.dtype,
+        lambda ix: x(ix[0], *sch.unflatten(ix[1], rest)),
+        ctx.fresh("batch_flatten"),
+    )
+
+
+@te.lowering("nn.pad")
+def lower_pad(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``topi::pad``: constant, edge or reflect (see the module docstring)."""
+    assert isinstance(attrs, PadAttrs)
+    op = "nn.pad"
+    x, pad_val = tensor(args, 0, op), tensor(args, 1, op)
+    shape = out_shape(ctx, out_type, op)
+    mode = attrs.pad_mode
+    value = cast(pad_val(*(ir.index(0) for _ in pad_val.shape)), x.dtype)
+    empty = any(sch.static(d) == 0 for d in x.shape)
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        if mode == "constant" and empty:
+            return value
+        sources: list[ir.PrimExpr] = []
+        conds: list[ir.PrimExpr] = []
+        for o, n, (before, _after) in zip(ix, x.shape, attrs.pad_width, strict=True):
+            i = sch.sub(o, before)
+            if mode == "constant":
+                inside = [_bin(ir.BinOp.GE, i, ir.index(0)), _lt(i, n)]
+                conds.extend(inside)
+                clamp = _bin(ir.BinOp.MIN, _bin(ir.BinOp.MAX, i, ir.index(0)), sch.sub(n, 1))
+                sources.append(clamp)
+            elif mode == "edge":
+                sources.append(
+                    _bin(ir.BinOp.MIN, _bin(ir.BinOp.MAX, i, ir.index(0)), sch.sub(n, 1))
+                )
+            else:  # reflect: -i before the start, 2n - 2 - i after the end
+                low = ir.Select(_lt(i, ir.index(0)), sch.sub(ir.index(0), i), i)
+                sources.append(
+                    ir.Select(_bin(ir.BinOp.GE, i, n), sch.sub(sch.sub(sch.mul(n, 2), 2), i), low)
+                )
+        v = x(*sources)
+        if not conds:
+            return v
+        cond = conds[0]
+        for c in conds[1:]:
+            cond = _bin(ir.BinOp.AND, cond, c)
+        return ir.Select(cond, v, value)
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("pad"))
+
+
+@te.lowering("nn.mirror_pad")
+def lower_mirror_pad(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """SYMMETRIC (``-1`` reads 0) or REFLECT (``-1`` reads 1), one reflection."""
+    assert isinstance(attrs, MirrorPadAttrs)
+    op = "nn.mirror_pad"
+    x = tensor(args, 0, op)
+    shape = out_shape(ctx, out_type, op)
+    shift = 1 if attrs.mode == "SYMMETRIC" else 0
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        sources: list[ir.PrimExpr] = []
+        for o, n, (before, _after) in zip(ix, x.shape, attrs.pad_width, strict=True):
+            i = sch.sub(o, before)
+            low = ir.Select(_lt(i, ir.index(0)), sch.sub(ir.index(-shift), i), i)
+            high = sch.sub(sch.add(sch.sub(sch.mul(n, 2), 2), shift), i)
+            sources.append(ir.Select(_bin(ir.BinOp.GE, i, n), high, low))
+        return x(*sources)
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("mirror_pad"))
+
+
+def _nchw(layout: str, ix: te.Indices) -> te.Indices:
+    """Indices in ``layout`` (NCHW or NHWC) as NCHW."""
+    return ix if layout == "NCHW" else (ix[0], ix[3], ix[1], ix[2])
+
+
+def _from_nchw(
+    layout: str, n: ir.PrimExpr, c: ir.PrimExpr, h: ir.PrimExpr, w: ir.PrimExpr
+) -> te.Indices:
+    return (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
+
+
+@te.lowering("nn.space_to_depth")
+def lower_space_to_depth(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[n, (by * b + bx) * C + c, y, x] = in[n, c, y * b + by, x * b + bx]``."""
+    assert isinstance(attrs, SubPixelAttrs)
+    op = "nn.space_to_depth"
+    x = tensor(args, 0, op)
+    shape = out_shape(ctx, out_type, op)
+    b = attrs.block_size
+    c_in = x.shape[1] if attrs.layout == "NCHW" else x.shape[3]
+    cs = sch.static(c_in)
+    if cs is None:
+        raise te.LoweringError(op, "the channel extent must be static")
+    cs = max(cs, 1)  # no channels: an empty output, the expression is never evaluated
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        n, oc, y, xx = _nchw(attrs.layout, ix)
+        c = sch.floormod(oc, cs)
+        block = sch.floordiv(oc, cs)
+        by, bx = sch.floordiv(block, b), sch.floormod(block, b)
+        h = sch.add(sch.mul(y, b), by)
+        w = sch.add(sch.mul(xx, b), bx)
+        return x(*_from_nchw(attrs.layout, n, c, h, w))
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("space_to_depth"))
+
+
+@te.lowering("nn.depth_to_space")
+def lower_depth_to_space(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """DCR: ``in[n, ((y % b) * b + x % b) * C' + c, y / b, x / b]``; CRD:
+    ``in[n, c * b^2 + (y % b) * b + x % b, y / b, x / b]``."""
+    assert isinstance(attrs, SubPixelAttrs)
+    op = "nn.depth_to_space"
+    x = tensor(args, 0, op)
+    shape = out_shape(ctx, out_type, op)
+    b = attrs.block_size
+    oc = _nchw(attrs.layout, shape)[1]
+    ocs = sch.static(oc)
+    if ocs is None:
+        raise te.LoweringError(op, "the channel extent must be static")
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        n, c, y, xx = _nchw(attrs.layout, ix)
+        offset = sch.add(sch.mul(sch.floormod(y, b), b), sch.floormod(xx, b))
+        if attrs.mode == "DCR":
+            channel = sch.add(sch.mul(offset, ocs), c)
+        else:
+            channel = sch.add(sch.mul(c, b * b), offset)
+        return x(*_from_nchw(attrs.layout, n, channel, sch.floordiv(y, b), sch.floordiv(xx, b)))
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("depth_to_space"))
+
+
+te.unsupported(
+    "nn.upsampling",
+    "image resizing (image.resize2d, which nn.upsampling is) is not lowered yet",
+)
+te.unsupported(
+    "nn.space_to_batch_nd",
+    "the block interleaving is not lowered yet (an injective index map: a compute to write)",
+)
+te.unsupported(
+    "nn.batch_to_space_nd",
+    "the block interleaving is not lowered yet (an injective index map: a compute to write)",
+)
