@@ -212,3 +212,24 @@ def test_arguments_of_the_wrong_shape_never_reach_a_kernel() -> None:
     exe = build(DATAFLOW, InterpretedBackend())
     with pytest.raises(TypeError, match="argument 2 does not fit %w"):
         exe.run(f32(4, 8), f32(8, 8), f32(4, 16))
+
+
+def test_plan_shares_buffers_across_sizes_and_dtypes() -> None:
+    text = """
+def @main(%x: Tensor[(8, 8), float32]) {
+  %0 = exp(%x);
+  %1 = sum(%0, axis=[1]);
+  %2 = cast(tanh(%1), dtype="float64");
+  %3 = exp(%2);
+  %4 = tanh(%3);
+  %5 = exp(%4);
+  multiply(%5, 2f64)
+}
+"""
+    exe = build(text, InterpretedBackend(), opt_level=0)
+    plan = exe.plans["main"]
+    assert plan.intermediates == 7
+    # exp(x) (256 B) dies at sum; the 32 B and 64 B values after it fit in freed buffers.
+    assert len(plan.buffer_sizes) == 2 and max(plan.buffer_sizes) == 256
+    x = f32(8, 8)
+    assert same(exe.run(x), relay.evaluate(relay.parse(text), x))

@@ -16,9 +16,9 @@
    kernel instead of its body: every well-typed program compiles and runs;
 4. a global whose body is a dataflow region (calls of primitive functions, tuples,
    projections, variables, constants and ``let``, static shapes) gets a ``DataflowPlan``: its
-   kernel calls in evaluation order, with each intermediate buffer assigned by a free-list at
-   compile time, so that buffers of the same size and dtype whose lifetimes do not overlap are
-   one allocation, reused by every run. Results are fresh arrays (never arena buffers).
+   kernel calls in evaluation order, with each intermediate buffer assigned by a best-fit
+   free-list at compile time, so that values whose lifetimes do not overlap share one
+   allocation, reused by every run. Results are fresh arrays (never arena buffers).
 
 Nothing falls back to the reference kernels: an operator call left outside a primitive
 function is a ``BackendError``, as is an operator the backend cannot lower. The one exception
@@ -374,7 +374,7 @@ class DataflowPlan:
                         row.append(np.empty(0, np.uint8))  # replaced by a fresh array per run
                         continue
                     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-                    row.append(arena[b][:nbytes].view(dtype).reshape(shape))
+                    row.append(arena[b][:nbytes].view(dtype).reshape(shape))  # offset 0: aligned
                 views.append(row)
             self._views = views
         return self._views
@@ -539,37 +539,42 @@ def _build_ref(t: Type, outs: Sequence[int]) -> Ref:
 def _assign_buffers(
     steps: Sequence[PlanStep], shapes: Mapping[int, tuple[Shape, str]], escaping: set[int]
 ) -> tuple[dict[int, int], list[int]]:
-    """Each kernel output's arena buffer (``-1`` for the result's), by a free-list: a buffer is
-    free after the step of its value's last use, and taken again by a later output of exactly
-    the same size in bytes and dtype."""
+    """Each kernel output's arena buffer (``-1`` for the result's), by a best-fit free-list:
+    a buffer is free after the step of its value's last use; a later output takes the smallest
+    free buffer that holds it, else the largest free one, grown to fit, else a new one.
+    Buffers are bytes, viewed as each value's dtype and shape, so dtypes may share them."""
     last_use: dict[int, int] = {}
     for i, step in enumerate(steps):
         for s in step.inputs:
             last_use[s] = i
     buffer_of: dict[int, int] = {}
     sizes: list[int] = []
-    dtypes: list[str] = []
-    free: dict[tuple[int, str], list[int]] = {}
+    free: list[int] = []
     for i, step in enumerate(steps):
         for s in step.outputs:
             if s in escaping:
                 buffer_of[s] = -1
                 continue
             shape, dtype = shapes[s]
-            key = (int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize, dtype)
-            pool = free.get(key)
-            if pool:
-                buffer_of[s] = pool.pop()
+            need = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+            fits = [b for b in free if sizes[b] >= need]
+            if fits:
+                b = min(fits, key=lambda b: sizes[b])
+            elif free:
+                b = max(free, key=lambda b: sizes[b])
+                sizes[b] = need
             else:
-                buffer_of[s] = len(sizes)
-                sizes.append(key[0])
-                dtypes.append(dtype)
+                b = len(sizes)
+                sizes.append(need)
+            if b in free:
+                free.remove(b)
+            buffer_of[s] = b
         dead = [s for s in step.inputs if last_use.get(s) == i]
         dead += [s for s in step.outputs if s not in last_use]
         for s in dict.fromkeys(dead):
             b = buffer_of.get(s, -1)
             if b >= 0:
-                free.setdefault((sizes[b], dtypes[b]), []).append(b)
+                free.append(b)
     return buffer_of, sizes
 
 
