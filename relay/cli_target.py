@@ -172,6 +172,10 @@ def cmd_fuzz_target(args: argparse.Namespace) -> int:
     """``relay fuzz --target NAME``: the target against the interpreter on generated programs."""
     from .oracles.target_oracle import fuzz_target, replay_target
 
+    if args.passes:
+        print("relay fuzz: error: --pass and --target are exclusive: fuzz passes, or a target's "
+              "compile path", file=sys.stderr)  # fmt: skip
+        return 2
     try:
         target = make_target(args.target, args.threads)
     except TargetUsage as err:
