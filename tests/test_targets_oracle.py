@@ -26,11 +26,15 @@ Array = npt.NDArray[np.generic]
 
 
 class OffByOne(InterpretedKernel):
-    """Correct except that it adds 1 to its first output."""
+    """Correct except that it adds 1 to its first output (negates a bool one)."""
 
     def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
         super().__call__(inputs, outputs)
-        outputs[0][...] += 1
+        out = outputs[0]
+        if out.dtype == np.bool_:
+            np.logical_not(out, out=out)
+        else:
+            np.add(out, 1, out=out, casting="unsafe")
 
 
 class BrokenBackend(InterpretedBackend):
@@ -105,15 +109,24 @@ def test_cli_saves_a_rejected_kernels_ir_and_exits_3(
     )
 
 
-def test_fuzzing_finds_and_shrinks_a_broken_kernel(tmp_path: Path) -> None:
+def test_fuzzing_finds_and_shrinks_a_broken_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = CpuTarget(backend=BrokenBackend(broken="add"))
-    result = fuzz_target(target, max_examples=150, time_budget=40, seed=1, out_dir=tmp_path)
+    result = fuzz_target(target, max_examples=150, time_budget=12, seed=1, out_dir=tmp_path)
     assert result.verdict is not None and result.path is not None
     text = Path(result.path).read_text()
     assert text.startswith("// relay fuzz --target cpu: counterexample")
     assert "// failing kernel: fused_" in text and "add" in text
     assert f"// reproduce: relay fuzz --target cpu --replay {result.path}" in text
     relay.parse(text)  # the report is a valid program
+    # Replayed from the command line: the broken target fails it, a correct one passes it.
+    monkeypatch.setitem(base._INSTANCES, "broken", target)
+    monkeypatch.setitem(base._INSTANCES, "good", CpuTarget(backend=InterpretedBackend()))
+    assert main(["fuzz", "--target", "broken", "--replay", result.path]) == 1
+    assert "verdict: mismatch" in capsys.readouterr().out
+    assert main(["fuzz", "--target", "good", "--replay", result.path]) == 0
+    assert main(["fuzz", "--target", "good", "--pass", "fold-constant"]) == 2
 
 
 def test_tags_name_constructs_and_families() -> None:

@@ -596,7 +596,8 @@ class CpuExecutable(Executable):
         self, args: Sequence[Value], *, entry: str = "main", fuel: int | None = None
     ) -> Result:
         """Apply ``@entry`` to ``args`` (see ``Executable.evaluate``); a planned dataflow
-        global runs its plan, anything else runs in the machine."""
+        global runs its plan (which always terminates: ``fuel`` does not apply), anything else
+        runs in the machine."""
         if entry not in self.program.globals:
             raise RelayRuntimeError(f"the module has no function @{entry}")
         code = self.program.globals[entry]
