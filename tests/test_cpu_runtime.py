@@ -233,3 +233,30 @@ def @main(%x: Tensor[(8, 8), float32]) {
     assert len(plan.buffer_sizes) == 2 and max(plan.buffer_sizes) == 256
     x = f32(8, 8)
     assert same(exe.run(x), relay.evaluate(relay.parse(text), x))
+
+
+def test_a_planned_global_called_from_control_flow_runs_its_plan() -> None:
+    text = """
+def @block(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  tanh(exp(negative(%x)))
+}
+def @main(%x: Tensor[(4), float32], %n: int32) -> Tensor[(4), float32] {
+  if (less(%n, 1)) { %x } else { @main(@block(%x), subtract(%n, 1)) }
+}
+"""
+    backend = InterpretedBackend()
+    exe = build(text, backend, opt_level=0)
+    assert "block" in exe.plans and "main" not in exe.plans
+    block = exe.plans["block"]
+    calls: list[int] = []
+    original = block.run_flat
+
+    def counting(flat: Sequence[Array]) -> list[Array | None]:
+        calls.append(1)
+        return original(flat)
+
+    block.run_flat = counting  # type: ignore[method-assign]
+    x = f32(4)
+    args = (x, TensorValue(np.array(3, np.int32)))
+    assert same(exe.run(*args), relay.evaluate(relay.parse(text), *args))
+    assert len(calls) == 3

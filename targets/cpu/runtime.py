@@ -381,12 +381,14 @@ class DataflowPlan:
 
     def run(self, args: Sequence[Value]) -> Value:
         """Run the plan on ``args`` (already checked against the parameter types)."""
+        flat = [arr for a in args for arr in _flat_arrays(a)]
+        return _value_of(self.result, self.run_flat(flat))
+
+    def run_flat(self, flat: Sequence[Array]) -> list[Array | None]:
+        """Run the plan on the flattened arguments; every slot's array."""
         values: list[Array | None] = [None] * self.slots
-        i = 0
-        for a in args:
-            for arr in _flat_arrays(a):
-                values[i] = arr if arr.flags.c_contiguous else arr.copy(order="C")
-                i += 1
+        for i, arr in enumerate(flat):
+            values[i] = arr if arr.flags.c_contiguous else arr.copy(order="C")
         for slot, arr in self.constants.items():
             values[slot] = arr
         with self._lock:
@@ -401,7 +403,31 @@ class DataflowPlan:
                     outputs.append(view)
                 inputs = [values[s] for s in step.inputs]
                 step.kernel.compiled(inputs, outputs)  # type: ignore[arg-type]
-            return _value_of(self.result, values)
+        return values
+
+
+@dataclass(eq=False, repr=False)
+class PlanCall:
+    """A planned global as the machine calls it (the hook's kernel for the global's function,
+    so that calls of it from code the machine runs use the plan too)."""
+
+    name: str
+    plan: DataflowPlan
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+    def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
+        flat = [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+        values = self.plan.run_flat(flat)
+
+        def arrays(ref: Ref) -> object:
+            if isinstance(ref, int):
+                return values[ref]
+            return tuple(arrays(r) for r in ref)
+
+        return arrays(self.plan.result)
 
 
 def _flat_arrays(v: Value) -> list[Array]:
@@ -678,16 +704,27 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
                                                    kernel_name(e, taken), target)  # fmt: skip
     kernels = {k.name: k for k in kernels_by_fn.values()}
 
-    def hook(fn: Function) -> Callable[[tuple[OpInput, ...], Attrs | None], object] | None:
-        return kernels_by_fn.get(fn) or host.get(fn)
-
-    program = compile_program(optimized, primitive_kernel=hook)  # type: ignore[arg-type]
     plans: dict[str, DataflowPlan] = {}
+    planned: dict[Function, PlanCall] = {}
     for gv, fn in optimized.functions.items():
         plan = plan_dataflow(fn, kernels_by_fn)
         if plan is not None:
             plans[gv.name] = plan
+            # The machine passes a tuple argument as a flat tuple of arrays: no nesting.
+            if all(_flat_tuple_or_tensor(t) for t in plan.param_types):
+                planned[fn] = PlanCall(f"plan_{gv.name}", plan)
+
+    def hook(fn: Function) -> Callable[[tuple[OpInput, ...], Attrs | None], object] | None:
+        return kernels_by_fn.get(fn) or host.get(fn) or planned.get(fn)
+
+    program = compile_program(optimized, primitive_kernel=hook)  # type: ignore[arg-type]
     return CpuExecutable(mod, optimized, kernels, program, plans)
+
+
+def _flat_tuple_or_tensor(t: Type) -> bool:
+    if isinstance(t, TupleType):
+        return all(isinstance(f, TensorType) for f in t.fields)
+    return isinstance(t, TensorType)
 
 
 def _primitive_call(
@@ -731,6 +768,7 @@ __all__ = [
     "DataflowPlan",
     "HostCall",
     "KernelBackend",
+    "PlanCall",
     "PlanStep",
     "PrimitiveCall",
     "check_arguments",
