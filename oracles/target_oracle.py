@@ -15,7 +15,10 @@ each call is replayed in the interpreter on the primitive function it was compil
 first kernel whose outputs differ is named in the report, with its loop IR and LLVM IR.
 
 **Fuzzing** (``fuzz_target``): programs from both generators (``fuzz.cases``: dataflow graphs
-and whole modules with ADTs, closures, references and recursion), shrunk by Hypothesis. A
+and whole modules with ADTs, closures, references and recursion), shrunk by Hypothesis. Each
+compiled program runs in a forked child process, so that one that dies of a signal or hangs is
+a ``crash`` to shrink and report rather than the end of the campaign (compiling stays in the
+campaign's process, so the kernel caches fill). A
 failure is written to ``OUT/target-NAME-N.relay``: a header comment with the verdict, the
 inputs, expected and actual values, the failing kernel's loop IR and LLVM IR, and the command
 that replays it (``relay fuzz --target NAME --replay FILE``).
@@ -38,6 +41,10 @@ unexpected failure does, so that the list stays exact.
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import select
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -84,6 +91,10 @@ from .engines import NO_COMPILE_TIME_FOLDING, target_engine
 from .fuzz import Case, cases, read_case
 
 Array = npt.NDArray[np.generic]
+
+EXAMPLE_TIMEOUT = 60.0
+"""Seconds an isolated run (``check_target_outcome(isolate=True)``) may take before it counts
+as a hang."""
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the comparison, in terms combined per element: kernels may
@@ -180,9 +191,15 @@ def check_target_outcome(
     *,
     fuel: int = FUEL,
     reduction_length: int = REDUCTION_LENGTH,
+    isolate: bool = False,
+    timeout: float = EXAMPLE_TIMEOUT,
 ) -> tuple[str, TargetVerdict | None]:
     """``check_target``, saying also why the program was skipped: ``(reason, verdict)``, the
-    reason ``""`` when it was checked."""
+    reason ``""`` when it was checked.
+
+    With ``isolate``, the compiled program runs in a forked child process (compiling stays
+    here, so the kernel caches fill): code that dies (``SIGSEGV``, ``SIGFPE``, ...) or runs
+    past ``timeout`` seconds is a ``crash`` verdict instead of the end of the campaign."""
     name = target.name
     inputs = tuple(_clip(format_value(a)) for a in args)
     try:
@@ -202,36 +219,90 @@ def check_target_outcome(
         return "", TargetVerdict(name, "compile-error", err.message, inputs)
     except KernelRejected as err:
         return "", TargetVerdict(name, "rejected", str(err), inputs, kernel=err.kernel,
-                                    llvm_ir=err.ir)  # fmt: skip
+                                 llvm_ir=err.ir)  # fmt: skip
     except Exception as err:
         return "", TargetVerdict(name, "crash", f"compile: {type(err).__name__}: {err}",
-                                    inputs)  # fmt: skip
+                                 inputs)  # fmt: skip
     want = (
         f"{type(expected_error).__name__}: {expected_error.message}"
         if expected_error is not None
         else _clip(format_value(expected.value, expected.store))
     )
-    try:
-        actual = exe.evaluate(args, fuel=None)
-    except RelayError as err:
-        if expected_error is not None and type(err) is type(expected_error):
+
+    def judge() -> tuple[str, TargetVerdict | None]:
+        try:
+            actual = exe.evaluate(args, fuel=None)
+        except RelayError as err:
+            if expected_error is not None and type(err) is type(expected_error):
+                return PASS
+            got = f"{type(err).__name__}: {err.message}"
+            verdict = TargetVerdict(name, "error", got, inputs, want, got)
+            return "", _localised(verdict, exe, args)
+        except Exception as err:
+            message = f"run: {type(err).__name__}: {err}"
+            return "", TargetVerdict(name, "crash", message, inputs, want)
+        got = _clip(format_value(actual.value, actual.store))
+        if expected_error is not None:
+            message = f"expected {type(expected_error).__name__}, the target returned a value"
+            return "", TargetVerdict(name, "error", message, inputs, want, got)
+        differs = compare_values(expected.value, actual.value, expected_store=expected.store,
+                                 actual_store=actual.store,
+                                 reduction_length=reduction_length)  # fmt: skip
+        if differs is None:
             return PASS
-        got = f"{type(err).__name__}: {err.message}"
-        return "", _localised(TargetVerdict(name, "error", got, inputs, want, got), exe, args)
-    except Exception as err:
-        message = f"run: {type(err).__name__}: {err}"
-        return "", TargetVerdict(name, "crash", message, inputs, want)
-    got = _clip(format_value(actual.value, actual.store))
-    if expected_error is not None:
-        message = f"expected {type(expected_error).__name__}, the target returned a value"
-        return "", TargetVerdict(name, "error", message, inputs, want, got)
-    differs = compare_values(expected.value, actual.value, expected_store=expected.store,
-                             actual_store=actual.store,
-                             reduction_length=reduction_length)  # fmt: skip
-    if differs is None:
-        return PASS
-    verdict = TargetVerdict(name, "mismatch", differs, inputs, want, got)
-    return "", _localised(verdict, exe, args)
+        verdict = TargetVerdict(name, "mismatch", differs, inputs, want, got)
+        return "", _localised(verdict, exe, args)
+
+    if not isolate or not hasattr(os, "fork"):
+        return judge()
+    died = in_child(judge, timeout)
+    if isinstance(died, str):
+        return "", TargetVerdict(name, "crash", died, inputs, want)
+    return died
+
+
+def in_child(
+    work: Callable[[], tuple[str, TargetVerdict | None]], timeout: float
+) -> tuple[str, TargetVerdict | None] | str:
+    """``work()`` run in a forked child process, its result sent back through a pipe; a string
+    saying what happened if the child died of a signal, failed or ran past ``timeout``."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the outcome, exit without cleanup
+        code = 0
+        try:
+            os.close(read_fd)
+            data = pickle.dumps(work())
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+        while True:
+            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                timed_out = True
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = pipe.read(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return f"no result within {timeout:g} s (a compiled program that loops?)"
+    if os.WIFSIGNALED(status):
+        return f"the compiled program died of {signal.Signals(os.WTERMSIG(status)).name}"
+    if os.WEXITSTATUS(status) != 0 or not chunks:
+        return f"the checking process failed (exit status {os.WEXITSTATUS(status)})"
+    outcome: tuple[str, TargetVerdict | None] = pickle.loads(b"".join(chunks))
+    return outcome
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,9 +438,12 @@ def fuzz_target(
     database: Path | None = None,
     progress: Callable[[str], None] | None = None,
     max_nodes: int = 12,
+    isolate: bool = True,
 ) -> TargetFuzzResult:
     """Check ``target`` on generated programs until the first failure (shrunk, then written to
-    ``out_dir``) or until ``max_examples`` or ``time_budget`` runs out."""
+    ``out_dir``) or until ``max_examples`` or ``time_budget`` runs out. With ``isolate``, each
+    program's compiled code runs in a forked process (``check_target_outcome``): a crash of
+    compiled code is a failure to shrink and report, not the end of the campaign."""
     start = time.monotonic()
     deadline = start + time_budget
     result = TargetFuzzResult(target.name)
@@ -387,7 +461,7 @@ def fuzz_target(
             rate = result.examples / max(now - start, 1e-9)
             progress(f"[{target.name}] {result.examples} examples, {len(best[:1])} failures, "
                      f"{rate:.1f}/s")  # fmt: skip
-        skipped, verdict = check_target_outcome(target, case.mod, case.args)
+        skipped, verdict = check_target_outcome(target, case.mod, case.args, isolate=isolate)
         if skipped:
             result.skipped += 1
             result.skip_reasons[skipped.split(":")[0]] += 1
@@ -610,7 +684,7 @@ def conform(
     for i, gen in enumerate(generated_cases(programs, seed)):
         name = f"gen:{seed}:{i}"
         try:
-            skipped, verdict = check_target_outcome(target, gen.mod, gen.args)
+            skipped, verdict = check_target_outcome(target, gen.mod, gen.args, isolate=True)
         except Exception as err:  # the checker itself failed: an unexpected failure
             skipped = ""
             verdict = TargetVerdict(target.name, "crash", f"{type(err).__name__}: {err}")
@@ -634,6 +708,7 @@ __all__ = [
     "failing_kernel",
     "fuzz_target",
     "generated_cases",
+    "in_child",
     "read_expected_failures",
     "replay_target",
     "report_text",

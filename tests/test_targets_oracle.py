@@ -38,7 +38,8 @@ class OffByOne(InterpretedKernel):
 
 
 class BrokenBackend(InterpretedBackend):
-    """Kernels using ``broken`` are off by one; kernels using ``reject`` are rejected."""
+    """Kernels using ``broken`` are off by one (every kernel for ``"*"``); kernels using
+    ``reject`` are rejected."""
 
     def __init__(self, broken: str = "", reject: str = "") -> None:
         super().__init__()
@@ -48,7 +49,7 @@ class BrokenBackend(InterpretedBackend):
         ops = _op_names(fn)
         if self.reject in ops:
             raise KernelRejected("cpu", name, "invalid IR (test)", f"; IR of {name}\n")
-        if self.broken in ops:
+        if self.broken in ops or self.broken == "*":
             return OffByOne(fn, name, self.calls)
         return super().compile_primitive(fn, name)
 
@@ -112,12 +113,14 @@ def test_cli_saves_a_rejected_kernels_ir_and_exits_3(
 def test_fuzzing_finds_and_shrinks_a_broken_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    target = CpuTarget(backend=BrokenBackend(broken="add"))
-    result = fuzz_target(target, max_examples=150, time_budget=12, seed=1, out_dir=tmp_path)
+    target = CpuTarget(backend=BrokenBackend(broken="*"))
+    result = fuzz_target(
+        target, max_examples=150, time_budget=12, seed=1, out_dir=tmp_path, isolate=False
+    )
     assert result.verdict is not None and result.path is not None
     text = Path(result.path).read_text()
     assert text.startswith("// relay fuzz --target cpu: counterexample")
-    assert "// failing kernel: fused_" in text and "add" in text
+    assert "// failing kernel: fused_" in text and "// loop IR:" in text
     assert f"// reproduce: relay fuzz --target cpu --replay {result.path}" in text
     relay.parse(text)  # the report is a valid program
     # Replayed from the command line: the broken target fails it, a correct one passes it.
@@ -140,3 +143,30 @@ def @main(%x: float32) {
     assert tags(relay.parse(text)) == [
         "if", "match", "references", "adts", "tuples", "op:broadcast", "op:elementwise"
     ]  # fmt: skip
+
+
+class Segfault(InterpretedKernel):
+    """Kills its process as a wild store in compiled code would."""
+
+    def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class CrashingBackend(InterpretedBackend):
+    def compile_primitive(self, fn: Function, name: str) -> CompiledPrimitive:
+        if "multiply" in _op_names(fn):
+            return Segfault(fn, name, self.calls)
+        return super().compile_primitive(fn, name)
+
+
+def test_a_kernel_that_kills_its_process_is_a_crash_verdict() -> None:
+    from relay.oracles.target_oracle import check_target_outcome
+
+    x = TensorValue(np.arange(6, dtype=np.float32).reshape(2, 3))
+    target = CpuTarget(backend=CrashingBackend())
+    _, verdict = check_target_outcome(target, relay.parse(PROGRAM), [x], isolate=True)
+    assert verdict is not None and verdict.kind == "crash"
+    assert "died of SIGSEGV" in verdict.message
