@@ -144,3 +144,19 @@ def @main(%x: Tensor[(?, 3), float32]) {
     got = exe.run(TensorValue(x))
     assert compare_values(relay.evaluate(mod, x), got, reduction_length=15) is None
     assert not any("shape_of" in name for name in exe.kernels)  # no kernel computes it
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Found by relay fuzz --target cpu: FuseOps fused two host calls into one kernel.
+        'ndarray_size(ndarray_size(%x, dtype="int32"), dtype="int32")',
+        'add(ndarray_size(exp(%x), dtype="int64"), 1i64)',
+        'multiply(cast(shape_of(tanh(%x), dtype="int32"), dtype="float32"), %x)',
+    ],
+)
+def test_host_operators_fused_with_others_still_run_on_the_host(body: str) -> None:
+    mod = relay.parse(f"def @main(%x: Tensor[(3), float32]) {{ {body} }}")
+    x = f32(3)
+    got = relay.build(mod).run(x)
+    assert compare_values(relay.evaluate(mod, x), got) is None

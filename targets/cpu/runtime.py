@@ -39,7 +39,7 @@ from typing import Protocol, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ...compiler.ir import substitute
+from ...compiler.ir import rewrite_module, substitute
 from ...compiler.pass_manager import PassContext
 from ...compiler.passes import pipeline
 from ...compiler.passes.fuse_ops import is_primitive
@@ -251,6 +251,29 @@ class HostCall:
         reference = OPS[self.op].reference
         assert reference is not None
         return reference(tuple(args[i] for i in self.positions), self.attrs)
+
+
+def fence_host_ops(mod: IRModule) -> IRModule:
+    """``mod`` with every host-operator call, and each of its non-atomic arguments, wrapped in
+    ``annotation.stop_fusion``, so that FuseOps gives each host call a primitive function of
+    its own (``HostCall``) instead of fusing it into a kernel that cannot compute it. (FuseOps
+    removes the annotations.) A module without host operators is returned as it is."""
+    if not any(isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in HOST_OPS
+               for fn in mod.functions.values() for e in _walk_outside_primitives(fn)):  # fmt: skip
+        return mod
+    stop = Op("annotation.stop_fusion")
+
+    def fence(e: Expr) -> Expr:
+        return e if isinstance(e, Var | Constant) else Call(stop, (e,), span=e.span)
+
+    def visit(e: Expr) -> Expr | None:
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in HOST_OPS:
+            inner = Call(e.op, tuple(fence(a) for a in e.args), e.attrs, e.type_args,
+                         span=e.span)  # fmt: skip
+            return Call(stop, (inner,), span=e.span)
+        return None
+
+    return rewrite_module(mod, visit)
 
 
 def host_call(fn: Function, name: str) -> HostCall | None:
@@ -681,7 +704,7 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
     # Every global stays (any may be an entry point); the caller's context may disable more.
     disabled = outer.disabled | {"remove-unused-functions"}
     with PassContext(opt_level, disabled, outer.required, outer.instruments):
-        optimized = pipeline(opt_level)(mod)
+        optimized = pipeline(opt_level)(fence_host_ops(mod))
     info = infer_types(optimized)
     kernels_by_fn: dict[Function, PrimitiveCall] = {}
     host: dict[Function, HostCall] = {}
@@ -774,6 +797,7 @@ __all__ = [
     "check_arguments",
     "compile_module",
     "concrete_outputs",
+    "fence_host_ops",
     "host_call",
     "kernel_name",
     "plan_dataflow",
