@@ -152,6 +152,7 @@ def @main(%x: Tensor[(?, 3), float32]) {
         # Found by relay fuzz --target cpu: FuseOps fused two host calls into one kernel.
         'ndarray_size(ndarray_size(%x, dtype="int32"), dtype="int32")',
         'add(ndarray_size(exp(%x), dtype="int64"), 1i64)',
+        'add(ndarray_size(1f, dtype="int32"), ndarray_size(%x, dtype="int32"))',  # also found
         'multiply(cast(shape_of(tanh(%x), dtype="int32"), dtype="float32"), %x)',
     ],
 )

@@ -232,14 +232,15 @@ a shape computed at run time; no arithmetic on tensor elements."""
 
 @dataclass(eq=False, repr=False)
 class HostCall:
-    """A primitive function that is one call of a host operator on its parameters: the
-    operator's own definition (``OPS[op].reference``), which reads only shapes (or, for
-    ``vm.reshape_tensor``, copies the data into the shape its second argument gives)."""
+    """A primitive function that is one call of a host operator on its parameters and
+    constants: the operator's own definition (``OPS[op].reference``), which reads only shapes
+    (or, for ``vm.reshape_tensor``, copies the data into the shape its second argument gives).
+    ``sources`` gives each argument: a parameter's position, or a constant's array."""
 
     name: str
     op: str
     attrs: Attrs | None
-    positions: tuple[int, ...]
+    sources: tuple[int | Array, ...]
 
     @property
     def __name__(self) -> str:
@@ -250,7 +251,8 @@ class HostCall:
 
         reference = OPS[self.op].reference
         assert reference is not None
-        return reference(tuple(args[i] for i in self.positions), self.attrs)
+        operands = tuple(args[s] if isinstance(s, int) else s for s in self.sources)
+        return reference(operands, self.attrs)
 
 
 def fence_host_ops(mod: IRModule) -> IRModule:
@@ -277,14 +279,20 @@ def fence_host_ops(mod: IRModule) -> IRModule:
 
 
 def host_call(fn: Function, name: str) -> HostCall | None:
-    """The ``HostCall`` of ``fn`` if its body is one call of a host operator on parameters."""
+    """The ``HostCall`` of ``fn`` if its body is one call of a host operator on parameters
+    and constants."""
     body = fn.body
     if not (isinstance(body, Call) and isinstance(body.op, Op) and body.op.name in HOST_OPS):
         return None
-    if not all(isinstance(a, Var) and a in fn.params for a in body.args):
-        return None
-    positions = tuple(fn.params.index(a) for a in body.args if isinstance(a, Var))
-    return HostCall(name, body.op.name, body.attrs, positions)
+    sources: list[int | Array] = []
+    for a in body.args:
+        if isinstance(a, Var) and a in fn.params:
+            sources.append(fn.params.index(a))
+        elif isinstance(a, Constant):
+            sources.append(a.data)
+        else:
+            return None
+    return HostCall(name, body.op.name, body.attrs, tuple(sources))
 
 
 # ---------------------------------------------------------------------------------------------
