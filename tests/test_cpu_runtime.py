@@ -260,3 +260,15 @@ def @main(%x: Tensor[(4), float32], %n: int32) -> Tensor[(4), float32] {
     args = (x, TensorValue(np.array(3, np.int32)))
     assert same(exe.run(*args), relay.evaluate(relay.parse(text), *args))
     assert len(calls) == 3
+
+
+def test_a_kernel_refuses_buffers_its_types_do_not_allow() -> None:
+    from relay.semantics.errors import Stuck
+
+    exe = build(DATAFLOW, InterpretedBackend())
+    kernel = exe.kernels["fused_tanh"]
+    ok = kernel((np.zeros((4, 4), np.float32),), None)
+    assert isinstance(ok, np.ndarray) and ok.shape == (4, 4)
+    for bad in (np.zeros((4, 5), np.float32), np.zeros((4, 4), np.float64)):
+        with pytest.raises(Stuck, match="kernel fused_tanh was given arrays"):
+            kernel((bad,), None)

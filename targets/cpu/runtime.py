@@ -158,7 +158,13 @@ class PrimitiveCall:
     compiled: CompiledPrimitive
     out_types: list[TensorType]
     static_outputs: list[tuple[Shape, str]] | None
+    static_inputs: list[tuple[Shape, str]] | None = None
     _dynamic: dict[Signature, list[tuple[Shape, str]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        expected = self.static_inputs or []
+        self._shapes = [shape for shape, _ in expected]
+        self._dtypes = [np.dtype(dtype) for _, dtype in expected]
 
     @property
     def __name__(self) -> str:
@@ -187,6 +193,14 @@ class PrimitiveCall:
 
     def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
         inputs = self.flatten(args)
+        if self.static_inputs is not None and (
+            [a.shape for a in inputs] != self._shapes or [a.dtype for a in inputs] != self._dtypes
+        ):
+            # Compiled code trusts its buffers' shapes: a misfit (a bug upstream, since the
+            # types guarantee them) must stop here, not write out of bounds.
+            found = [(a.shape, a.dtype.name) for a in inputs]
+            raise Stuck(f"kernel {self.name} was given arrays {found} for buffers "
+                        f"{self.static_inputs}", self.fn.span, rule="E-Call-Op")  # fmt: skip
         outputs = [np.empty(shape, dtype) for shape, dtype in self.output_shapes(inputs)]
         self.compiled(inputs, outputs)
         return _build(self.ret_type, outputs)
@@ -219,8 +233,8 @@ def concrete_outputs(
     for t in types:
         shape = static_shape(t)
         if shape is None:
-            raise RelayRuntimeError(f"the output shape of kernel {fn.span} is not known from the "
-                                    f"input shapes: {t}", fn.span)  # fmt: skip
+            raise RelayRuntimeError(f"a kernel's output shape is not known from its input "
+                                    f"shapes: {t}", fn.span)  # fmt: skip
         out.append((shape, t.dtype))
     return out
 
@@ -788,8 +802,12 @@ def _primitive_call(
     static = None
     if static_in and all(s is not None for s in shapes):
         static = [(s, t.dtype) for s, t in zip(shapes, out_types, strict=True) if s is not None]
+    inputs = None
+    if static_in:
+        flat = [t for pt in param_types for t in flat_tensor_types(pt) or []]
+        inputs = [(shape, t.dtype) for t in flat if (shape := static_shape(t)) is not None]
     compiled = backend.compile_primitive(fn, name)
-    return PrimitiveCall(name, fn, tuple(param_types), ret, compiled, out_types, static)
+    return PrimitiveCall(name, fn, tuple(param_types), ret, compiled, out_types, static, inputs)
 
 
 __all__ = [
