@@ -465,6 +465,11 @@ class PlanCall:
 
     def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
         flat = [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+        expected = [self.plan.shapes[i] for i in range(len(flat))]
+        if [(a.shape, a.dtype.name) for a in flat] != expected:  # as PrimitiveCall checks
+            raise Stuck(f"{self.name} was given arrays "
+                        f"{[(a.shape, a.dtype.name) for a in flat]} for {expected}", None,
+                        rule="E-Call-Closure")  # fmt: skip
         values = self.plan.run_flat(flat)
 
         def arrays(ref: Ref) -> object:
