@@ -1000,6 +1000,21 @@ def _run_chunk(fn: Callable[..., object], args: list[int], lo: int, hi: int) -> 
     fn(*args, lo, hi)
 
 
+_Extent: TypeAlias = int | tuple[int] | None
+"""How a call checks one dimension: a literal, ``(k,)`` for the ``k``-th size parameter, or
+``None`` (an expression: not checked)."""
+
+
+def _extent_check(e: ir.PrimExpr, positions: Mapping[ir.SizeVar, int]) -> _Extent:
+    match e:
+        case ir.Const(value):
+            return int(value)
+        case ir.Ref(ir.SizeVar() as var) if var in positions:
+            return (positions[var],)
+        case _:
+            return None
+
+
 class CompiledKernel:
     """A kernel compiled for the host. Call it with the input and output arrays (C-contiguous,
     of the buffers' dtypes and shapes) and the values of its size parameters; it writes the
@@ -1025,6 +1040,11 @@ class CompiledKernel:
         self._generated = generated
         self._loaded = loaded
         nbuf, nsize = len(kernel.params), len(kernel.sizes)
+        positions = {v: i for i, v in enumerate(kernel.sizes)}
+        self._checks: list[tuple[ir.Buffer, np.dtype[np.generic], tuple[_Extent, ...]]] = [
+            (b, _numpy_dtype(b.dtype), tuple(_extent_check(e, positions) for e in b.shape))
+            for b in kernel.params
+        ]
         addresses = loaded.library.addresses
         self._main = _ctypes_function(addresses[generated.symbol], nbuf, nsize, None)
         self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
@@ -1058,32 +1078,46 @@ class CompiledKernel:
                 f"kernel {k.name}: expected {len(k.inputs)} inputs and {len(k.outputs)} outputs, "
                 f"got {len(inputs)} and {len(outputs)}"
             )
-        values: list[int] = []
-        for size in k.sizes:
-            if size not in sizes:
-                raise ValueError(f"kernel {k.name}: no value for size {size.name}")
-            values.append(int(sizes[size]))
+        try:
+            values = [int(sizes[size]) for size in k.sizes]
+        except KeyError as e:
+            name = e.args[0].name if isinstance(e.args[0], ir.SizeVar) else e.args[0]
+            raise ValueError(f"kernel {k.name}: no value for size {name}") from None
         pointers: list[int] = []
-        for buffer, array in zip(k.params, [*inputs, *outputs], strict=True):
-            if array.dtype != _numpy_dtype(buffer.dtype):
-                raise ValueError(
-                    f"kernel {k.name}: buffer {buffer.name} is {buffer.dtype}, got {array.dtype}"
+        arrays = [*inputs, *outputs]
+        for (buffer, dtype, shape), array in zip(self._checks, arrays, strict=True):
+            expected = (
+                tuple(
+                    d
+                    if isinstance(d, int)
+                    else values[d[0]]
+                    if isinstance(d, tuple)
+                    else array.shape[i]
+                    for i, d in enumerate(shape)
                 )
-            if not array.flags.c_contiguous:
-                raise ValueError(f"kernel {k.name}: buffer {buffer.name} is not C-contiguous")
-            shape = [_static_value(e, sizes) for e in buffer.shape]
-            if len(shape) != array.ndim or any(
-                d is not None and d != n for d, n in zip(shape, array.shape, strict=False)
-            ):
-                raise ValueError(
-                    f"kernel {k.name}: buffer {buffer.name} has shape {tuple(shape)}, "
-                    f"got {array.shape}"
-                )
+                if len(shape) == array.ndim
+                else shape
+            )
+            if array.dtype != dtype or array.shape != expected or not array.flags.c_contiguous:
+                self._refuse(buffer, array, sizes)
             pointers.append(array.ctypes.data)
         for array in outputs:
             if not array.flags.writeable:
                 raise ValueError(f"kernel {k.name}: an output array is read-only")
         return pointers, values
+
+    def _refuse(self, buffer: ir.Buffer, array: Array, sizes: Mapping[ir.SizeVar, int]) -> None:
+        name = self.kernel.name
+        if array.dtype != _numpy_dtype(buffer.dtype):
+            raise ValueError(
+                f"kernel {name}: buffer {buffer.name} is {buffer.dtype}, got {array.dtype}"
+            )
+        if not array.flags.c_contiguous:
+            raise ValueError(f"kernel {name}: buffer {buffer.name} is not C-contiguous")
+        shape = tuple(_static_value(e, sizes) for e in buffer.shape)
+        raise ValueError(
+            f"kernel {name}: buffer {buffer.name} has shape {shape}, got {array.shape}"
+        )
 
     def __call__(
         self,
