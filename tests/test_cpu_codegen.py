@@ -198,6 +198,19 @@ def test_integer_division(op: ir.BinOp, dtype: str) -> None:
         )
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint32"])
+@pytest.mark.parametrize("op", [B.DIV, B.MOD, B.FLOORDIV, B.FLOORMOD])
+def test_undefined_division_does_not_trap(op: ir.BinOp, dtype: str) -> None:
+    """Division by zero and the smallest value by -1 are undefined: any value will do, but the
+    process must survive (the hardware's divide instruction would raise SIGFPE)."""
+    info = np.iinfo(np_dtype(dtype))
+    a = np.array([5, info.min, 7], dtype=np_dtype(dtype))
+    b = np.array([0, -1 if info.min < 0 else 0, 2], dtype=np_dtype(dtype))
+    (out,) = run(_binary_kernel(op, dtype), [a, b], reference=False)
+    python = {B.DIV: 3, B.MOD: 1, B.FLOORDIV: 3, B.FLOORMOD: 1}
+    assert out[2] == python[op]  # the defined element is still right
+
+
 @pytest.mark.parametrize("dtype", INTS)
 @pytest.mark.parametrize("op", [B.SHL, B.SHR, B.AND, B.OR, B.XOR, B.MIN, B.MAX])
 def test_integer_bitwise_shift_minmax(op: ir.BinOp, dtype: str) -> None:

@@ -22,9 +22,11 @@ computes them):
 - registers hold ``i1`` for bool, ``iN`` for (un)signed integers, ``half``/``float``/``double``
   for floats; memory holds bool as ``i8`` (``zext`` on store, ``!= 0`` on load);
 - integer ``+ - *`` wrap (no ``nsw``/``nuw``); ``/`` and ``%`` are ``sdiv``/``srem`` on signed,
-  ``udiv``/``urem`` on unsigned and bool; ``//`` and ``%%`` are the truncating results moved one
-  step toward negative infinity when the remainder is non-zero and has the divisor's opposite
-  sign; shifts are ``shl``, ``ashr`` (signed) and ``lshr`` (unsigned); comparisons of signed
+  ``udiv``/``urem`` on unsigned and bool, with the divisor replaced by 1 where the division is
+  undefined (by zero, the smallest signed value by -1), so that a program that reaches
+  undefined behaviour gets some value instead of a trap that would kill the process; ``//``
+  and ``%%`` are the truncating results moved one step toward negative infinity when the
+  remainder is non-zero and has the divisor's opposite sign; shifts are ``shl``, ``ashr`` (signed) and ``lshr`` (unsigned); comparisons of signed
   integers are signed, of unsigned and bool unsigned;
 - floats: ``fadd``/``fsub``/``fmul``/``fdiv``/``frem`` with no fast-math flags; ``//`` and
   ``%%`` follow numpy's ``floor_divide``/``remainder`` (``fmod``, then the sign correction and
@@ -503,12 +505,29 @@ class _FunctionEmitter:
         b_zero = B.fcmp_ordered("==", b, zero)
         return B.select(b_zero, quotient, floor), mod
 
+    def _safe_divisor(self, a: lir.Value, b: lir.Value, signed: bool) -> lir.Value:
+        """``b``, except 1 where the division is undefined (by zero; the smallest signed value
+        by -1): any result is allowed there, and the hardware would trap (SIGFPE)."""
+        B = self.b
+        typ = b.type
+        one = lir.Constant(typ, 1)
+        undefined = B.icmp_unsigned("==", b, lir.Constant(typ, 0))
+        if signed:
+            smallest = lir.Constant(typ, -(1 << (typ.width - 1)))
+            overflow = B.and_(
+                B.icmp_signed("==", a, smallest), B.icmp_signed("==", b, lir.Constant(typ, -1))
+            )
+            undefined = B.or_(undefined, overflow)
+        return B.select(undefined, one, b)
+
     def _int_binary(self, op: ir.BinOp, a: lir.Value, b: lir.Value, dtype: str) -> lir.Value:
         B = self.b
         signed = _is_signed(dtype)
         if op in ir.COMPARISONS:
             compare = B.icmp_signed if signed else B.icmp_unsigned
             return compare(op.value, a, b)
+        if op in (ir.BinOp.DIV, ir.BinOp.MOD, ir.BinOp.FLOORDIV, ir.BinOp.FLOORMOD):
+            b = self._safe_divisor(a, b, signed)
         match op:
             case ir.BinOp.ADD:
                 return B.add(a, b)
