@@ -26,8 +26,9 @@ computes them):
   undefined (by zero, the smallest signed value by -1), so that a program that reaches
   undefined behaviour gets some value instead of a trap that would kill the process; ``//``
   and ``%%`` are the truncating results moved one step toward negative infinity when the
-  remainder is non-zero and has the divisor's opposite sign; shifts are ``shl``, ``ashr`` (signed) and ``lshr`` (unsigned); comparisons of signed
-  integers are signed, of unsigned and bool unsigned;
+  remainder is non-zero and has the divisor's opposite sign; shifts are ``shl``, ``ashr``
+  (signed) and ``lshr`` (unsigned); comparisons of signed integers are signed, of unsigned and
+  bool unsigned;
 - floats: ``fadd``/``fsub``/``fmul``/``fdiv``/``frem`` with no fast-math flags; ``//`` and
   ``%%`` follow numpy's ``floor_divide``/``remainder`` (``fmod``, then the sign correction and
   the snap of the quotient to the nearest integer that numpy's ``npy_divmod`` makes); ``min``
