@@ -925,6 +925,26 @@ def test_cache_memory_then_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert other.key != first.key
 
 
+def test_damaged_disk_entry_is_compiled_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RELAY_CACHE_DIR", str(tmp_path / "c2"))
+    out = ir.Buffer("out", (ir.index(1),), "int32")
+    kernel = ir.Kernel(
+        "damaged", (), (out,), (), ir.Store(out, (ir.index(0),), ir.Const(7, "int32"))
+    )
+    assert compile_kernel(kernel).origin == "compiled"
+    codegen.clear_memory_cache()
+    (obj,) = (tmp_path / "c2").glob("*.o")
+    obj.write_bytes(obj.read_bytes()[:40] + b"not an object")
+    again = compile_kernel(kernel)
+    assert again.origin == "compiled"
+    result = np.zeros(1, np.int32)
+    again([], [result])
+    assert result[0] == 7
+    assert obj.read_bytes()[:4] == b"\x7fELF"  # replaced
+
+
 def test_artifacts() -> None:
     compiled = compile_kernel(_sum_kernel("float32", "artifact_sum"))
     art = compiled.artifacts()

@@ -1172,24 +1172,31 @@ class CompiledKernel:
         }
 
 
+def _compile_object(kernel: ir.Kernel, generated: GeneratedModule) -> cache.Entry:
+    try:
+        module = jit.optimise(generated.text)
+        optimised = str(module)  # before emission, which prepares the module in place
+        obj = jit.emit_object(module)
+    except RuntimeError as e:
+        raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
+    return cache.Entry(obj, optimised)
+
+
 def _load(kernel: ir.Kernel, generated: GeneratedModule, key: str) -> tuple[_Loaded, str]:
     loaded = _MEMORY.get(key)
     if loaded is not None:
         return loaded, "memory"
-    origin = "disk"
     entry = cache.disk_load(key)
-    if entry is None:
-        origin = "compiled"
+    if entry is not None:
         try:
-            module = jit.optimise(generated.text)
-            optimised = str(module)  # before emission, which prepares the module in place
-            obj = jit.emit_object(module)
-        except RuntimeError as e:
-            raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
-        entry = cache.Entry(obj, optimised)
-        cache.disk_store(key, entry)
+            library = jit.load_object(entry.obj, generated.exports, generated.imports)
+            return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), "disk"
+        except RuntimeError:
+            pass  # an unreadable entry (damaged on disk): compile again and replace it
+    entry = _compile_object(kernel, generated)
+    cache.disk_store(key, entry)
     library = jit.load_object(entry.obj, generated.exports, generated.imports)
-    return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), origin
+    return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), "compiled"
 
 
 def compile_kernel(kernel: ir.Kernel, *, threads: int = 1) -> CompiledKernel:
