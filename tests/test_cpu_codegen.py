@@ -1030,3 +1030,31 @@ def test_kernel_fingerprint_is_structural() -> None:
     variants.append(ir.Kernel("fp2", renamed.inputs, renamed.outputs, renamed.sizes, renamed.body))
     assert len({base, *(kernel_fingerprint(k) for k in variants)}) == 5
     assert "kernel fp(" in compile_kernel(build()).artifacts()["loop-ir"]  # loopcore's printer
+
+
+def test_deep_expressions_and_let_chains() -> None:
+    """Emission is iterative: an expression 3,000 operations deep and 3,000 nested ``let``s
+    compile (the reference interpreter is not asked: it is the slow path)."""
+    x = ir.Buffer("x", (ir.index(4),), "int32")
+    out = ir.Buffer("out", (ir.index(4),), "int32")
+    i = ir.LoopVar("i")
+    e: ir.PrimExpr = ir.Load(x, (ir.Ref(i),))
+    for _ in range(3000):
+        e = ir.Binary(B.ADD, e, ir.Const(1, "int32"))
+    body: ir.Stmt = ir.For(i, ir.index(4), ir.LoopKind.SERIAL, ir.Store(out, (ir.Ref(i),), e))
+    (result,) = run(
+        ir.Kernel("deep", (x,), (out,), (), body), [np.arange(4, dtype=np.int32)], reference=False
+    )
+    same(result, np.arange(4, dtype=np.int32) + 3000)
+    chain = [ir.ScalarVar(f"t{k}", "int32") for k in range(3000)]
+    body = ir.Store(out, (ir.index(0),), ir.Ref(chain[-1]))
+    for k in reversed(range(3000)):
+        value = (
+            ir.Binary(B.ADD, ir.Ref(chain[k - 1]), ir.Const(1, "int32"))
+            if k
+            else ir.Const(1, "int32")
+        )
+        body = ir.LetStmt(chain[k], value, body)
+    result = np.zeros(4, np.int32)
+    compile_kernel(ir.Kernel("lets", (), (out,), (), body))([], [result])
+    assert result[0] == 3000

@@ -287,6 +287,23 @@ def _children(e: ir.PrimExpr) -> tuple[ir.PrimExpr, ...]:
             assert_never(e)
 
 
+def _node_dtype(e: ir.PrimExpr, operand_dtypes: list[str]) -> str:
+    """The dtype of ``e`` from its operands' (``e.dtype`` recomputes them recursively)."""
+    match e:
+        case ir.Const(_, dtype) | ir.Cast(dtype) | ir.Call(_, _, dtype):
+            return dtype
+        case ir.Ref(var):
+            return var.dtype
+        case ir.Load(buffer):
+            return buffer.dtype
+        case ir.Binary(op):
+            return "bool" if op in ir.COMPARISONS else operand_dtypes[0]
+        case ir.Unary() | ir.Select():
+            return operand_dtypes[-1]
+        case _:
+            assert_never(e)
+
+
 def _accumulation(s: ir.Store) -> ir.Binary | None:
     """The ``+``/``*`` of a float accumulation ``b[i] = b[i] op x`` (or ``x op b[i]``)."""
     v = s.value
@@ -391,7 +408,7 @@ class _FunctionEmitter:
     def expr(self, root: ir.PrimExpr) -> lir.Value:
         """The value of ``root``, emitted at the builder's position (iterative post-order; a
         sub-expression shared inside ``root`` is emitted once)."""
-        memo: dict[int, lir.Value] = {}
+        memo: dict[int, tuple[lir.Value, str]] = {}  # a node's value and dtype
         stack: list[tuple[ir.PrimExpr, bool]] = [(root, False)]
         while stack:
             node, ready = stack.pop()
@@ -402,10 +419,14 @@ class _FunctionEmitter:
                 stack.append((node, True))
                 stack.extend((k, False) for k in kids if id(k) not in memo)
                 continue
-            memo[id(node)] = self._node(node, [memo[id(k)] for k in kids])
-        return memo[id(root)]
+            values = [memo[id(k)][0] for k in kids]
+            dtypes = [memo[id(k)][1] for k in kids]
+            memo[id(node)] = self._node(node, values, dtypes), _node_dtype(node, dtypes)
+        return memo[id(root)][0]
 
-    def _node(self, e: ir.PrimExpr, kids: list[lir.Value]) -> lir.Value:
+    def _node(self, e: ir.PrimExpr, kids: list[lir.Value], dtypes: list[str]) -> lir.Value:
+        """One node, given its operands' values and dtypes (never ``e.dtype``, which recurses
+        on the depth of the expression)."""
         match e:
             case ir.Const(value, dtype):
                 return _constant(value, dtype)
@@ -413,16 +434,16 @@ class _FunctionEmitter:
                 if var not in self.scalars:
                     raise _Unsupported(f"variable {var.name} is used outside its scope")
                 return self.scalars[var]
-            case ir.Binary(op, a, _):
-                return self.binary(op, kids[0], kids[1], a.dtype)
-            case ir.Unary(op, a):
-                return self.unary(op, kids[0], a.dtype)
-            case ir.Cast(dtype, a):
-                return self.cast(kids[0], a.dtype, dtype)
+            case ir.Binary(op):
+                return self.binary(op, kids[0], kids[1], dtypes[0])
+            case ir.Unary(op):
+                return self.unary(op, kids[0], dtypes[0])
+            case ir.Cast(dtype):
+                return self.cast(kids[0], dtypes[0], dtype)
             case ir.Select():
                 return self.b.select(kids[0], kids[1], kids[2])
             case ir.Call(name, args, _):
-                return self.call(name, kids, args[0].dtype if args else "float32")
+                return self.call(name, kids, dtypes[0] if args else "float32")
             case ir.Load(buffer, _):
                 value = self.b.load(self.address(buffer, kids), typ=memory_type(buffer.dtype))
                 if buffer.dtype == "bool":
@@ -777,10 +798,9 @@ class _FunctionEmitter:
                     isinstance(operand, ir.Binary)
                     and operand.op is ir.BinOp.MUL
                     and accumulation.op is ir.BinOp.ADD
-                    and is_float(operand.a.dtype)
-                ):
+                ):  # a float product: the accumulation's operands have the buffer's dtype
                     x, y = self.expr(operand.a), self.expr(operand.b)
-                    operands.append(self.binary(ir.BinOp.MUL, x, y, operand.a.dtype, ("contract",)))
+                    operands.append(self.binary(ir.BinOp.MUL, x, y, buffer.dtype, ("contract",)))
                 else:
                     operands.append(self.expr(operand))
             v = self.binary(
