@@ -105,7 +105,6 @@ PTR = lir.PointerType()
 VOID = lir.VoidType()
 
 _FLOATS = {"float16": F16, "float32": F32, "float64": F64}
-_SUFFIX = {"float32": "f32", "float64": "f64"}
 _LIBM = {"asinh": "asinh", "acosh": "acosh", "atanh": "atanh"}
 _SAME_NAME_INTRINSICS = (
     *("exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan"),
@@ -948,7 +947,7 @@ def _partial_text(m: _Module) -> str:
 def generate(kernel: ir.Kernel) -> GeneratedModule:
     """The LLVM IR of ``kernel`` (unoptimised); ``KernelCompileError`` if it cannot be made."""
     base = symbol_base(kernel.name)
-    m = _Module(kernel.name)
+    m = _Module(base)
     segments, scratch = _segments(kernel, base)
     try:
         main = _FunctionEmitter(m, kernel, base, VOID)
