@@ -176,7 +176,8 @@ def _item_size(dtype: str) -> int:
 def _constant(value: int | float, dtype: str) -> lir.Constant:
     typ = register_type(dtype)
     if is_float(dtype):
-        rounded = float(np.dtype(dtype).type(value))  # the literal rounded to its own dtype
+        with np.errstate(over="ignore"):  # a literal beyond the dtype's range is infinite
+            rounded = float(np.dtype(dtype).type(value))  # rounded to its own dtype
         return lir.Constant(typ, rounded)
     bits = _bits(dtype)
     v = int(value) & ((1 << bits) - 1)
