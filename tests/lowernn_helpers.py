@@ -14,18 +14,10 @@ import numpy.typing as npt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
-import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
-    activation,
-    conv,
-    dense,
-    loss,
-    norm,
-    pool,
-    shape,
-)
 from relay.oracles.samplers import SAMPLERS
 from relay.semantics.errors import UndefinedBehavior
 from relay.semantics.ops import OPS
