@@ -12,6 +12,9 @@ undefined or rejects at run time is skipped. Returns whether the case was compar
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -61,8 +64,14 @@ def _flat(value: object) -> list[np.ndarray]:
     return [value]
 
 
-def check_lowered_op(op: str, data: st.DataObject) -> bool:
-    """See the module docstring."""
+ArgFix = Callable[[list[Any], Any], list[Any]]
+"""Makes drawn arguments satisfy an operator's run-time preconditions (indices in range,
+distinct scatter targets), so that the case is compared rather than skipped as undefined:
+``(arguments, attrs) -> arguments``."""
+
+
+def check_lowered_op(op: str, data: st.DataObject, fix: ArgFix | None = None) -> bool:
+    """See the module docstring; ``fix`` adjusts the drawn arguments first."""
     sample = data.draw(SAMPLERS[op]())
     params = tuple(Var(f"p{k}", t) for k, t in enumerate(sample.arg_types))
     fn = Function(params, Call(Op(op), params, sample.attrs))
@@ -75,6 +84,8 @@ def check_lowered_op(op: str, data: st.DataObject) -> bool:
     check_kernel(kernel)
     types = [_concrete(t) for t in sample.arg_types]
     args = [_draw(data, t) for t in types]
+    if fix is not None:
+        args = fix(args, sample.attrs)
     reference = OPS[op].reference
     assert reference is not None
     try:
