@@ -6,16 +6,17 @@ default)::
     out = abs(min(max(x * y + z, 0) - x) * 0.5, 6)) + y       (mul add max sub mul min abs add)
 
 numpy evaluates it eagerly, one pass over memory (and one temporary) per operation; the CPU
-target runs it as one loop-IR kernel, vectorised by LLVM, with ``--threads`` threads over a
-parallel outer loop. Two kernels: one hand-built (blocks of 4096 elements in a parallel outer
-loop, a vectorised inner loop), and the one the lowering makes of the same chain written in
-Relay over a ``64 x (size / 64)`` tensor (``compiler.lower.lower.lower_primitive``: the default
-schedule, everything inlined, the outer loop parallel). The script checks that each agrees with
-numpy exactly (no reassociation is allowed outside reductions), then prints the best time of
-``--repeat`` runs of each and the ratios, plus the compile times: a first compile (an empty
-cache directory), a second compile (the in-memory cache) and one from the disk cache. Run:
+target runs it as one loop-IR kernel, vectorised by LLVM, on each of the ``--threads`` thread
+counts over a parallel outer loop. Two kernels: one hand-built (blocks of 4096 elements in a
+parallel outer loop, a vectorised inner loop), and the one the lowering makes of the same
+chain written in Relay over a ``64 x (size / 64)`` tensor
+(``compiler.lower.lower.lower_primitive``: the default schedule, everything inlined, the outer
+loop parallel). The script checks that each agrees with numpy exactly (no reassociation is
+allowed outside reductions), then prints the best time of ``--repeat`` runs of each and the
+ratios, plus the compile times: a first compile (an empty cache directory), a second compile
+(the in-memory cache) and one from the disk cache. Run:
 
-    python benchmarks/cpu_elementwise.py [--size 4194304] [--threads 1] [--repeat 10]
+    python benchmarks/cpu_elementwise.py [--size 4194304] [--threads 1,2] [--repeat 10]
 """
 
 from __future__ import annotations
@@ -119,19 +120,20 @@ def main() -> None:
     """Run the benchmark and print the times and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=4 * 1024 * 1024)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
+    thread_counts = [int(t) for t in args.threads.split(",")]
 
     with tempfile.TemporaryDirectory() as cache_dir:
         os.environ["RELAY_CACHE_DIR"] = cache_dir
         from relay.targets.cpu import codegen
 
         kernel = chain_kernel()
-        first = codegen.compile_kernel(kernel, threads=args.threads)
-        second = codegen.compile_kernel(chain_kernel(), threads=args.threads)
+        first = codegen.compile_kernel(kernel)
+        second = codegen.compile_kernel(chain_kernel())
         codegen.clear_memory_cache()
-        third = codegen.compile_kernel(chain_kernel(), threads=args.threads)
+        third = codegen.compile_kernel(chain_kernel())
         print(
             f"compile: first {first.compile_seconds * 1e3:.1f} ms ({first.origin}), "
             f"second {second.compile_seconds * 1e3:.2f} ms ({second.origin}), "
@@ -141,28 +143,28 @@ def main() -> None:
         rng = np.random.default_rng(0)
         x, y, z = (rng.standard_normal(args.size).astype(np.float32) for _ in range(3))
         out = np.empty_like(x)
-        sizes = {kernel.sizes[0]: args.size}
-        first([x, y, z], [out], sizes)
-        expected = numpy_chain(x, y, z)
-        assert np.array_equal(out, expected), "the compiled chain disagrees with numpy"
-
         size = args.size - args.size % 64
-        lowered = codegen.compile_kernel(lowered_kernel(size), threads=args.threads)
         x2, y2, z2 = (a[:size].reshape(64, -1) for a in (x, y, z))
         out2 = np.empty_like(x2)
-        lowered([x2, y2, z2], [out2], {})
-        assert np.array_equal(out2, numpy_chain(x2, y2, z2)), "the lowered chain disagrees"
-
+        expected, expected2 = numpy_chain(x, y, z), numpy_chain(x2, y2, z2)
         t_numpy = best(lambda: numpy_chain(x, y, z), args.repeat)
-        t_cpu = best(lambda: first([x, y, z], [out], sizes), args.repeat)
-        t_lowered = best(lambda: lowered([x2, y2, z2], [out2], {}), args.repeat)
         gb = 4 * 4 * args.size / 1e9  # three inputs read, one output written
-        print(f"numpy eager          {t_numpy * 1e3:8.2f} ms")
-        for what, t in (("hand-built kernel", t_cpu), ("lowered from Relay", t_lowered)):
-            print(
-                f"{what:<20} {t * 1e3:8.2f} ms   ({args.threads} thread(s), {gb / t:.1f} GB/s)"
-                f"   ratio numpy / it: {t_numpy / t:.2f}x   (goal >= 3x)"
-            )
+        print(f"numpy eager          {t_numpy * 1e3:8.2f} ms   ({gb / t_numpy:.1f} GB/s)")
+        for threads in thread_counts:
+            hand = codegen.compile_kernel(chain_kernel(), threads=threads)
+            lowered = codegen.compile_kernel(lowered_kernel(size), threads=threads)
+            sizes = {hand.kernel.sizes[0]: args.size}
+            hand([x, y, z], [out], sizes)
+            lowered([x2, y2, z2], [out2], {})
+            assert np.array_equal(out, expected), "the compiled chain disagrees with numpy"
+            assert np.array_equal(out2, expected2), "the lowered chain disagrees with numpy"
+            t_hand = best(lambda: hand([x, y, z], [out], sizes), args.repeat)  # noqa: B023
+            t_lowered = best(lambda: lowered([x2, y2, z2], [out2], {}), args.repeat)  # noqa: B023
+            for what, t in (("hand-built kernel", t_hand), ("lowered from Relay", t_lowered)):
+                print(
+                    f"{what:<20} {t * 1e3:8.2f} ms   ({gb / t:.1f} GB/s, {threads} thread(s))"
+                    f"   ratio numpy / it: {t_numpy / t:.2f}x   (goal >= 3x)"
+                )
 
 
 if __name__ == "__main__":

@@ -120,3 +120,46 @@ FIXES: dict[str, ArgFix] = {
 @given(data=st.data())
 def test_lowering_matches_reference(op: str, data: st.DataObject) -> None:
     check_lowered_op(op, data, FIXES.get(op))
+
+
+def test_a_fused_consumer_of_a_scatter_applies_once_per_element() -> None:
+    # add(scatter_elements(..., reduction="add"), 1f): the consumer is fused after the scatter,
+    # not at its stores (position 0 is written twice).
+    import relay
+    from relay.compiler.lower.check import check_kernel
+    from relay.compiler.lower.evaluate import run_kernel
+    from relay.compiler.lower.lower import lower_primitive
+
+    mod = relay.parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%d: Tensor[(4), float32], %i: Tensor[(3), int32], %u: Tensor[(3), float32]) {\n"
+        '  multiply(scatter_elements(%d, %i, %u, axis=0, reduction="add"), 2f)\n'
+        "}\n"
+    )
+    kernel = lower_primitive(mod["main"], "scatter_then_double")
+    check_kernel(kernel)
+    d = np.array([1, 2, 3, 4], dtype=np.float32)
+    i = np.array([0, 3, 0], dtype=np.int32)
+    u = np.array([10, 20, 30], dtype=np.float32)
+    (out,) = run_kernel(kernel, [d, i, u])
+    np.testing.assert_array_equal(out, np.array([82, 4, 6, 48], dtype=np.float32))
+
+
+def test_strided_slice_keeps_a_padded_symbolic_axis_whole() -> None:
+    import relay
+    from relay.compiler.lower.check import check_kernel
+    from relay.compiler.lower.evaluate import run_kernel
+    from relay.compiler.lower.lower import lower_primitive, size_bindings
+
+    mod = relay.parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(5, n), int32]) {\n"
+        "  strided_slice(%x, begin=[4], end=[0], strides=[-2], axes=None)\n"
+        "}\n"
+    )
+    kernel = lower_primitive(mod["main"], "slice")
+    check_kernel(kernel)
+    x = np.arange(15, dtype=np.int32).reshape(5, 3)
+    sizes = size_bindings(kernel, [x.shape], [(2, 3)])
+    (out,) = run_kernel(kernel, [x], sizes)
+    np.testing.assert_array_equal(out, x[4:0:-2])

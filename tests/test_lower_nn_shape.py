@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lowernn_helpers import check_call, sampled_cases
 
-from relay.semantics.ops.nn.shape import PadAttrs
+from relay.semantics.ops.nn.shape import BatchToSpaceNDAttrs, PadAttrs, SpaceToBatchNDAttrs
 from relay.semantics.syntax import TensorType
 
 
@@ -22,12 +22,24 @@ def test_pad_crops() -> None:
     assert check_call("nn.pad", types, attrs)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool"])
+def test_space_to_batch_and_back(dtype: str) -> None:
+    to = SpaceToBatchNDAttrs(block_shape=(2, 3), paddings=((1, 0), (2, 1)), pad_value=-1.7)
+    if dtype == "bool":
+        to = SpaceToBatchNDAttrs(block_shape=(2, 3), paddings=((1, 0), (2, 1)), pad_value=1.0)
+    assert check_call("nn.space_to_batch_nd", [TensorType((2, 3, 6, 4), dtype)], to)
+    back = BatchToSpaceNDAttrs(block_shape=(2, 3), crops=((1, 0), (0, 2)))
+    assert check_call("nn.batch_to_space_nd", [TensorType((12, 2, 3, 4), dtype)], back)
+
+
 for _op in (
     "nn.batch_flatten",
     "nn.pad",
     "nn.mirror_pad",
     "nn.space_to_depth",
     "nn.depth_to_space",
+    "nn.space_to_batch_nd",
+    "nn.batch_to_space_nd",
 ):
 
     @sampled_cases(_op, examples=15)

@@ -9,10 +9,13 @@ Matrix products ``C[b, i, j] = sum_k A(b, i, k) * B(b, k, j)`` have two schedule
   ``N``) into a local ``[K, NR]`` buffer; rows run in blocks of ``MR`` (4) with an ``MR x NR``
   accumulator in a local buffer: the row loop of the block is ``UNROLLED`` and the column loop
   ``VECTORIZED`` over the panel, so the accumulator lives in registers (the register
-  micro-kernel). The panel loop is ``PARALLEL``. Rows and columns past ``M``/``N`` are computed
-  on clamped indices and not stored. Any dtype: the accumulation is in the caller's dtype.
+  micro-kernel). The (batch, panel) pairs are one flattened ``PARALLEL`` loop, the outermost
+  statement (the CPU target parallelises top-level loops only), each allocating its panel.
+  Rows and columns past ``M``/``N`` are computed on clamped indices and not stored. Any
+  dtype: the accumulation is in the caller's dtype.
 - ``gemm_blas``: a call of CBLAS's ``cblas_sgemm`` through ``ir.ExternCall`` (float32 only),
-  which the CPU target resolves to numpy's bundled OpenBLAS.
+  which the CPU target resolves to numpy's bundled OpenBLAS; the batch loop is ``PARALLEL``
+  (its scratch buffers allocated per iteration), and for a batch of 1 the store nest's rows.
 
 A product of at most ``GEMV_ROWS`` rows is a plain ``te.reduce`` whichever the strategy.
 
@@ -60,6 +63,14 @@ BLAS_CHUNK = 4096
 """Columns (output positions) of one im2col chunk of a convolution's ``sgemm`` schedule (whole
 rows of the last spatial axis when it is static): large, because one big sgemm runs faster
 than several small ones (the chunk buffer is heap-allocated by the CPU target)."""
+
+PARALLEL_TASKS = 4
+"""A convolution's ``sgemm`` schedule cuts an image's positions into at least this many chunks
+(its parallel loop's tasks) where each chunk still has ``MIN_CHUNK`` positions, so that a batch
+of one image runs on more than one thread."""
+
+MIN_CHUNK = 512
+"""The fewest positions of a chunk cut for parallelism (``PARALLEL_TASKS``)."""
 
 
 @contextlib.contextmanager
@@ -313,28 +324,31 @@ def gemm_packed(
         nr = max(16, min(nr, -(-sn // 16) * 16))
     zero = ir.const(0, dtype)
 
-    def per_batch(bt: ir.PrimExpr) -> ir.Stmt:
-        def panel(jo: ir.PrimExpr) -> ir.Stmt:
-            packed = local("panel", (k, nr), dtype)
-            j0 = mul(jo, nr)
+    panels = ceildiv(n, nr)
 
-            def pack(kk: ir.PrimExpr, jj: ir.PrimExpr) -> ir.Stmt:
-                j = add(j0, jj)
-                inside = less(j, n)
-                if inside is None:
-                    value = b(bt, kk, j)
-                else:
-                    value = ir.Select(inside, b(bt, kk, minimum(j, sub(n, 1))), zero)
-                return ir.Store(packed, (kk, jj), value)
+    def per_task(t: ir.PrimExpr) -> ir.Stmt:
+        bt, jo = split(t, panels)
+        return panel(bt, jo)
 
-            pack_loop = loop(
-                "k",
-                k,
-                lambda kk: loop("jj", nr, lambda jj: pack(kk, jj), ir.LoopKind.VECTORIZED),
-            )
-            return ir.Allocate(packed, seq(pack_loop, block_rows(bt, packed, j0)))
+    def panel(bt: ir.PrimExpr, jo: ir.PrimExpr) -> ir.Stmt:
+        packed = local("panel", (k, nr), dtype)
+        j0 = mul(jo, nr)
 
-        return loop("jo", ceildiv(n, nr), panel, ir.LoopKind.PARALLEL)
+        def pack(kk: ir.PrimExpr, jj: ir.PrimExpr) -> ir.Stmt:
+            j = add(j0, jj)
+            inside = less(j, n)
+            if inside is None:
+                value = b(bt, kk, j)
+            else:
+                value = ir.Select(inside, b(bt, kk, minimum(j, sub(n, 1))), zero)
+            return ir.Store(packed, (kk, jj), value)
+
+        pack_loop = loop(
+            "k",
+            k,
+            lambda kk: loop("jj", nr, lambda jj: pack(kk, jj), ir.LoopKind.VECTORIZED),
+        )
+        return ir.Allocate(packed, seq(pack_loop, block_rows(bt, packed, j0)))
 
     def block_rows(bt: ir.PrimExpr, packed: ir.Buffer, j0: ir.PrimExpr) -> ir.Stmt:
         def block(io: ir.PrimExpr) -> ir.Stmt:
@@ -372,7 +386,16 @@ def gemm_packed(
 
         return loop("io", ceildiv(m, mr), block)
 
-    return loop("b", batch, per_batch)
+    return loop("t", mul(batch, panels), per_task, ir.LoopKind.PARALLEL)
+
+
+def split(t: ir.PrimExpr, inner: ir.PrimExpr) -> tuple[ir.PrimExpr, ir.PrimExpr]:
+    """``(t // inner, t % inner)`` on non-negative indices (folded for a static ``inner``):
+    one flattened parallel loop over two nested iteration spaces."""
+    si = static(inner)
+    if si is not None:
+        return floordiv(t, si), floormod(t, si)
+    return ir.Binary(ir.BinOp.FLOORDIV, t, inner), ir.Binary(ir.BinOp.FLOORMOD, t, inner)
 
 
 def sgemm(
@@ -469,27 +492,40 @@ def gemm_blas(
         if out is not None:
             call = sgemm(ta, tb, m, n, k, abuf, lda, bbuf, ldb, out, n)
             body = (
-                call if inplace is None else seq(call, nest("e", (m, n), lambda ij: inplace(*ij)))
+                call
+                if inplace is None
+                else seq(call, nest("e", (m, n), lambda ij: inplace(*ij), _OUTER_PARALLEL))
             )
         else:
             cbuf = local("C", (m, n), "float32")
             call = sgemm(ta, tb, m, n, k, abuf, lda, bbuf, ldb, cbuf, n)
-            put = nest("c", (m, n), lambda ij: store(bt, ij[0], ij[1], ir.Load(cbuf, ij)))
+            put = nest(
+                "c",
+                (m, n),
+                lambda ij: store(bt, ij[0], ij[1], ir.Load(cbuf, ij)),
+                _OUTER_PARALLEL if static(batch) == 1 else None,
+            )
             body = ir.Allocate(cbuf, seq(call, put))
         stmt = seq(*prologue, body)
         for buf in reversed(wraps):
             stmt = ir.Allocate(buf, stmt)
         return stmt
 
-    return loop("b", batch, per_batch)
+    return loop("b", batch, per_batch, ir.LoopKind.PARALLEL)
+
+
+_OUTER_PARALLEL = (ir.LoopKind.PARALLEL, ir.LoopKind.SERIAL)
+"""Loop kinds of an ``(M, N)`` nest whose rows run in parallel."""
 
 
 __all__ = [
     "BLAS_CHUNK",
     "GEMM_STRATEGY",
     "GEMV_ROWS",
+    "MIN_CHUNK",
     "MR",
     "NR",
+    "PARALLEL_TASKS",
     "STRATEGIES",
     "Direct",
     "Operand",
@@ -515,6 +551,7 @@ __all__ = [
     "product",
     "seq",
     "sgemm",
+    "split",
     "static",
     "sub",
     "unflatten",

@@ -22,10 +22,13 @@ computes them):
 - registers hold ``i1`` for bool, ``iN`` for (un)signed integers, ``half``/``float``/``double``
   for floats; memory holds bool as ``i8`` (``zext`` on store, ``!= 0`` on load);
 - integer ``+ - *`` wrap (no ``nsw``/``nuw``); ``/`` and ``%`` are ``sdiv``/``srem`` on signed,
-  ``udiv``/``urem`` on unsigned and bool; ``//`` and ``%%`` are the truncating results moved one
-  step toward negative infinity when the remainder is non-zero and has the divisor's opposite
-  sign; shifts are ``shl``, ``ashr`` (signed) and ``lshr`` (unsigned); comparisons of signed
-  integers are signed, of unsigned and bool unsigned;
+  ``udiv``/``urem`` on unsigned and bool, with the divisor replaced by 1 where the division is
+  undefined (by zero, the smallest signed value by -1), so that a program that reaches
+  undefined behaviour gets some value instead of a trap that would kill the process; ``//``
+  and ``%%`` are the truncating results moved one step toward negative infinity when the
+  remainder is non-zero and has the divisor's opposite sign; shifts are ``shl``, ``ashr``
+  (signed) and ``lshr`` (unsigned); comparisons of signed integers are signed, of unsigned and
+  bool unsigned;
 - floats: ``fadd``/``fsub``/``fmul``/``fdiv``/``frem`` with no fast-math flags; ``//`` and
   ``%%`` follow numpy's ``floor_divide``/``remainder`` (``fmod``, then the sign correction and
   the snap of the quotient to the nearest integer that numpy's ``npy_divmod`` makes); ``min``
@@ -102,7 +105,6 @@ PTR = lir.PointerType()
 VOID = lir.VoidType()
 
 _FLOATS = {"float16": F16, "float32": F32, "float64": F64}
-_SUFFIX = {"float32": "f32", "float64": "f64"}
 _LIBM = {"asinh": "asinh", "acosh": "acosh", "atanh": "atanh"}
 _SAME_NAME_INTRINSICS = (
     *("exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan"),
@@ -174,7 +176,8 @@ def _item_size(dtype: str) -> int:
 def _constant(value: int | float, dtype: str) -> lir.Constant:
     typ = register_type(dtype)
     if is_float(dtype):
-        rounded = float(np.dtype(dtype).type(value))  # the literal rounded to its own dtype
+        with np.errstate(over="ignore"):  # a literal beyond the dtype's range is infinite
+            rounded = float(np.dtype(dtype).type(value))  # rounded to its own dtype
         return lir.Constant(typ, rounded)
     bits = _bits(dtype)
     v = int(value) & ((1 << bits) - 1)
@@ -284,6 +287,23 @@ def _children(e: ir.PrimExpr) -> tuple[ir.PrimExpr, ...]:
             assert_never(e)
 
 
+def _node_dtype(e: ir.PrimExpr, operand_dtypes: list[str]) -> str:
+    """The dtype of ``e`` from its operands' (``e.dtype`` recomputes them recursively)."""
+    match e:
+        case ir.Const(_, dtype) | ir.Cast(dtype) | ir.Call(_, _, dtype):
+            return dtype
+        case ir.Ref(var):
+            return var.dtype
+        case ir.Load(buffer):
+            return buffer.dtype
+        case ir.Binary(op):
+            return "bool" if op in ir.COMPARISONS else operand_dtypes[0]
+        case ir.Unary() | ir.Select():
+            return operand_dtypes[-1]
+        case _:
+            assert_never(e)
+
+
 def _accumulation(s: ir.Store) -> ir.Binary | None:
     """The ``+``/``*`` of a float accumulation ``b[i] = b[i] op x`` (or ``x op b[i]``)."""
     v = s.value
@@ -388,7 +408,7 @@ class _FunctionEmitter:
     def expr(self, root: ir.PrimExpr) -> lir.Value:
         """The value of ``root``, emitted at the builder's position (iterative post-order; a
         sub-expression shared inside ``root`` is emitted once)."""
-        memo: dict[int, lir.Value] = {}
+        memo: dict[int, tuple[lir.Value, str]] = {}  # a node's value and dtype
         stack: list[tuple[ir.PrimExpr, bool]] = [(root, False)]
         while stack:
             node, ready = stack.pop()
@@ -399,10 +419,14 @@ class _FunctionEmitter:
                 stack.append((node, True))
                 stack.extend((k, False) for k in kids if id(k) not in memo)
                 continue
-            memo[id(node)] = self._node(node, [memo[id(k)] for k in kids])
-        return memo[id(root)]
+            values = [memo[id(k)][0] for k in kids]
+            dtypes = [memo[id(k)][1] for k in kids]
+            memo[id(node)] = self._node(node, values, dtypes), _node_dtype(node, dtypes)
+        return memo[id(root)][0]
 
-    def _node(self, e: ir.PrimExpr, kids: list[lir.Value]) -> lir.Value:
+    def _node(self, e: ir.PrimExpr, kids: list[lir.Value], dtypes: list[str]) -> lir.Value:
+        """One node, given its operands' values and dtypes (never ``e.dtype``, which recurses
+        on the depth of the expression)."""
         match e:
             case ir.Const(value, dtype):
                 return _constant(value, dtype)
@@ -410,16 +434,16 @@ class _FunctionEmitter:
                 if var not in self.scalars:
                     raise _Unsupported(f"variable {var.name} is used outside its scope")
                 return self.scalars[var]
-            case ir.Binary(op, a, _):
-                return self.binary(op, kids[0], kids[1], a.dtype)
-            case ir.Unary(op, a):
-                return self.unary(op, kids[0], a.dtype)
-            case ir.Cast(dtype, a):
-                return self.cast(kids[0], a.dtype, dtype)
+            case ir.Binary(op):
+                return self.binary(op, kids[0], kids[1], dtypes[0])
+            case ir.Unary(op):
+                return self.unary(op, kids[0], dtypes[0])
+            case ir.Cast(dtype):
+                return self.cast(kids[0], dtypes[0], dtype)
             case ir.Select():
                 return self.b.select(kids[0], kids[1], kids[2])
             case ir.Call(name, args, _):
-                return self.call(name, kids, args[0].dtype if args else "float32")
+                return self.call(name, kids, dtypes[0] if args else "float32")
             case ir.Load(buffer, _):
                 value = self.b.load(self.address(buffer, kids), typ=memory_type(buffer.dtype))
                 if buffer.dtype == "bool":
@@ -503,12 +527,29 @@ class _FunctionEmitter:
         b_zero = B.fcmp_ordered("==", b, zero)
         return B.select(b_zero, quotient, floor), mod
 
+    def _safe_divisor(self, a: lir.Value, b: lir.Value, signed: bool) -> lir.Value:
+        """``b``, except 1 where the division is undefined (by zero; the smallest signed value
+        by -1): any result is allowed there, and the hardware would trap (SIGFPE)."""
+        B = self.b
+        typ = b.type
+        one = lir.Constant(typ, 1)
+        undefined = B.icmp_unsigned("==", b, lir.Constant(typ, 0))
+        if signed:
+            smallest = lir.Constant(typ, -(1 << (typ.width - 1)))
+            overflow = B.and_(
+                B.icmp_signed("==", a, smallest), B.icmp_signed("==", b, lir.Constant(typ, -1))
+            )
+            undefined = B.or_(undefined, overflow)
+        return B.select(undefined, one, b)
+
     def _int_binary(self, op: ir.BinOp, a: lir.Value, b: lir.Value, dtype: str) -> lir.Value:
         B = self.b
         signed = _is_signed(dtype)
         if op in ir.COMPARISONS:
             compare = B.icmp_signed if signed else B.icmp_unsigned
             return compare(op.value, a, b)
+        if op in (ir.BinOp.DIV, ir.BinOp.MOD, ir.BinOp.FLOORDIV, ir.BinOp.FLOORMOD):
+            b = self._safe_divisor(a, b, signed)
         match op:
             case ir.BinOp.ADD:
                 return B.add(a, b)
@@ -757,10 +798,9 @@ class _FunctionEmitter:
                     isinstance(operand, ir.Binary)
                     and operand.op is ir.BinOp.MUL
                     and accumulation.op is ir.BinOp.ADD
-                    and is_float(operand.a.dtype)
-                ):
+                ):  # a float product: the accumulation's operands have the buffer's dtype
                     x, y = self.expr(operand.a), self.expr(operand.b)
-                    operands.append(self.binary(ir.BinOp.MUL, x, y, operand.a.dtype, ("contract",)))
+                    operands.append(self.binary(ir.BinOp.MUL, x, y, buffer.dtype, ("contract",)))
                 else:
                     operands.append(self.expr(operand))
             v = self.binary(
@@ -908,7 +948,7 @@ def _partial_text(m: _Module) -> str:
 def generate(kernel: ir.Kernel) -> GeneratedModule:
     """The LLVM IR of ``kernel`` (unoptimised); ``KernelCompileError`` if it cannot be made."""
     base = symbol_base(kernel.name)
-    m = _Module(kernel.name)
+    m = _Module(base)
     segments, scratch = _segments(kernel, base)
     try:
         main = _FunctionEmitter(m, kernel, base, VOID)
@@ -1000,6 +1040,21 @@ def _run_chunk(fn: Callable[..., object], args: list[int], lo: int, hi: int) -> 
     fn(*args, lo, hi)
 
 
+_Extent: TypeAlias = int | tuple[int] | None
+"""How a call checks one dimension: a literal, ``(k,)`` for the ``k``-th size parameter, or
+``None`` (an expression: not checked)."""
+
+
+def _extent_check(e: ir.PrimExpr, positions: Mapping[ir.SizeVar, int]) -> _Extent:
+    match e:
+        case ir.Const(value):
+            return int(value)
+        case ir.Ref(ir.SizeVar() as var) if var in positions:
+            return (positions[var],)
+        case _:
+            return None
+
+
 class CompiledKernel:
     """A kernel compiled for the host. Call it with the input and output arrays (C-contiguous,
     of the buffers' dtypes and shapes) and the values of its size parameters; it writes the
@@ -1025,6 +1080,11 @@ class CompiledKernel:
         self._generated = generated
         self._loaded = loaded
         nbuf, nsize = len(kernel.params), len(kernel.sizes)
+        positions = {v: i for i, v in enumerate(kernel.sizes)}
+        self._checks: list[tuple[ir.Buffer, np.dtype[np.generic], tuple[_Extent, ...]]] = [
+            (b, _numpy_dtype(b.dtype), tuple(_extent_check(e, positions) for e in b.shape))
+            for b in kernel.params
+        ]
         addresses = loaded.library.addresses
         self._main = _ctypes_function(addresses[generated.symbol], nbuf, nsize, None)
         self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
@@ -1058,32 +1118,46 @@ class CompiledKernel:
                 f"kernel {k.name}: expected {len(k.inputs)} inputs and {len(k.outputs)} outputs, "
                 f"got {len(inputs)} and {len(outputs)}"
             )
-        values: list[int] = []
-        for size in k.sizes:
-            if size not in sizes:
-                raise ValueError(f"kernel {k.name}: no value for size {size.name}")
-            values.append(int(sizes[size]))
+        try:
+            values = [int(sizes[size]) for size in k.sizes]
+        except KeyError as e:
+            name = e.args[0].name if isinstance(e.args[0], ir.SizeVar) else e.args[0]
+            raise ValueError(f"kernel {k.name}: no value for size {name}") from None
         pointers: list[int] = []
-        for buffer, array in zip(k.params, [*inputs, *outputs], strict=True):
-            if array.dtype != _numpy_dtype(buffer.dtype):
-                raise ValueError(
-                    f"kernel {k.name}: buffer {buffer.name} is {buffer.dtype}, got {array.dtype}"
+        arrays = [*inputs, *outputs]
+        for (buffer, dtype, shape), array in zip(self._checks, arrays, strict=True):
+            expected = (
+                tuple(
+                    d
+                    if isinstance(d, int)
+                    else values[d[0]]
+                    if isinstance(d, tuple)
+                    else array.shape[i]
+                    for i, d in enumerate(shape)
                 )
-            if not array.flags.c_contiguous:
-                raise ValueError(f"kernel {k.name}: buffer {buffer.name} is not C-contiguous")
-            shape = [_static_value(e, sizes) for e in buffer.shape]
-            if len(shape) != array.ndim or any(
-                d is not None and d != n for d, n in zip(shape, array.shape, strict=False)
-            ):
-                raise ValueError(
-                    f"kernel {k.name}: buffer {buffer.name} has shape {tuple(shape)}, "
-                    f"got {array.shape}"
-                )
+                if len(shape) == array.ndim
+                else shape
+            )
+            if array.dtype != dtype or array.shape != expected or not array.flags.c_contiguous:
+                self._refuse(buffer, array, sizes)
             pointers.append(array.ctypes.data)
         for array in outputs:
             if not array.flags.writeable:
                 raise ValueError(f"kernel {k.name}: an output array is read-only")
         return pointers, values
+
+    def _refuse(self, buffer: ir.Buffer, array: Array, sizes: Mapping[ir.SizeVar, int]) -> None:
+        name = self.kernel.name
+        if array.dtype != _numpy_dtype(buffer.dtype):
+            raise ValueError(
+                f"kernel {name}: buffer {buffer.name} is {buffer.dtype}, got {array.dtype}"
+            )
+        if not array.flags.c_contiguous:
+            raise ValueError(f"kernel {name}: buffer {buffer.name} is not C-contiguous")
+        shape = tuple(_static_value(e, sizes) for e in buffer.shape)
+        raise ValueError(
+            f"kernel {name}: buffer {buffer.name} has shape {shape}, got {array.shape}"
+        )
 
     def __call__(
         self,
@@ -1118,24 +1192,31 @@ class CompiledKernel:
         }
 
 
+def _compile_object(kernel: ir.Kernel, generated: GeneratedModule) -> cache.Entry:
+    try:
+        module = jit.optimise(generated.text)
+        optimised = str(module)  # before emission, which prepares the module in place
+        obj = jit.emit_object(module)
+    except RuntimeError as e:
+        raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
+    return cache.Entry(obj, optimised)
+
+
 def _load(kernel: ir.Kernel, generated: GeneratedModule, key: str) -> tuple[_Loaded, str]:
     loaded = _MEMORY.get(key)
     if loaded is not None:
         return loaded, "memory"
-    origin = "disk"
     entry = cache.disk_load(key)
-    if entry is None:
-        origin = "compiled"
+    if entry is not None:
         try:
-            module = jit.optimise(generated.text)
-            optimised = str(module)  # before emission, which prepares the module in place
-            obj = jit.emit_object(module)
-        except RuntimeError as e:
-            raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
-        entry = cache.Entry(obj, optimised)
-        cache.disk_store(key, entry)
+            library = jit.load_object(entry.obj, generated.exports, generated.imports)
+            return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), "disk"
+        except RuntimeError:
+            pass  # an unreadable entry (damaged on disk): compile again and replace it
+    entry = _compile_object(kernel, generated)
+    cache.disk_store(key, entry)
     library = jit.load_object(entry.obj, generated.exports, generated.imports)
-    return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), origin
+    return _MEMORY.put(key, _Loaded(library, entry.obj, entry.llvm_ir)), "compiled"
 
 
 def compile_kernel(kernel: ir.Kernel, *, threads: int = 1) -> CompiledKernel:

@@ -1,6 +1,6 @@
 """Lowerings of the ``create`` operators (``semantics/ops/create.py``): constant computes over
 the result type's shape. ``full``/``full_like`` cast their rank-0 ``fill_value`` to the result
-dtype as ``cast`` does. ``arange`` is not lowered: its length depends on its arguments' values.
+dtype as ``cast`` does. ``arange``'s length (a ``?`` extent) is a size parameter of the kernel.
 """
 
 from __future__ import annotations
@@ -57,4 +57,30 @@ def _full(
     return te.compute(shape, dtype, lambda idx: convert(fill(), dtype), "full")
 
 
-te.unsupported("arange", "its length depends on the values of its arguments")
+@te.lowering("arange")
+def _arange(
+    ctx: te.LowerContext,
+    inputs: tuple[te.TensorResult, ...],
+    attrs: Attrs,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[i] = start + step * i`` in the dtype (bool: computed in int64, then ``!= 0``);
+    the length is the result's ``?`` extent, a size parameter bound from the output buffer
+    (the host computes it with the shape function)."""
+    shape, dtype = _result(ctx, out_type)
+    start, step = tensor_input(inputs, 0), tensor_input(inputs, 2)
+
+    def element(idx: te.Indices) -> ir.PrimExpr:
+        (i,) = idx
+        if dtype == "bool":
+            wide = ir.Binary(
+                ir.BinOp.ADD,
+                ir.Cast(ir.INDEX, start()),
+                ir.Binary(ir.BinOp.MUL, ir.Cast(ir.INDEX, step()), i),
+            )
+            return convert(wide, "bool")
+        position = i if dtype == ir.INDEX else ir.Cast(dtype, i)
+        return ir.Binary(ir.BinOp.ADD, start(), ir.Binary(ir.BinOp.MUL, step(), position))
+
+    return te.compute(shape, dtype, element, "arange")

@@ -17,7 +17,8 @@ scatter is applied by a third nest over a local copy, never at the scatter's sto
 position may be written more than once).
 
 ``strided_slice`` needs the data's sliced extents to be known integers (its canonical bounds
-are computed when lowering), ``unravel_index`` a known length of its shape vector.
+are computed when lowering; an axis it pads with the whole axis may have any extent), and
+``unravel_index`` a known length of its shape vector.
 """
 
 from __future__ import annotations
@@ -136,7 +137,16 @@ def _strided_slice(
     t = arg_types[0]
     assert isinstance(t, TensorType)
     _, plan = _strided_slice_plan(t.shape, attrs)
-    sliced = set(attrs.axes) if attrs.axes is not None else set(range(data.ndim))
+    if attrs.axes is not None:
+        sliced = set(attrs.axes)
+    else:
+        # Without axes, the axes past every given list are padded with the whole axis (begin 0,
+        # end "to the end", stride 1): the identity, whatever the extent.
+        assert attrs.begin is not None and attrs.end is not None and attrs.strides is not None
+        given = max(len(attrs.begin), len(attrs.end), len(attrs.strides))
+        sliced = set(range(min(given, data.ndim)))
+        if attrs.slice_mode == "size":
+            sliced = set(range(data.ndim))
     if sliced - set(plan):
         raise te.LoweringError("strided_slice", "a sliced extent is not a known integer")
     shape = tuple(ir.index(plan[k][2]) if k in plan else data.shape[k] for k in range(data.ndim))

@@ -8,8 +8,12 @@
   whose last axis is the channel swaps the product's operands so the vectorised panel runs
   along the channels); with ``"blas"`` (float32), each image's positions are cut into chunks of
   ``schedules.BLAS_CHUNK``, whose im2col goes to a local buffer, then ``cblas_sgemm``, then the
-  store with the fused epilogue. Any layout that permutes the canonical ones, groups, depthwise
-  with a channel multiplier, dilation, asymmetric padding.
+  store with the fused epilogue (at least ``schedules.PARALLEL_TASKS`` chunks per image where
+  they keep ``schedules.MIN_CHUNK`` positions). Either way the (image, group, panel or chunk)
+  tasks are one flattened ``parallel`` loop, the outermost statement of the nest (the CPU
+  target runs top-level parallel loops on its thread pool), with every scratch buffer
+  allocated inside it. Any layout that permutes the canonical ones, groups, depthwise with a
+  channel multiplier, dilation, asymmetric padding.
 - ``nn.conv1d_transpose``, ``nn.conv2d_transpose``: a reduction (the gather form of the
   adjoint: output ``y`` takes input ``i = (y + pad - j*dil) / stride`` where that is an integer
   in range).
@@ -196,21 +200,19 @@ def _conv_blas(
     last = sch.static(g.positions[-1])
     # Chunks of whole rows of the last spatial axis when it is static, so that the im2col's
     # innermost loop runs along that axis with no index division.
-    rows = None if last is None or last == 0 else max(1, sch.BLAS_CHUNK // last)
+    # Chunks of at most BLAS_CHUNK positions, and at least PARALLEL_TASKS of them per image
+    # while each keeps MIN_CHUNK positions.
+    target = sch.BLAS_CHUNK
+    if sp is not None and sp >= sch.PARALLEL_TASKS * sch.MIN_CHUNK:
+        target = min(target, -(-sp // sch.PARALLEL_TASKS))
+    rows = None if last is None or last == 0 else max(1, target // last)
     total_rows = sch.static(sch.product(g.positions[:-1]))
     if rows is not None and total_rows is not None:
         rows = max(1, min(rows, total_rows))
     if rows is not None and last is not None:
         chunk = rows * last
     else:
-        chunk = sch.BLAS_CHUNK if sp is None else max(1, min(sch.BLAS_CHUNK, sp))
-    wbuf = sch.local("W", (g.groups, og, k), "float32")
-
-    def pack_weight(ix: tuple[ir.PrimExpr, ...]) -> ir.Stmt:
-        gi, o, kk = ix
-        return ir.Store(wbuf, ix, g.weight(sch.add(sch.mul(gi, og), o), kk))
-
-    packed_w = sch.nest("pw", (ir.index(g.groups), ir.index(og), ir.index(k)), pack_weight)
+        chunk = target if sp is None else max(1, min(target, sp))
 
     def per_chunk(n: ir.PrimExpr, gi: ir.PrimExpr, c: ir.PrimExpr) -> ir.Stmt:
         cols = sch.local("cols", (k, chunk), "float32")
@@ -248,7 +250,9 @@ def _conv_blas(
                 ),
             )
         copy_w = sch.nest(
-            "wg", (ir.index(og), ir.index(k)), lambda ok: ir.Store(wg, ok, ir.Load(wbuf, (gi, *ok)))
+            "wg",
+            (ir.index(og), ir.index(k)),
+            lambda ok: ir.Store(wg, ok, g.weight(sch.add(sch.mul(gi, og), ok[0]), ok[1])),
         )
         call = sch.sgemm(
             False,
@@ -273,16 +277,14 @@ def _conv_blas(
         return ir.Allocate(cols, ir.Allocate(wg, ir.Allocate(cbuf, body)))
 
     chunks = sch.ceildiv(npos, chunk)
-    loops = sch.loop(
-        "n",
-        g.n,
-        lambda n: sch.loop(
-            "g",
-            g.groups,
-            lambda gi: sch.loop("c", chunks, lambda c: per_chunk(n, gi, c), ir.LoopKind.PARALLEL),
-        ),
-    )
-    return ir.Allocate(wbuf, sch.seq(packed_w, loops))
+
+    def per_task(t: ir.PrimExpr) -> ir.Stmt:
+        rest, c = sch.split(t, chunks)
+        n, gi = sch.split(rest, ir.index(g.groups))
+        return per_chunk(n, gi, c)
+
+    tasks = sch.mul(sch.mul(g.n, g.groups), chunks)
+    return sch.loop("t", tasks, per_task, ir.LoopKind.PARALLEL)
 
 
 def _forward(

@@ -6,18 +6,30 @@ consumer).
   ``topi::pad`` (a negative width crops);
 - ``nn.mirror_pad``: SYMMETRIC and REFLECT, one reflection;
 - ``nn.space_to_depth``, ``nn.depth_to_space`` (DCR and CRD), NCHW and NHWC;
-- ``nn.upsampling``, ``nn.space_to_batch_nd``, ``nn.batch_to_space_nd``: unsupported (see the
-  reasons registered below).
+- ``nn.space_to_batch_nd`` (padding with ``pad_value`` as TVM's ``make_const``) and
+  ``nn.batch_to_space_nd`` (then cropped): the block interleavings;
+- ``nn.upsampling``: unsupported (see the reason registered below).
 """
 
 from __future__ import annotations
 
-from .....semantics.ops.nn.shape import MirrorPadAttrs, PadAttrs, SubPixelAttrs
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .....semantics.ops.nn.shape import (
+    BatchToSpaceNDAttrs,
+    MirrorPadAttrs,
+    PadAttrs,
+    SpaceToBatchNDAttrs,
+    SubPixelAttrs,
+)
 from .....semantics.ops.registry import Attrs
 from .....semantics.syntax import Type
 from ... import ir, te
 from ... import schedules as sch
-from .common import cast, out_shape, tensor
+from .common import cast, out_shape, padded_read, tensor
 
 
 def _bin(op: ir.BinOp, a: ir.PrimExpr, b: ir.PrimExpr) -> ir.PrimExpr:
@@ -203,11 +215,93 @@ te.unsupported(
     "nn.upsampling",
     "image resizing (image.resize2d, which nn.upsampling is) is not lowered yet",
 )
-te.unsupported(
-    "nn.space_to_batch_nd",
-    "the block interleaving is not lowered yet (an injective index map: a compute to write)",
-)
-te.unsupported(
-    "nn.batch_to_space_nd",
-    "the block interleaving is not lowered yet (an injective index map: a compute to write)",
-)
+
+
+def _fill(value: float, dtype: str) -> ir.Const:
+    """``pad_value`` as TVM's ``make_const``: rounded for floats, truncated toward zero for
+    integers (a value the dtype cannot hold is undefined: 0 here)."""
+    if dtype.startswith("float"):
+        with np.errstate(over="ignore"):
+            return ir.const(float(np.dtype(dtype).type(value)), dtype)
+    if not math.isfinite(value):
+        return ir.const(0, dtype)
+    t = math.trunc(value)
+    if dtype == "bool":
+        return ir.const(t if t in (0, 1) else 0, dtype)
+    info = np.iinfo(np.dtype(dtype))
+    return ir.const(t if info.min <= t <= info.max else 0, dtype)
+
+
+def _divmod(a: ir.PrimExpr, d: ir.PrimExpr) -> tuple[ir.PrimExpr, ir.PrimExpr]:
+    """``(a % d, a // d)`` on non-negative indices (folded for a static ``d``)."""
+    sd = sch.static(d)
+    if sd is not None:
+        return sch.floormod(a, sd), sch.floordiv(a, sd)
+    return _bin(ir.BinOp.FLOORMOD, a, d), _bin(ir.BinOp.FLOORDIV, a, d)
+
+
+def _flat(ks: Sequence[ir.PrimExpr], blocks: Sequence[int]) -> ir.PrimExpr:
+    """Block offsets ``ks`` as one row-major index over ``blocks``."""
+    flat: ir.PrimExpr = ir.index(0)
+    for k, b in zip(ks, blocks, strict=True):
+        flat = sch.add(sch.mul(flat, b), k)
+    return flat
+
+
+@te.lowering("nn.space_to_batch_nd")
+def lower_space_to_batch_nd(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[k * N + n, i.., rest] = padded[n, i * block + k.., rest]`` (``k`` the row-major
+    block offsets; positions in the padding read ``pad_value``)."""
+    assert isinstance(attrs, SpaceToBatchNDAttrs)
+    x = tensor(args, 0, "nn.space_to_batch_nd")
+    blocks = list(attrs.block_shape)
+    m = len(blocks)
+    batch = x.shape[0]
+    fill = _fill(attrs.pad_value, x.dtype)
+    shape = out_shape(ctx, out_type, "nn.space_to_batch_nd")
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        b = ix[0]
+        n, k = _divmod(b, batch)
+        ks = sch.unflatten(k, [ir.index(v) for v in blocks])
+        spatial = [
+            sch.sub(sch.add(sch.mul(ix[1 + j], blocks[j]), ks[j]), attrs.paddings[j][0])
+            for j in range(m)
+        ]
+        tail = ix[m + 1 :]
+        return padded_read(lambda *i: x(*i, *tail), (n,), spatial, x.shape[1 : m + 1], fill)
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("space_to_batch"))
+
+
+@te.lowering("nn.batch_to_space_nd")
+def lower_batch_to_space_nd(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``out[n, o.., rest] = data[k * N' + n, q // block.., rest]`` with ``q = o + crop_begin``
+    and ``k`` the row-major offsets ``q % block`` (``N'`` the output batch)."""
+    assert isinstance(attrs, BatchToSpaceNDAttrs)
+    x = tensor(args, 0, "nn.batch_to_space_nd")
+    blocks = list(attrs.block_shape)
+    m = len(blocks)
+    shape = out_shape(ctx, out_type, "nn.batch_to_space_nd")
+    batch = shape[0]
+
+    def element(ix: te.Indices) -> ir.PrimExpr:
+        q = [sch.add(ix[1 + j], attrs.crops[j][0]) for j in range(m)]
+        ks = [sch.floormod(q[j], blocks[j]) for j in range(m)]
+        s = [sch.floordiv(q[j], blocks[j]) for j in range(m)]
+        b = sch.add(sch.mul(_flat(ks, blocks), batch), ix[0])
+        return x(b, *s, *ix[m + 1 :])
+
+    return te.compute(shape, x.dtype, element, ctx.fresh("batch_to_space"))
