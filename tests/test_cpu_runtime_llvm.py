@@ -134,16 +134,19 @@ def test_run_on_the_cpu_target_prints_the_interpreters_value(
 
 def test_host_operators_run_on_the_host() -> None:
     text = """
-def @main(%x: Tensor[(?, 3), float32]) {
-  (add(shape_of(%x, dtype="int32"), 1), ndarray_size(%x, dtype="int64"), sum(%x))
+def @main(%x: Tensor[(2, 3), float32], %s: Tensor[(2), int64]) {
+  (exp(vm.reshape_tensor(tanh(%x), %s, newshape=[3, 2])), shape_of(%x, dtype="int32"))
 }
 """
     mod = relay.parse(text)
     exe = CpuTarget().compile(mod)
-    x = f32(5, 3)
-    got = exe.run(TensorValue(x))
-    assert compare_values(relay.evaluate(mod, x), got, reduction_length=15) is None
-    assert not any("shape_of" in name for name in exe.kernels)  # no kernel computes it
+    x, shape = f32(2, 3), np.array([3, 2], np.int64)
+    got = exe.run(TensorValue(x), TensorValue(shape))
+    assert compare_values(relay.evaluate(mod, x, shape), got) is None
+    assert not any("reshape_tensor" in name for name in exe.kernels)  # the host does it
+    assert any("shape_of" in name for name in exe.kernels)  # lowered natively: a kernel
+    with pytest.raises(relay.RelayRuntimeError, match="the shape argument holds"):
+        exe.run(TensorValue(x), TensorValue(np.array([6, 1], np.int64)))
 
 
 @pytest.mark.parametrize(

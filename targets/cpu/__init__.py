@@ -53,6 +53,8 @@ class LlvmBackend:
 
     def __init__(self, threads: int = 1) -> None:
         self.threads = threads
+        # The host computes only the host operators that have no lowering of their own.
+        self.host_ops = frozenset(op for op in HOST_OPS if op not in LOWERINGS)
 
     def compile_primitive(self, fn: Function, name: str) -> CompiledPrimitive:
         """Lower ``fn`` and compile it; ``BackendError`` naming an operator that has no

@@ -22,9 +22,10 @@
 
 Nothing falls back to the reference kernels: an operator call left outside a primitive
 function is a ``BackendError``, as is an operator the backend cannot lower. The one exception
-is by design, as in TVM's VM: *host operators* (``HOST_OPS``: ``shape_of``, ``ndarray_size``,
-``vm.shape_of``, ``vm.reshape_tensor``) read only an array's shape or give it a new one, so
-a primitive function that is one call of one of them runs on the host (``HostCall``).
+is by design, as in TVM's VM: *host operators* (those of ``HOST_OPS`` the backend does not
+compile itself, ``KernelBackend.host_ops``: for the CPU, ``vm.reshape_tensor``, whose run-time
+check a kernel cannot raise) read only an array's shape or give it a new one; each call of one
+gets a primitive function of its own (``fence_host_ops``), run on the host (``HostCall``).
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ class KernelBackend(Protocol):
     ``BackendError`` for an operator it cannot compile."""
 
     def compile_primitive(self, fn: Function, name: str) -> CompiledPrimitive: ...
+
+    # A backend may also say which of ``HOST_OPS`` it leaves to the host, as ``host_ops``
+    # (a frozenset); without it, all of them (``backend_host_ops``).
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,8 +244,17 @@ def concrete_outputs(
 
 
 HOST_OPS = frozenset({"shape_of", "ndarray_size", "vm.shape_of", "vm.reshape_tensor"})
-"""Operators the host runtime computes: metadata (a shape, an element count) or a reshape to
-a shape computed at run time; no arithmetic on tensor elements."""
+"""Operators the host runtime can compute, for a backend that does not compile them: metadata
+(a shape, an element count) or a reshape to a shape computed at run time; no arithmetic on
+tensor elements."""
+
+
+def backend_host_ops(backend: object) -> frozenset[str]:
+    """The host operators ``backend`` leaves to the host: its ``host_ops`` if it says, else
+    all of ``HOST_OPS``."""
+    ops = getattr(backend, "host_ops", HOST_OPS)
+    assert isinstance(ops, frozenset)
+    return ops & HOST_OPS
 
 
 @dataclass(eq=False, repr=False)
@@ -269,12 +282,12 @@ class HostCall:
         return reference(operands, self.attrs)
 
 
-def fence_host_ops(mod: IRModule) -> IRModule:
+def fence_host_ops(mod: IRModule, host_ops: frozenset[str] = HOST_OPS) -> IRModule:
     """``mod`` with every host-operator call, and each of its non-atomic arguments, wrapped in
     ``annotation.stop_fusion``, so that FuseOps gives each host call a primitive function of
     its own (``HostCall``) instead of fusing it into a kernel that cannot compute it. (FuseOps
     removes the annotations.) A module without host operators is returned as it is."""
-    if not any(isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in HOST_OPS
+    if not any(isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in host_ops
                for fn in mod.functions.values() for e in _walk_outside_primitives(fn)):  # fmt: skip
         return mod
     stop = Op("annotation.stop_fusion")
@@ -283,7 +296,7 @@ def fence_host_ops(mod: IRModule) -> IRModule:
         return e if isinstance(e, Var | Constant) else Call(stop, (e,), span=e.span)
 
     def visit(e: Expr) -> Expr | None:
-        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in HOST_OPS:
+        if isinstance(e, Call) and isinstance(e.op, Op) and e.op.name in host_ops:
             inner = Call(e.op, tuple(fence(a) for a in e.args), e.attrs, e.type_args,
                          span=e.span)  # fmt: skip
             return Call(stop, (inner,), span=e.span)
@@ -292,11 +305,11 @@ def fence_host_ops(mod: IRModule) -> IRModule:
     return rewrite_module(mod, visit)
 
 
-def host_call(fn: Function, name: str) -> HostCall | None:
+def host_call(fn: Function, name: str, host_ops: frozenset[str] = HOST_OPS) -> HostCall | None:
     """The ``HostCall`` of ``fn`` if its body is one call of a host operator on parameters
     and constants."""
     body = fn.body
-    if not (isinstance(body, Call) and isinstance(body.op, Op) and body.op.name in HOST_OPS):
+    if not (isinstance(body, Call) and isinstance(body.op, Op) and body.op.name in host_ops):
         return None
     sources: list[int | Array] = []
     for a in body.args:
@@ -727,11 +740,12 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
                    opt_level: int = 3) -> CpuExecutable:  # fmt: skip
     """``mod`` optimised, its primitive functions compiled by ``backend``, the rest compiled
     for the machine (see the module docstring)."""
+    host_ops = backend_host_ops(backend)
     outer = PassContext.current()
     # Every global stays (any may be an entry point); the caller's context may disable more.
     disabled = outer.disabled | {"remove-unused-functions"}
     with PassContext(opt_level, disabled, outer.required, outer.instruments):
-        optimized = pipeline(opt_level)(fence_host_ops(mod))
+        optimized = pipeline(opt_level)(fence_host_ops(mod, host_ops))
     info = infer_types(optimized)
     kernels_by_fn: dict[Function, PrimitiveCall] = {}
     host: dict[Function, HostCall] = {}
@@ -745,7 +759,7 @@ def compile_module(mod: IRModule, backend: KernelBackend, *, target: str = "cpu"
                 continue
             if only_placements(e) or e in host:
                 continue
-            found = host_call(e, "")
+            found = host_call(e, "", host_ops)
             if found is not None:
                 found.name = "host_" + kernel_name(e, taken).removeprefix("fused_")
                 host[e] = found
@@ -825,6 +839,7 @@ __all__ = [
     "PlanCall",
     "PlanStep",
     "PrimitiveCall",
+    "backend_host_ops",
     "check_arguments",
     "compile_module",
     "concrete_outputs",
