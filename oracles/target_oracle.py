@@ -418,6 +418,9 @@ class TargetFuzzResult:
     skipped: int = 0
     skip_reasons: Counter[str] = field(default_factory=Counter)
     """Skips by kind: ``undefined behaviour``, ``inconclusive``, ``unsupported``."""
+    coverage: Counter[str] = field(default_factory=Counter)
+    """How many of the programs checked (not skipped) use each construct and operator family
+    (``tags``)."""
     seconds: float = 0.0
     verdict: TargetVerdict | None = None
     path: str | None = None
@@ -465,6 +468,8 @@ def fuzz_target(
         if skipped:
             result.skipped += 1
             result.skip_reasons[skipped.split(":")[0]] += 1
+        else:
+            result.coverage.update(tags(case.mod))
         if verdict is not None:
             if not best:
                 first_after[0] = result.examples

@@ -210,6 +210,13 @@ def cmd_fuzz_target(args: argparse.Namespace) -> int:
     print(f"relay fuzz --target {target.name}: {result.examples} programs in "
           f"{result.seconds:.1f} s ({rate:.1f}/s), {result.skipped} skipped"
           f"{f' ({reasons})' if reasons else ''}")  # fmt: skip
+    if result.coverage:
+        from .oracles.target_oracle import CONSTRUCTS
+
+        constructs = [f"{c} {result.coverage[c]}" for c in CONSTRUCTS if result.coverage[c]]
+        families = sum(1 for t in result.coverage if t.startswith("op:"))
+        print(f"  checked programs use: {', '.join(constructs) or 'no constructs'}; "
+              f"{families} operator families")  # fmt: skip
     if result.verdict is not None:
         print(f"FAILED: {result.verdict.kind}: {result.verdict.message} -> {result.path}")
         return 1
