@@ -499,13 +499,47 @@ def fuzz_target(
         case, verdict = best[0]
         out_dir.mkdir(parents=True, exist_ok=True)
         n = 1
-        while (out_dir / f"target-{target.name}-{n}.relay").exists():
-            n += 1
-        path = out_dir / f"target-{target.name}-{n}.relay"
-        path.write_text(report_text(verdict, case, str(path), examples=first_after[0]),
-                        encoding="utf-8")  # fmt: skip
+        while True:  # created exclusively: parallel campaigns share the folder
+            path = out_dir / f"target-{target.name}-{n}.relay"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                n += 1
+                continue
+            break
+        with os.fdopen(fd, "w", encoding="utf-8") as report:
+            report.write(report_text(verdict, case, str(path), examples=first_after[0]))
         result.verdict, result.path = verdict, str(path)
     return result
+
+
+def fuzz_target_jobs(
+    target: Target,
+    *,
+    jobs: int,
+    max_examples: int,
+    time_budget: float,
+    seed: int,
+    out_dir: Path,
+    database: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[TargetFuzzResult]:
+    """``fuzz_target`` in ``jobs`` forked processes at once, with seeds ``seed``,
+    ``seed + 1``, ..., each for the whole ``time_budget`` and its share of ``max_examples``;
+    one result per process, in seed order."""
+    if jobs <= 1 or not hasattr(os, "fork"):
+        return [fuzz_target(target, max_examples=max_examples, time_budget=time_budget,
+                            seed=seed, out_dir=out_dir, database=database,
+                            progress=progress)]  # fmt: skip
+    import multiprocessing
+
+    share = max(1, -(-max_examples // jobs))
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs) as pool:
+        runs = [pool.apply_async(fuzz_target, (target,), {
+            "max_examples": share, "time_budget": time_budget, "seed": seed + i,
+            "out_dir": out_dir, "database": database}) for i in range(jobs)]  # fmt: skip
+        return [r.get() for r in runs]
 
 
 def replay_target(target: Target, path: Path) -> tuple[Case, TargetVerdict | None]:
@@ -712,6 +746,7 @@ __all__ = [
     "conform",
     "failing_kernel",
     "fuzz_target",
+    "fuzz_target_jobs",
     "generated_cases",
     "in_child",
     "read_expected_failures",

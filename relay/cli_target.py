@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
 
 def cmd_fuzz_target(args: argparse.Namespace) -> int:
     """``relay fuzz --target NAME``: the target against the interpreter on generated programs."""
-    from .oracles.target_oracle import fuzz_target, replay_target
+    from .oracles.target_oracle import fuzz_target_jobs, replay_target
 
     if args.passes:
         print("relay fuzz: error: --pass and --target are exclusive: fuzz passes, or a target's "
@@ -196,8 +197,9 @@ def cmd_fuzz_target(args: argparse.Namespace) -> int:
             return 0
         print(verdict.report())
         return 1
-    result = fuzz_target(
+    results = fuzz_target_jobs(
         target,
+        jobs=args.jobs,
         max_examples=args.max_examples,
         time_budget=args.time,
         seed=args.seed,
@@ -205,25 +207,33 @@ def cmd_fuzz_target(args: argparse.Namespace) -> int:
         database=Path(args.database) if args.database else None,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    rate = result.examples / result.seconds if result.seconds > 0 else 0.0
-    reasons = ", ".join(f"{n} {why}" for why, n in sorted(result.skip_reasons.items()))
-    print(f"relay fuzz --target {target.name}: {result.examples} programs in "
-          f"{result.seconds:.1f} s ({rate:.1f}/s), {result.skipped} skipped"
+    examples = sum(r.examples for r in results)
+    seconds = max(r.seconds for r in results)
+    skipped = sum(r.skipped for r in results)
+    reasons_count: Counter[str] = sum((r.skip_reasons for r in results), Counter())
+    coverage: Counter[str] = sum((r.coverage for r in results), Counter())
+    rate = examples / seconds if seconds > 0 else 0.0
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(reasons_count.items()))
+    jobs = f" in {len(results)} processes" if len(results) > 1 else ""
+    print(f"relay fuzz --target {target.name}: {examples} programs in {seconds:.1f} s"
+          f"{jobs} ({rate:.1f}/s), {skipped} skipped"
           f"{f' ({reasons})' if reasons else ''}")  # fmt: skip
-    if result.coverage:
+    if coverage:
         from .oracles.target_oracle import CONSTRUCTS
 
-        constructs = [f"{c} {result.coverage[c]}" for c in CONSTRUCTS if result.coverage[c]]
-        families = sum(1 for t in result.coverage if t.startswith("op:"))
+        constructs = [f"{c} {coverage[c]}" for c in CONSTRUCTS if coverage[c]]
+        families = sum(1 for t in coverage if t.startswith("op:"))
         print(f"  checked programs use: {', '.join(constructs) or 'no constructs'}; "
               f"{families} operator families")  # fmt: skip
-    if result.verdict is not None:
-        print(f"FAILED: {result.verdict.kind}: {result.verdict.message} -> {result.path}")
-        return 1
-    if result.error is not None:
-        print(f"ERROR: {result.error}")
-        return 1
-    return 0
+    status = 0
+    for r in results:
+        if r.verdict is not None:
+            print(f"FAILED: {r.verdict.kind}: {r.verdict.message} -> {r.path}")
+            status = 1
+        elif r.error is not None:
+            print(f"ERROR: {r.error}")
+            status = 1
+    return status
 
 
 def add_target_option(p: argparse.ArgumentParser, *, required: bool) -> None:

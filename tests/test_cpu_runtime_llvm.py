@@ -164,3 +164,17 @@ def test_host_operators_fused_with_others_still_run_on_the_host(body: str) -> No
     x = f32(3)
     got = relay.build(mod).run(x)
     assert compare_values(relay.evaluate(mod, x), got) is None
+
+
+def test_a_value_dependent_output_shape_comes_from_the_shape_function() -> None:
+    # Found by relay fuzz --target cpu: arange's length is known only from its arguments.
+    text = """
+def @main(%a: float32, %b: float32) {
+  (arange(%a, %b, 1.5f, dtype="float32"), arange(%a, %b, 0.5f, dtype="float32"))
+}
+"""
+    mod = relay.parse(text)
+    built = relay.build(mod)
+    for stop in (4.0, 10.0):
+        args = (np.float32(1), np.float32(stop))
+        assert compare_values(relay.evaluate(mod, *args), built.run(*args)) is None

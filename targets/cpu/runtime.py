@@ -35,12 +35,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ...compiler.ir import rewrite_module, substitute
+from ...compiler.ir import rewrite_module
 from ...compiler.pass_manager import PassContext
 from ...compiler.passes import pipeline
 from ...compiler.passes.fuse_ops import is_primitive
@@ -62,7 +62,6 @@ from ...semantics.syntax import (
     Constant,
     Expr,
     Function,
-    GlobalVar,
     IRModule,
     Let,
     Op,
@@ -192,7 +191,9 @@ class PrimitiveCall:
         key = tuple((a.shape, a.dtype.name) for a in inputs)
         found = self._dynamic.get(key)
         if found is None:
-            found = self._dynamic[key] = concrete_outputs(self.fn, self.param_types, inputs)
+            found, by_values = concrete_outputs(self.fn, self.param_types, inputs)
+            if not by_values:  # shapes that depend on values are computed every time
+                self._dynamic[key] = found
         return found
 
     def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
@@ -212,10 +213,19 @@ class PrimitiveCall:
 
 def concrete_outputs(
     fn: Function, param_types: Sequence[Type], inputs: Sequence[Array]
-) -> list[tuple[Shape, str]]:
-    """The output shapes of ``fn`` applied to arrays of these shapes: ``fn`` with its parameters
-    re-annotated with the concrete types, type-checked."""
+) -> tuple[list[tuple[Shape, str]], bool]:
+    """The output shapes of ``fn`` applied to these arrays: the body's types computed
+    bottom-up from the concrete input types by the operators' relations (the shape functions);
+    where a relation can only say ``?`` (an output shape that depends on values, as
+    ``arange``'s), the operator's ``shape_func`` on the values of its arguments, which must be
+    parameters or constants. Iterative over the body (``post_order``). Also says whether a
+    shape came from values (then it holds for these inputs only, not for their shapes)."""
+    from ...semantics.ops import OPS
+    from ...semantics.syntax import post_order
+
     it = iter(inputs)
+    types: dict[Expr, Type] = {}
+    values: dict[Expr, Array] = {}
 
     def concrete(t: Type) -> Type:
         if isinstance(t, TupleType):
@@ -223,24 +233,84 @@ def concrete_outputs(
         a = next(it)
         return TensorType(tuple(int(d) for d in a.shape), a.dtype.name)
 
-    params = tuple(Var(p.name_hint, concrete(t)) for p, t in zip(fn.params, param_types,
-                                                                  strict=True))  # fmt: skip
-    body = substitute(fn.body, dict(zip(fn.params, params, strict=True)))
-    gv = GlobalVar("main")
-    info = infer_types(IRModule({gv: Function(params, body)}))
-    ret = info.global_type("main")
-    from ...semantics.syntax import FuncType
-
-    assert isinstance(ret, FuncType)
-    types = flat_tensor_types(ret.ret_type) or []
+    for p, t in zip(fn.params, param_types, strict=True):
+        types[p] = concrete(t)
+    flat = list(inputs)
+    for p in fn.params:
+        if isinstance(types[p], TensorType):
+            values[p] = flat.pop(0)
+        else:
+            fields = types[p]
+            assert isinstance(fields, TupleType)
+            del flat[: len(fields.fields)]
+    bound = {e.var: e.value for e in post_order(fn.body) if isinstance(e, Let)}
+    by_values = False
+    for e in post_order(fn.body):
+        match e:
+            case Var():
+                if e not in types:  # a let's variable: its value came first in post-order
+                    value = bound[e]
+                    types[e] = types[value]
+                    if value in values:
+                        values[e] = values[value]
+            case Constant(data):
+                types[e] = TensorType(tuple(data.shape), data.dtype.name)
+                values[e] = data
+            case Tuple(items):
+                types[e] = TupleType(tuple(types[f] for f in items))
+            case TupleGetItem(tup, index):
+                tt = types[tup]
+                assert isinstance(tt, TupleType)
+                types[e] = tt.fields[index]
+            case Let(_, _, body):
+                types[e] = types[body]
+            case Call(Op(name), args) if name in OPS:
+                opdef = OPS[name]
+                assert opdef.relation is not None
+                t = opdef.relation(tuple(types[a] for a in args), e.attrs)
+                known = flat_tensor_types(t) or []
+                if any(static_shape(u) is None for u in known):
+                    t = _by_shape_function(name, e, args, t, values, fn)
+                    by_values = True
+                types[e] = t
+            case Op():
+                pass  # a callee
+            case _:
+                raise RelayRuntimeError(f"a kernel's body holds {type(e).__name__}", fn.span)
     out: list[tuple[Shape, str]] = []
-    for t in types:
+    for t in flat_tensor_types(types[fn.body]) or []:
         shape = static_shape(t)
         if shape is None:
             raise RelayRuntimeError(f"a kernel's output shape is not known from its input "
                                     f"shapes: {t}", fn.span)  # fmt: skip
         out.append((shape, t.dtype))
-    return out
+    return out, by_values
+
+
+def _by_shape_function(
+    name: str, e: Call, args: Sequence[Expr], t: Type, values: Mapping[Expr, Array],
+    fn: Function,
+) -> Type:  # fmt: skip
+    """``t`` with the shape ``OPS[name].shape_func`` computes from the arguments' values."""
+    from ...semantics.ops import OPS
+
+    shape_func = OPS[name].shape_func
+    if shape_func is None or not all(a in values for a in args):
+        raise RelayRuntimeError(f"{name}: its output shape depends on values the host does not "
+                                "have (computed inside the kernel)", e.span or fn.span)  # fmt: skip
+    shape = shape_func(tuple(values[a] for a in args), e.attrs)
+    if isinstance(t, TensorType):
+        return TensorType(_ints(shape), t.dtype)
+    assert isinstance(t, TupleType)
+    shapes = cast(tuple[tuple[int, ...], ...], shape)
+    fields = [f for f in t.fields if isinstance(f, TensorType)]
+    return TupleType(tuple(TensorType(_ints(s), f.dtype)
+                           for s, f in zip(shapes, fields, strict=True)))  # fmt: skip
+
+
+def _ints(shape: object) -> tuple[int, ...]:
+    assert isinstance(shape, tuple)
+    return tuple(int(d) for d in shape)
 
 
 HOST_OPS = frozenset({"shape_of", "ndarray_size", "vm.shape_of", "vm.reshape_tensor"})
