@@ -6,10 +6,11 @@
    operator call sits in a ``Primitive`` function;
 2. each primitive function becomes one kernel: ``backend.compile_primitive(fn, name)`` (for the
    CPU, ``compiler.lower.lower.lower_primitive`` then ``targets.cpu.codegen.compile_kernel``),
-   wrapped as a ``PrimitiveCall``: it flattens tuple arguments into buffers, allocates the
-   outputs (their shapes from the types; a ``?`` or symbolic dimension is resolved from the
-   concrete input shapes by the type checker, whose operator relations are the shape
-   functions), and calls the kernel;
+   wrapped as a ``PrimitiveCall``: it flattens tuple arguments into buffers, checks them
+   against the static types, allocates the outputs (their shapes from the types; a ``?`` or
+   symbolic dimension is resolved at run time by the operators' relations applied to the
+   concrete input types, or for a value-dependent shape such as ``arange``'s by the operator's
+   shape function, ``concrete_outputs``), and calls the kernel;
 3. everything else (control flow, closures, ADTs, references, recursion, calls between
    globals, tuples) runs in the interpreter's machine, compiled with the ``primitive_kernel``
    hook (``interpreter.compiler.compile_module``) so that each primitive function runs its
@@ -18,7 +19,8 @@
    projections, variables, constants and ``let``, static shapes) gets a ``DataflowPlan``: its
    kernel calls in evaluation order, with each intermediate buffer assigned by a best-fit
    free-list at compile time, so that values whose lifetimes do not overlap share one
-   allocation, reused by every run. Results are fresh arrays (never arena buffers).
+   allocation, reused by every run. Results are fresh arrays (never arena buffers). The
+   machine calls a planned global through its plan as well (``PlanCall``).
 
 Nothing falls back to the reference kernels: an operator call left outside a primitive
 function is a ``BackendError``, as is an operator the backend cannot lower. The one exception
