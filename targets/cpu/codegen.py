@@ -1194,11 +1194,11 @@ class CompiledKernel:
 
 def _compile_object(kernel: ir.Kernel, generated: GeneratedModule) -> cache.Entry:
     try:
-        module = jit.optimise(generated.text)
-        optimised = str(module)  # before emission, which prepares the module in place
-        obj = jit.emit_object(module)
+        obj, optimised, _vectorized = jit.compile_object(generated.text)
     except RuntimeError as e:
         raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
+    except jit.CompilerCrash as e:
+        raise _compile_error(kernel, str(e), generated.text) from e
     return cache.Entry(obj, optimised)
 
 
