@@ -1084,6 +1084,8 @@ def test_llvm_abort_falls_back_then_fails_cleanly(monkeypatch: pytest.MonkeyPatc
     same(out, np.arange(100, dtype=np.float32) ** 2)
     llvm_ir = compile_kernel(kernel).artifacts()["llvm"]
     assert isinstance(llvm_ir, str) and "x float>" not in llvm_ir  # not vectorised
+    saved = list((codegen.cache.cache_dir() / "failed").glob("vectoriser-abort-*.ll"))
+    assert len(saved) == 1  # the IR kept for a bug report
 
     monkeypatch.setattr(jit, "_optimise_and_emit", lambda text, vectorize: os._exit(134))
     always = elementwise("aborts_always", ["float32"], "float32", lambda a: a, 0)
