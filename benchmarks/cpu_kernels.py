@@ -10,9 +10,10 @@ For each case (dense 512x512x512 and 1x2048x1000; conv2d 3x3, padding 1, 64->64 
 - ``onnxruntime``: the same op (Gemm / Conv) in onnxruntime,
 
 with 1 and 2 threads (the kernel's parallel loops, OpenBLAS's threads, onnxruntime's
-intra-op threads), then the ratios of each compiled kernel to numpy and to onnxruntime. Each
-figure is the best of several timed runs after a warm-up. Run:
-``python benchmarks/cpu_kernels.py [--repeat N]``.
+intra-op threads), then the ratios of each compiled kernel to numpy and to onnxruntime (with
+``--micro-kernels``, a last column ``reg``: the packed nest with ``schedules.MICRO_KERNEL =
+"register"``). Each figure is the best of several timed runs after a warm-up. Run:
+``python benchmarks/cpu_kernels.py [--repeat N] [--threads 1 2] [--micro-kernels]``.
 """
 
 from __future__ import annotations
@@ -161,12 +162,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
+    parser.add_argument(
+        "--micro-kernels",
+        action="store_true",
+        help="also time the packed nest with the register micro-kernel (column reg)",
+    )
     args = parser.parse_args()
     cases = [dense_case(512, 512, 512), dense_case(1, 2048, 1000)]
     cases += [conv_case(64, 64, 56), conv_case(256, 256, 14)]
     print(f"GFLOP/s (best of {args.repeat}; measured under load unless the machine is idle)")
     header = f"{'case':<30}{'thr':>4}{'packed':>9}{'sgemm':>9}{'numpy':>9}{'onnxrt':>9}"
-    print(header + f"{'pk/np':>7}{'sg/np':>7}{'pk/ort':>8}{'sg/ort':>8}")
+    reg_header = f"{'reg':>9}" if args.micro_kernels else ""
+    print(header + f"{'pk/np':>7}{'sg/np':>7}{'pk/ort':>8}{'sg/ort':>8}{reg_header}")
     for case in cases:
         op, types, attrs = case["op"]
         expected = None
@@ -174,6 +181,14 @@ def main() -> None:
         for strategy in schedules.STRATEGIES:
             with schedules.gemm_strategy(strategy):
                 kernels[strategy] = kernel_of(op, types, attrs)
+        if args.micro_kernels:
+            default = schedules.MICRO_KERNEL
+            schedules.MICRO_KERNEL = "register"
+            try:
+                with schedules.gemm_strategy("packed"):
+                    kernels["register"] = kernel_of(op, types, attrs)
+            finally:
+                schedules.MICRO_KERNEL = default
         for threads in args.threads:
             set_blas_threads(threads)
             rates: dict[str, float] = {}
@@ -193,9 +208,10 @@ def main() -> None:
                 case["flops"] / best(lambda s=session, f=feeds: s.run(None, f), args.repeat) / 1e9
             )
             p, s, n, r = rates["packed"], rates["blas"], rates["numpy"], rates["onnx"]
+            reg = f"{rates['register']:>9.1f}" if "register" in rates else ""
             print(
                 f"{case['name']:<30}{threads:>4}{p:>9.1f}{s:>9.1f}{n:>9.1f}{r:>9.1f}"
-                f"{p / n:>7.2f}{s / n:>7.2f}{p / r:>8.2f}{s / r:>8.2f}",
+                f"{p / n:>7.2f}{s / n:>7.2f}{p / r:>8.2f}{s / r:>8.2f}{reg}",
                 flush=True,
             )
 

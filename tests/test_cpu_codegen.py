@@ -12,6 +12,7 @@ policy). Statements: loops of every kind, stores, local buffers on the stack and
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from relay.compiler.lower import ir
 from relay.compiler.lower.evaluate import run_kernel
 from relay.oracles.compare import compare_arrays
 from relay.semantics.errors import UndefinedBehavior
-from relay.targets.cpu import codegen
+from relay.targets.cpu import codegen, jit
 from relay.targets.cpu.codegen import KernelCompileError, compile_kernel
 
 Array = npt.NDArray[np.generic]
@@ -37,6 +38,9 @@ DTYPES = ["bool", *INTS, *FLOATS]
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELAY_CACHE_DIR", str(tmp_path / "cache"))
+    # These kernels are fixed and known to compile: skip the crash guard's fork (it doubles
+    # this file's time); test_llvm_abort_falls_back_then_fails_cleanly tests the guard.
+    monkeypatch.setenv("RELAY_CPU_COMPILE_IN_PROCESS", "1")
 
 
 def np_dtype(dtype: str) -> np.dtype[np.generic]:
@@ -1058,3 +1062,33 @@ def test_deep_expressions_and_let_chains() -> None:
     result = np.zeros(4, np.int32)
     compile_kernel(ir.Kernel("lets", (), (out,), (), body))([], [result])
     assert result[0] == 3000
+
+
+@pytest.mark.skipif(not jit.guarded(), reason="needs os.fork")
+def test_llvm_abort_falls_back_then_fails_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An LLVM abort in the vectoriser (simulated: the compiling child exits as ``abort``
+    would) gives a kernel compiled without the vectorisers; an abort either way is a
+    ``KernelCompileError``, and this process survives both."""
+    monkeypatch.delenv("RELAY_CPU_COMPILE_IN_PROCESS")  # the guard on: a child may exit
+    assert jit.guarded()
+    original = jit._optimise_and_emit
+
+    def vectoriser_aborts(text: str, vectorize: bool) -> tuple[bytes, str]:
+        if vectorize:
+            os._exit(134)
+        return original(text, vectorize)
+
+    monkeypatch.setattr(jit, "_optimise_and_emit", vectoriser_aborts)
+    kernel = elementwise("aborts_once", ["float32"], "float32", lambda a: ir.Binary(B.MUL, a, a), 0)
+    (out,) = run(kernel, [np.arange(100, dtype=np.float32)])
+    same(out, np.arange(100, dtype=np.float32) ** 2)
+    llvm_ir = compile_kernel(kernel).artifacts()["llvm"]
+    assert isinstance(llvm_ir, str) and "x float>" not in llvm_ir  # not vectorised
+    saved = list((codegen.cache.cache_dir() / "failed").glob("vectoriser-abort-*.ll"))
+    assert len(saved) == 1  # the IR kept for a bug report
+
+    monkeypatch.setattr(jit, "_optimise_and_emit", lambda text, vectorize: os._exit(134))
+    always = elementwise("aborts_always", ["float32"], "float32", lambda a: a, 0)
+    with pytest.raises(KernelCompileError, match="aborted") as info:
+        compile_kernel(always)
+    assert info.value.path is not None

@@ -37,6 +37,7 @@ LOWERED = sorted(n for n in te.LOWERINGS if n in OPS)
 def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     mp = pytest.MonkeyPatch()
     mp.setenv("RELAY_CACHE_DIR", str(tmp_path_factory.mktemp("cpu_cache")))
+    mp.setenv("RELAY_CPU_COMPILE_IN_PROCESS", "1")  # no crash-guard fork: kept fast
     yield  # type: ignore[misc]
     mp.undo()
 

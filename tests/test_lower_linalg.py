@@ -9,8 +9,8 @@ from lowernn_helpers import check_call, sampled_cases
 
 from relay.compiler.lower import te
 from relay.semantics.ops import OPS
-from relay.semantics.ops.linalg import MatrixSetDiagAttrs
-from relay.semantics.syntax import TensorType
+from relay.semantics.ops.linalg import EinsumAttrs, MatrixSetDiagAttrs
+from relay.semantics.syntax import TensorType, TupleType
 
 
 def test_every_operator_is_lowered_or_has_a_reason() -> None:
@@ -20,7 +20,7 @@ def test_every_operator_is_lowered_or_has_a_reason() -> None:
         assert name in te.LOWERINGS or te.UNSUPPORTED.get(name, "").strip(), name
 
 
-for _op in ("trilu", "matrix_set_diag"):
+for _op in ("trilu", "matrix_set_diag", "einsum"):
 
     @sampled_cases(_op, examples=25)
     def _test() -> None:
@@ -43,3 +43,25 @@ def test_matrix_set_diag_bands_and_alignments(
     )
     types = [TensorType((2, rows, cols), "int32"), TensorType((2, *band, length), "int32")]
     assert check_call("matrix_set_diag", types, attrs)
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [
+        ("ij,jk->ik", [(3, 4), (4, 5)]),
+        ("ij,jk", [(3, 4), (4, 5)]),
+        ("ii->i", [(4, 4)]),
+        ("ii", [(4, 4)]),
+        ("ij->", [(3, 4)]),
+        ("i,i,i->i", [(5,), (5,), (5,)]),
+        ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)]),
+        ("...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 2)]),
+        ("i...,i->...", [(3, 2, 1), (3,)]),
+        ("ij->ji", [(2, 3)]),
+        ("i,j->ij", [(3,), (4,)]),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int32", "float16"])
+def test_einsum_equations(equation: str, shapes: list[tuple[int, ...]], dtype: str) -> None:
+    types = [TupleType(tuple(TensorType(s, dtype) for s in shapes))]
+    assert check_call("einsum", types, EinsumAttrs(equation=equation))

@@ -105,3 +105,21 @@ def test_products_parallel_at_top_level(strategy: str, case: int) -> None:
         else:
             assert _top_level_parallel(kernel), op
         _compiled(op, types, attrs, threads=2)
+
+
+@pytest.mark.parametrize("micro", schedules.MICRO_KERNELS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_packed_micro_kernels_compiled(
+    micro: str, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schedules, "MICRO_KERNEL", micro)
+    with schedules.gemm_strategy("packed"):
+        _compiled("nn.dense", [T(37, 70), T(130, 70)], DenseAttrs(units=None), threads=threads)
+        _compiled("nn.dense", [T(9, 12, dtype="int32"), T(50, 12, dtype="int32")], DenseAttrs(None))
+        _compiled("nn.conv2d", [T(2, 5, 9, 8), T(7, 5, 3, 3)], Conv2DAttrs(padding=(1, 1)))
+        _compiled(
+            "nn.batch_matmul",
+            [T(3, 9, 20), T(3, 17, 20)],
+            BatchMatmulAttrs(transpose_b=True),
+            threads=threads,
+        )

@@ -77,12 +77,49 @@ def test_conv2d_transpose_strided() -> None:
     assert check_call("nn.conv2d_transpose", [T(1, 4, 3, 4), T(4, 3, 3, 3)], attrs)
 
 
+@STRATEGIES
+@pytest.mark.parametrize(
+    ("data_layout", "kernel_layout", "out_layout"),
+    [("NCHW4c", "OIHW4i2o", ""), ("NCHW2c", "OIHW2i4o", "NCHW4c"), ("NCHW", "OIHW", "NCHW8c")],
+)
+def test_conv2d_nchwc(strategy: str, data_layout: str, kernel_layout: str, out_layout: str) -> None:
+    nchw, oihw = (1, 8, 6, 5), (8, 8, 3, 3)
+
+    def packed(shape: tuple[int, ...], layout: str, primal: str) -> tuple[int, ...]:
+        if layout == primal:
+            return shape
+        dims: list[int] = []
+        subs = {c: int(f) for f, c in _sub_axes(layout)}
+        for ch in layout:
+            if ch.isupper():
+                dims.append(shape[primal.index(ch)] // subs.get(ch.lower(), 1))
+            elif ch.islower():
+                dims.append(subs[ch])
+        return tuple(dims)
+
+    attrs = Conv2DAttrs(
+        padding=(1, 0), strides=(1, 2), channels=8, kernel_size=(3, 3),
+        data_layout=data_layout, kernel_layout=kernel_layout, out_layout=out_layout,
+    )  # fmt: skip
+    types = [T(*packed(nchw, data_layout, "NCHW")), T(*packed(oihw, kernel_layout, "OIHW"))]
+    with schedules.gemm_strategy(strategy):
+        assert check_call("nn.contrib_conv2d_NCHWc", types, attrs)
+
+
+def _sub_axes(layout: str) -> list[tuple[str, str]]:
+    """The ``<factor><letter>`` sub-axes of a packed layout."""
+    import re
+
+    return re.findall(r"(\d+)([a-z])", layout)
+
+
 for _op in (
     "nn.conv1d",
     "nn.conv2d",
     "nn.conv3d",
     "nn.conv1d_transpose",
     "nn.conv2d_transpose",
+    "nn.contrib_conv2d_NCHWc",
 ):
 
     @sampled_cases(_op, examples=15)

@@ -126,3 +126,13 @@ def test_batch_matmul_sampled() -> None:
 @sampled_cases("nn.bias_add")
 def test_bias_add_sampled() -> None:
     """Sampled calls of nn.bias_add."""
+
+
+@pytest.mark.parametrize("micro", schedules.MICRO_KERNELS)
+@pytest.mark.parametrize("shapes", [((3, 5), (7, 5)), ((9, 17), (70, 17)), ((5, 0), (4, 0))])
+def test_dense_packed_micro_kernels(
+    micro: str, shapes: tuple[tuple[int, ...], tuple[int, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schedules, "MICRO_KERNEL", micro)
+    with schedules.gemm_strategy("packed"):
+        assert check_call("nn.dense", [T(*shapes[0]), T(*shapes[1])], DenseAttrs(units=None))

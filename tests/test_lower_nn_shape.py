@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 from lowernn_helpers import check_call, sampled_cases
 
-from relay.semantics.ops.nn.shape import BatchToSpaceNDAttrs, PadAttrs, SpaceToBatchNDAttrs
+from relay.semantics.ops.nn.shape import (
+    BatchToSpaceNDAttrs,
+    PadAttrs,
+    SpaceToBatchNDAttrs,
+    UpSamplingAttrs,
+)
 from relay.semantics.syntax import TensorType
 
 
@@ -32,6 +37,21 @@ def test_space_to_batch_and_back(dtype: str) -> None:
     assert check_call("nn.batch_to_space_nd", [TensorType((12, 2, 3, 4), dtype)], back)
 
 
+@pytest.mark.parametrize("method", ["nearest_neighbor", "bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_upsampling(method: str, align_corners: bool, layout: str) -> None:
+    for scales in [(2.0, 3.0), (1.5, 0.5)]:
+        attrs = UpSamplingAttrs(
+            scale_h=scales[0],
+            scale_w=scales[1],
+            layout=layout,
+            method=method,
+            align_corners=align_corners,
+        )
+        assert check_call("nn.upsampling", [TensorType((1, 3, 4, 5), "float32")], attrs)
+
+
 for _op in (
     "nn.batch_flatten",
     "nn.pad",
@@ -40,6 +60,7 @@ for _op in (
     "nn.depth_to_space",
     "nn.space_to_batch_nd",
     "nn.batch_to_space_nd",
+    "nn.upsampling",
 ):
 
     @sampled_cases(_op, examples=15)

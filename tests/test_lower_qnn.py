@@ -1,20 +1,23 @@
 """Lowerings of ``qnn`` (``compiler/lower/ops/qnn.py``) against the references, on sampled
 calls and hand-picked ones (the power-of-two and int64 paths of fixed_point_multiply, per-channel
-kernel zero points, a depthwise multiplier); the operators not lowered are registered
-unsupported with a reason."""
+kernel zero points, a depthwise multiplier, requantization's scale ratios: powers of two,
+equal, negative, rounded significands, every rounding and compute dtype, per channel, and
+compiled by the CPU target; qnn.add, qnn.mul and qnn.concatenate on broadcast and mixed
+parameters)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from lowernn_helpers import check_call, sampled_cases
+from lowernn_helpers import assert_close, check_call, lower_call, sampled_cases
 
 from relay.compiler.lower import te
 from relay.semantics.ops import OPS
 from relay.semantics.ops.nn.conv import Conv2DAttrs
 from relay.semantics.ops.nn.dense import DenseAttrs
-from relay.semantics.ops.qnn import FixedPointMultiplyAttrs
-from relay.semantics.syntax import TensorType
+from relay.semantics.ops.qnn import BroadcastAttrs, FixedPointMultiplyAttrs, RequantizeAttrs
+from relay.semantics.ops.shape import ConcatenateAttrs
+from relay.semantics.syntax import TensorType, TupleType
 
 
 def test_every_operator_is_lowered_or_has_a_reason() -> None:
@@ -30,6 +33,10 @@ for _op in (
     "fixed_point_multiply",
     "qnn.dense",
     "qnn.conv2d",
+    "qnn.requantize",
+    "qnn.add",
+    "qnn.mul",
+    "qnn.concatenate",
 ):
 
     @sampled_cases(_op, examples=25)
@@ -87,3 +94,87 @@ def test_qnn_conv2d_depthwise_multiplier_per_channel(layouts: tuple[str, str]) -
         out_dtype="int32",
     )
     assert check_call("qnn.conv2d", types, attrs, args)
+
+
+_SCALE_PAIRS = [
+    (0.5, 0.25),  # ratio 2: the multiplier 2**30 (power-of-two) path
+    (0.25, 1.0),  # ratio 1/4
+    (0.3, 0.3),  # equal scales: kept
+    (0.1, 0.7),
+    (3.0, 0.011),
+    (1.0, 3.0),  # 1/3: a significand rounded
+    (-0.2, 0.6),  # a negative ratio
+    (1e-6, 2e-6),  # ratio 0.5 of tiny scales
+    (0.7, 0.7000001),
+]
+
+
+@pytest.mark.parametrize(("in_scale", "out_scale"), _SCALE_PAIRS)
+@pytest.mark.parametrize("rounding", ["UPWARD", "TONEAREST"])
+@pytest.mark.parametrize("compute_dtype", ["int64", "float32", "float64"])
+def test_requantize_scales(
+    in_scale: float, out_scale: float, rounding: str, compute_dtype: str
+) -> None:
+    rng = np.random.default_rng(7)
+    data = rng.integers(-(2**20), 2**20, (3, 40)).astype("int32")
+    data[0, :8] = [-3, -2, -1, 0, 1, 2, 3, 5]
+    args = [data, np.float32(in_scale), np.int32(4), np.float32(out_scale), np.int32(-3)]
+    types = [T(3, 40, dtype="int32"), T(), T(dtype="int32"), T(), T(dtype="int32")]
+    for out_dtype in ("int8", "int32"):
+        attrs = RequantizeAttrs(rounding=rounding, compute_dtype=compute_dtype, out_dtype=out_dtype)
+        assert check_call("qnn.requantize", types, attrs, args)
+
+
+@pytest.mark.parametrize("rounding", ["UPWARD", "TONEAREST"])
+def test_requantize_per_channel(rounding: str) -> None:
+    rng = np.random.default_rng(8)
+    data = rng.integers(-128, 128, (2, 4, 5)).astype("int8")
+    scales = np.array([0.5, 0.3, 0.125, 2.0], "float32")
+    zeros = np.array([0, 3, -7, 1], "int32")
+    args = [data, scales, zeros, np.float32(0.25), np.int32(2)]
+    types = [T(2, 4, 5, dtype="int8"), T(4), T(4, dtype="int32"), T(), T(dtype="int32")]
+    attrs = RequantizeAttrs(axis=1, rounding=rounding, out_dtype="uint8")
+    assert check_call("qnn.requantize", types, attrs, args)
+
+
+def test_requantize_compiled() -> None:
+    from relay.targets.cpu.codegen import compile_kernel
+
+    rng = np.random.default_rng(9)
+    data = rng.integers(-(2**20), 2**20, (64,)).astype("int32")
+    reference = OPS["qnn.requantize"].reference
+    assert reference is not None
+    types = [T(64, dtype="int32"), T(), T(dtype="int32"), T(), T(dtype="int32")]
+    for rounding in ("UPWARD", "TONEAREST"):
+        attrs = RequantizeAttrs(rounding=rounding, out_dtype="int16")
+        kernel = lower_call("qnn.requantize", types, attrs)
+        compiled = compile_kernel(kernel)
+        for in_scale, out_scale in _SCALE_PAIRS:
+            args = [data, np.float32(in_scale), np.int32(1), np.float32(out_scale), np.int32(0)]
+            out = np.empty(64, "int16")
+            compiled([np.asarray(a) for a in args], [out], {})
+            assert_close(out, np.asarray(reference(tuple(args), attrs)))
+
+
+def test_qnn_add_mul_concatenate_cases() -> None:
+    rng = np.random.default_rng(10)
+    lhs = rng.integers(-128, 128, (2, 3, 4)).astype("int8")
+    rhs = rng.integers(-128, 128, (3, 1)).astype("int8")
+    params = [np.float32(0.05), np.int32(3), np.float32(0.2), np.int32(-5)]
+    params += [np.float32(0.1), np.int32(1)]
+    types = [T(2, 3, 4, dtype="int8"), T(3, 1, dtype="int8"), T(), T(dtype="int32")]
+    types += [T(), T(dtype="int32"), T(), T(dtype="int32")]
+    attrs = BroadcastAttrs()
+    assert check_call("qnn.add", types, attrs, [lhs, rhs, *params])
+    assert check_call("qnn.mul", types, attrs, [lhs, rhs, *params])
+    parts = (lhs, rng.integers(-128, 128, (2, 3, 2)).astype("int8"))
+    cat_types = [
+        TupleType((T(2, 3, 4, dtype="int8"), T(2, 3, 2, dtype="int8"))),
+        TupleType((T(), T())),
+        TupleType((T(dtype="int32"), T(dtype="int32"))),
+        T(),
+        T(dtype="int32"),
+    ]
+    args = [parts, (np.float32(0.1), np.float32(0.3)), (np.int32(1), np.int32(4))]
+    args += [np.float32(0.1), np.int32(1)]
+    assert check_call("qnn.concatenate", cat_types, ConcatenateAttrs(axis=2), args)

@@ -5,7 +5,7 @@ and the convolutions use them).
 Matrix products ``C[b, i, j] = sum_k A(b, i, k) * B(b, k, j)`` have two schedules:
 
 - ``gemm_packed``: a tiled loop nest the compiler generates. Columns are cut into panels of
-  ``NR`` (16) columns; each panel of ``B`` is packed (once per batch and panel, zero-padded past
+  ``NR`` (48) columns; each panel of ``B`` is packed (once per batch and panel, zero-padded past
   ``N``) into a local ``[K, NR]`` buffer; rows run in blocks of ``MR`` (4) with an ``MR x NR``
   accumulator in a local buffer: the row loop of the block is ``UNROLLED`` and the column loop
   ``VECTORIZED`` over the panel, so the accumulator lives in registers (the register
@@ -45,9 +45,11 @@ GEMM_STRATEGY: str = os.environ.get("RELAY_GEMM", "blas")
 MR = 4
 """Rows of the register block of ``gemm_packed``."""
 
-NR = 64
-"""Columns of a packed panel of ``gemm_packed`` (a few vectors wide: measured best of 16, 32
-and 64 on an AVX-512 host); a static ``N`` below it narrows the panel to ``N`` rounded up to
+NR = 48
+"""Columns of a packed panel of ``gemm_packed`` (a few vectors wide: measured best of 32, 48,
+64 and 96 with ``MR`` 2 to 8 on an AVX-512 host that prefers 256-bit vectors: 4 x 48 is 24
+``ymm`` accumulators, which with the panel's 6 vectors and the broadcast fit the 32 vector
+registers; 4 x 64 spills); a static ``N`` below it narrows the panel to ``N`` rounded up to
 16."""
 
 GEMV_ROWS = 2
@@ -57,7 +59,30 @@ and sgemm only add traffic to a matrix-vector product (measured: 13 GFLOP/s agai
 1x2048x1000)."""
 
 COLUMN_KIND = ir.LoopKind.VECTORIZED
-"""The kind of the micro-kernel's column loop (over the panel width)."""
+"""The kind of the micro-kernel's column loop (over the panel width) in the ``"memory"``
+micro-kernel."""
+
+MICRO_KERNELS = ("memory", "register")
+"""The micro-kernels of ``gemm_packed``: ``"memory"``, an ``MR x NR`` accumulator updated by a
+``VECTORIZED`` column loop inside the ``k`` loop (the accumulator stays a memory buffer), and
+``"register"``, the panel cut into column blocks of ``NC`` with an ``MR x NC`` accumulator
+indexed only by ``UNROLLED`` row and column loops inside the ``k`` loop: after unrolling every
+index is a constant, so LLVM's SROA turns the accumulator into registers (and the SLP
+vectoriser packs them into vectors). Its update goes through a ``LetStmt`` so that the code
+generator does not flag it as a reassociable accumulation (which made LLVM vectorise the
+``k`` loop instead, with gathers from the panel: 5x slower); so it is exact IEEE, in order."""
+
+MICRO_KERNEL: str = os.environ.get("RELAY_MICRO_KERNEL", "memory")
+"""The micro-kernel ``gemm_packed`` uses (read when a kernel is lowered; the environment
+variable ``RELAY_MICRO_KERNEL`` sets it). ``"memory"`` is the default: measured 2.5-4x faster
+than ``"register"`` (``benchmarks/cpu_kernels.py --micro-kernels``), because with an ``MR x
+NR`` block of 4 x 48 LLVM keeps nearly all of the accumulator in vector registers anyway
+(LICM promotes the loop-invariant accumulator elements across the k loop) and fuses the
+multiply-adds, while the unrolled scalar form gets no ``contract`` (it must not be an
+accumulation store, see below) and packs worse."""
+
+NC = 16
+"""Columns of the ``"register"`` micro-kernel's accumulator block."""
 
 BLAS_CHUNK = 4096
 """Columns (output positions) of one im2col chunk of a convolution's ``sgemm`` schedule (whole
@@ -350,16 +375,21 @@ def gemm_packed(
         )
         return ir.Allocate(packed, seq(pack_loop, block_rows(bt, packed, j0)))
 
+    register = MICRO_KERNEL == "register"
+    nc = NC if register and nr % NC == 0 else (16 if register else nr)
+    column_kind = ir.LoopKind.UNROLLED if register else COLUMN_KIND
+
     def block_rows(bt: ir.PrimExpr, packed: ir.Buffer, j0: ir.PrimExpr) -> ir.Stmt:
-        def block(io: ir.PrimExpr) -> ir.Stmt:
-            acc = local("acc", (mr, nr), dtype)
+        def block(io: ir.PrimExpr, jb: ir.PrimExpr) -> ir.Stmt:
+            acc = local("acc", (mr, nc), dtype)
             i0 = mul(io, mr)
+            c0 = mul(jb, nc)
 
             def rows(fn: Callable[[ir.PrimExpr], ir.Stmt]) -> ir.Stmt:
                 return loop("ii", mr, fn, ir.LoopKind.UNROLLED)
 
             def cols(fn: Callable[[ir.PrimExpr], ir.Stmt]) -> ir.Stmt:
-                return loop("jj", nr, fn, COLUMN_KIND)
+                return loop("jj", nc, fn, column_kind)
 
             init = rows(lambda ii: cols(lambda jj: ir.Store(acc, (ii, jj), zero)))
 
@@ -369,8 +399,14 @@ def gemm_packed(
                 av = ir.ScalarVar(f"a{next(_names)}", dtype)
 
                 def fma(jj: ir.PrimExpr) -> ir.Stmt:
-                    prod = ir.Binary(ir.BinOp.MUL, ir.Ref(av), ir.Load(packed, (kk, jj)))
+                    b_elem = ir.Load(packed, (kk, add(c0, jj)))
+                    prod = ir.Binary(ir.BinOp.MUL, ir.Ref(av), b_elem)
                     total = ir.Binary(ir.BinOp.ADD, ir.Load(acc, (ii, jj)), prod)
+                    if register:
+                        # Not an accumulation store to the code generator (no reassoc): LLVM
+                        # would otherwise vectorise the k loop as a reduction, with gathers.
+                        sv = ir.ScalarVar(f"s{next(_names)}", dtype)
+                        return ir.LetStmt(sv, total, ir.Store(acc, (ii, jj), ir.Ref(sv)))
                     return ir.Store(acc, (ii, jj), total)
 
                 return ir.LetStmt(av, a(bt, row, kk), cols(fma))
@@ -378,13 +414,13 @@ def gemm_packed(
             body = loop("k", k, lambda kk: rows(lambda ii: update(kk, ii)))
 
             def put(ii: ir.PrimExpr, jj: ir.PrimExpr) -> ir.Stmt:
-                i, j = add(i0, ii), add(j0, jj)
+                i, j = add(i0, ii), add(add(j0, c0), jj)
                 return guard(conj(less(i, m), less(j, n)), store(bt, i, j, ir.Load(acc, (ii, jj))))
 
             out = rows(lambda ii: cols(lambda jj: put(ii, jj)))
             return ir.Allocate(acc, seq(init, body, out))
 
-        return loop("io", ceildiv(m, mr), block)
+        return loop("io", ceildiv(m, mr), lambda io: loop("jb", nr // nc, lambda jb: block(io, jb)))
 
     return loop("t", mul(batch, panels), per_task, ir.LoopKind.PARALLEL)
 
@@ -522,8 +558,11 @@ __all__ = [
     "BLAS_CHUNK",
     "GEMM_STRATEGY",
     "GEMV_ROWS",
+    "MICRO_KERNEL",
+    "MICRO_KERNELS",
     "MIN_CHUNK",
     "MR",
+    "NC",
     "NR",
     "PARALLEL_TASKS",
     "STRATEGIES",

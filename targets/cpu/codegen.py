@@ -976,17 +976,21 @@ def generate(kernel: ir.Kernel) -> GeneratedModule:
     )
 
 
-def _compile_error(kernel: ir.Kernel, message: str, text: str) -> KernelCompileError:
-    """The error for ``kernel``, with ``text`` saved under the cache directory's ``failed/``."""
+def _save_failed(kernel: ir.Kernel, text: str, prefix: str = "") -> str | None:
+    """Save ``text`` under the cache directory's ``failed/``; the path, or ``None``."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    path = cache.cache_dir() / "failed" / f"{symbol_base(kernel.name)}-{digest}.ll"
-    saved: str | None = str(path)
+    path = cache.cache_dir() / "failed" / f"{prefix}{symbol_base(kernel.name)}-{digest}.ll"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     except OSError:
-        saved = None
-    return KernelCompileError(kernel.name, message, text, path=saved)
+        return None
+    return str(path)
+
+
+def _compile_error(kernel: ir.Kernel, message: str, text: str) -> KernelCompileError:
+    """The error for ``kernel``, with ``text`` saved under the cache directory's ``failed/``."""
+    return KernelCompileError(kernel.name, message, text, path=_save_failed(kernel, text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1194,11 +1198,13 @@ class CompiledKernel:
 
 def _compile_object(kernel: ir.Kernel, generated: GeneratedModule) -> cache.Entry:
     try:
-        module = jit.optimise(generated.text)
-        optimised = str(module)  # before emission, which prepares the module in place
-        obj = jit.emit_object(module)
+        obj, optimised, vectorized = jit.compile_object(generated.text)
     except RuntimeError as e:
         raise _compile_error(kernel, f"LLVM rejected the kernel: {e}", generated.text) from e
+    except jit.CompilerCrash as e:
+        raise _compile_error(kernel, str(e), generated.text) from e
+    if not vectorized:  # LLVM aborted in the vectorisers: keep the IR for a bug report
+        _save_failed(kernel, generated.text, "vectoriser-abort-")
     return cache.Entry(obj, optimised)
 
 

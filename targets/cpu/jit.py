@@ -9,12 +9,22 @@ is linked into its own JIT library, whose ``ResourceTracker`` the ``Library`` ke
 code is freed when the tracker is).
 
 Everything here holds one process-wide lock: LLVM's contexts and the JIT are not thread-safe.
+
+**Crash guard.** llvmlite's LLVM is built with assertions, and a rare loop makes the loop
+vectoriser fail one (``computeBestVF``: "VPlan cost model and legacy cost model disagreed",
+found by ``tests/test_cpu_codegen_random.py``), which aborts the whole process. So
+``compile_object`` optimises and emits in a forked child process (where ``os.fork`` exists and
+``$RELAY_CPU_COMPILE_IN_PROCESS`` is not set) that sends the object back through a pipe; if the
+child dies, the kernel is compiled again without the loop and SLP vectorisers, and if that
+dies too the caller gets ``CompilerCrash``. The module is parsed and verified in the parent
+first, so an LLVM rejection is still an ordinary ``RuntimeError`` with LLVM's message.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -64,21 +74,88 @@ def triple_and_layout() -> tuple[str, str]:
     return llvm.get_process_triple(), str(target_machine().target_data)
 
 
-def optimise(text: str) -> llvm.ModuleRef:
-    """Parse and verify ``text`` (``RuntimeError`` with LLVM's message when it is rejected),
-    then run the O3 pipeline of the new pass manager with the loop and SLP vectorisers."""
+def parse(text: str) -> llvm.ModuleRef:
+    """Parse and verify ``text``; ``RuntimeError`` with LLVM's message when it is rejected."""
     with LOCK:
-        tm = target_machine()
         module = llvm.parse_assembly(text)
         module.verify()
+        return module
+
+
+def optimise(text: str, *, vectorize: bool = True) -> llvm.ModuleRef:
+    """Parse and verify ``text`` (``RuntimeError`` when LLVM rejects it), then run the O3
+    pipeline of the new pass manager, with the loop and SLP vectorisers unless ``vectorize``
+    is false. Runs in this process: see ``compile_object`` for the guarded form."""
+    with LOCK:
+        tm = target_machine()
+        module = parse(text)
         tuning = llvm.create_pipeline_tuning_options(speed_level=3)
-        tuning.loop_vectorization = True
-        tuning.slp_vectorization = True
+        tuning.loop_vectorization = vectorize
+        tuning.slp_vectorization = vectorize
         tuning.loop_unrolling = True
-        tuning.loop_interleaving = True
+        tuning.loop_interleaving = vectorize
         builder = llvm.create_pass_builder(tm, tuning)
         builder.getModulePassManager().run(module, builder)
         return module
+
+
+class CompilerCrash(Exception):
+    """LLVM aborted while optimising or emitting a module (in the guard's child process)."""
+
+
+def _optimise_and_emit(text: str, vectorize: bool) -> tuple[bytes, str]:
+    module = optimise(text, vectorize=vectorize)
+    optimised = str(module)  # before emission, which prepares the module in place
+    return emit_object(module), optimised
+
+
+def _in_child(text: str, vectorize: bool) -> tuple[bytes, str] | None:
+    """``_optimise_and_emit`` in a forked child; ``None`` if the child did not finish."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compile, send, leave without running any cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            obj, optimised = _optimise_and_emit(text, vectorize)
+            ll = optimised.encode()
+            payload = len(ll).to_bytes(8, "little") + ll + obj
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or len(payload) < 8:
+        return None
+    size = int.from_bytes(payload[:8], "little")
+    return payload[8 + size :], payload[8 : 8 + size].decode()
+
+
+def guarded() -> bool:
+    """Whether ``compile_object`` compiles in a child process."""
+    return hasattr(os, "fork") and not os.environ.get("RELAY_CPU_COMPILE_IN_PROCESS")
+
+
+def compile_object(text: str) -> tuple[bytes, str, bool]:
+    """The object code and optimised IR of the module ``text``, and whether it was vectorised
+    (see the module docstring): ``RuntimeError`` if LLVM rejects the IR, ``CompilerCrash`` if
+    LLVM aborts even without the vectorisers."""
+    with LOCK:
+        parse(text)  # rejections are reported here, in this process
+        if not guarded():
+            obj, optimised = _optimise_and_emit(text, True)
+            return obj, optimised, True
+        for vectorize in (True, False):
+            result = _in_child(text, vectorize)
+            if result is not None:
+                return result[0], result[1], vectorize
+        raise CompilerCrash(
+            "LLVM aborted while optimising the module, with and without the vectorisers"
+        )
 
 
 def emit_object(module: llvm.ModuleRef) -> bytes:
@@ -125,13 +202,17 @@ def load_object(obj: bytes, exports: Sequence[str], imports: Mapping[str, int]) 
 
 __all__ = [
     "LOCK",
+    "CompilerCrash",
     "Library",
+    "compile_object",
     "emit_assembly",
     "emit_object",
+    "guarded",
     "host_cpu",
     "host_description",
     "load_object",
     "optimise",
+    "parse",
     "target_machine",
     "triple_and_layout",
 ]

@@ -17,13 +17,15 @@
 - ``nn.conv1d_transpose``, ``nn.conv2d_transpose``: a reduction (the gather form of the
   adjoint: output ``y`` takes input ``i = (y + pad - j*dil) / stride`` where that is an integer
   in range).
-- ``nn.contrib_conv2d_NCHWc``: unsupported (packed layouts).
+- ``nn.contrib_conv2d_NCHWc``: ``nn.conv2d`` between two ``layout_transform`` index maps (the
+  packed operands unpacked to NCHW/OIHW, the result packed into ``out_layout``).
 
 Operands are cast to the output dtype first; float16 accumulates in float32.
 """
 
 from __future__ import annotations
 
+from .....semantics.ops import OPS
 from .....semantics.ops.nn.common import _padding4
 from .....semantics.ops.nn.conv import (
     Conv1DAttrs,
@@ -34,6 +36,7 @@ from .....semantics.ops.nn.conv import (
     _padding_nd,
 )
 from .....semantics.ops.registry import Attrs
+from .....semantics.ops.shape import LayoutTransformAttrs
 from .....semantics.syntax import Type
 from ... import ir, te
 from ... import schedules as sch
@@ -436,7 +439,52 @@ def lower_conv2d_transpose(
     return _transpose("nn.conv2d_transpose", ctx, args, attrs, out_type)
 
 
-te.unsupported(
-    "nn.contrib_conv2d_NCHWc",
-    "packed data layouts (NCHW[x]c) are not lowered; ConvertLayout to NCHW first",
-)
+def _repack(
+    ctx: te.LowerContext, t: te.Tensor, t_type: Type, src: str, dst: str
+) -> tuple[te.Tensor, Type]:
+    """``t`` (of type ``t_type``) moved from layout ``src`` to ``dst`` by ``layout_transform``'s
+    lowering (an index map, inlined), with its type."""
+    if src == dst:
+        return t, t_type
+    attrs = LayoutTransformAttrs(src_layout=src, dst_layout=dst)
+    relation = OPS["layout_transform"].relation
+    assert relation is not None
+    out_type = relation((t_type,), attrs)
+    out = te.LOWERINGS["layout_transform"].fn(ctx, (t,), attrs, (t_type,), out_type)
+    assert isinstance(out, te.Tensor)
+    return out, out_type
+
+
+@te.lowering("nn.contrib_conv2d_NCHWc")
+def lower_conv2d_nchwc(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``nn.conv2d`` of the operands unpacked to NCHW and OIHW (``layout_transform`` index
+    maps inlined into the convolution's packing or im2col), its result packed into
+    ``out_layout`` (an index map over the convolution's buffer)."""
+    if not isinstance(attrs, Conv2DAttrs):
+        raise te.LoweringError("nn.contrib_conv2d_NCHWc", "expected Conv2DAttrs")
+    data = tensor(args, 0, "nn.contrib_conv2d_NCHWc")
+    weight = tensor(args, 1, "nn.contrib_conv2d_NCHWc")
+    x, xt = _repack(ctx, data, arg_types[0], attrs.data_layout, "NCHW")
+    w, wt = _repack(ctx, weight, arg_types[1], attrs.kernel_layout, "OIHW")
+    plain = Conv2DAttrs(
+        strides=attrs.strides,
+        padding=attrs.padding,
+        dilation=attrs.dilation,
+        groups=attrs.groups,
+        channels=attrs.channels,
+        kernel_size=attrs.kernel_size,
+        out_dtype=attrs.out_dtype,
+    )
+    relation = OPS["nn.conv2d"].relation
+    assert relation is not None
+    conv_type = relation((xt, wt), plain)
+    y = lower_conv2d(ctx, (x, w), plain, (xt, wt), conv_type)
+    assert isinstance(y, te.Tensor)
+    out, _ = _repack(ctx, y, conv_type, "NCHW", attrs.out_layout or attrs.data_layout)
+    return out

@@ -8,7 +8,8 @@ consumer).
 - ``nn.space_to_depth``, ``nn.depth_to_space`` (DCR and CRD), NCHW and NHWC;
 - ``nn.space_to_batch_nd`` (padding with ``pad_value`` as TVM's ``make_const``) and
   ``nn.batch_to_space_nd`` (then cropped): the block interleavings;
-- ``nn.upsampling``: unsupported (see the reason registered below).
+- ``nn.upsampling``: ``image.resize2d``'s lowering (``compiler/lower/ops/image.py``) with
+  TOPI's upsampling options.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .....semantics.ops.image import Resize
 from .....semantics.ops.nn.shape import (
+    _UPSAMPLING_METHODS,
     BatchToSpaceNDAttrs,
     MirrorPadAttrs,
     PadAttrs,
     SpaceToBatchNDAttrs,
     SubPixelAttrs,
+    UpSamplingAttrs,
 )
 from .....semantics.ops.registry import Attrs
 from .....semantics.syntax import Type
@@ -211,10 +215,37 @@ def lower_depth_to_space(
     return te.compute(shape, x.dtype, element, ctx.fresh("depth_to_space"))
 
 
-te.unsupported(
-    "nn.upsampling",
-    "image resizing (image.resize2d, which nn.upsampling is) is not lowered yet",
-)
+@te.lowering("nn.upsampling")
+def lower_upsampling(
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Attrs | None,
+    arg_types: tuple[Type, ...],
+    out_type: Type,
+) -> te.TensorResult:
+    """``image.resize2d`` to ``(round(H * scale_h), round(W * scale_w))``: nearest_neighbor,
+    linear (bilinear) or cubic (bicubic, alpha -0.5, no exclusion), align_corners or
+    asymmetric coordinates, rounding ``""`` (static H and W)."""
+    from ..image import resize2d  # the image module imports nn.common: imported when used
+
+    assert isinstance(attrs, UpSamplingAttrs)
+    x = tensor(args, 0, "nn.upsampling")
+    h, w = attrs.layout.index("H"), attrs.layout.index("W")
+    ih, iw = sch.static(x.shape[h]), sch.static(x.shape[w])
+    if ih is None or iw is None:
+        raise te.LoweringError("nn.upsampling", "the input height and width must be static")
+    r = Resize(
+        size=(round(ih * attrs.scale_h), round(iw * attrs.scale_w)),
+        roi=(0.0, 0.0, 0.0, 0.0),
+        method=_UPSAMPLING_METHODS[attrs.method],
+        mode="align_corners" if attrs.align_corners else "asymmetric",
+        rounding="",
+        alpha=-0.5,
+        exclude=False,
+        extrapolation=0.0,
+    )
+    shape = out_shape(ctx, out_type, "nn.upsampling")
+    return resize2d(ctx.fresh("upsampling"), x, attrs.layout, r, shape, x.dtype, "nn.upsampling")
 
 
 def _fill(value: float, dtype: str) -> ir.Const:
