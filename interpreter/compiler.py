@@ -30,6 +30,7 @@ from typing import TypeVar, assert_never
 from ..semantics.errors import Span
 from ..semantics.ops import OPS
 from ..semantics.ops.annotation import PLACEMENTS
+from ..semantics.ops.registry import Reference
 from ..semantics.sharing import SharingPlan, sharing_plan
 from ..semantics.syntax import (
     ATOMS,
@@ -94,6 +95,9 @@ from .instructions import (
 from .kernels import kernel_for
 
 Task = Callable[[], None]
+PrimitiveKernel = Callable[[Function], "Reference | None"]
+"""A target's hook (``compile_module(mod, primitive_kernel=...)``): the compiled kernel that
+replaces a function (one FuseOps made ``Primitive``), or ``None`` to interpret the function."""
 InstrT = TypeVar("InstrT", bound=Instr)
 
 
@@ -199,9 +203,13 @@ class Program:
 class Compiler:
     """Turns the functions of one module into ``FunctionCode`` (see the module docstring)."""
 
-    def __init__(self, mod: IRModule, program: Program) -> None:
+    def __init__(
+        self, mod: IRModule, program: Program, primitive_kernel: PrimitiveKernel | None = None
+    ) -> None:
         self.mod = mod
         self.program = program
+        self.primitive_kernel = primitive_kernel
+        self.kernel_vars: dict[Var, Function] = {}  # let-bound functions the hook may replace
         # The same plans as the spec's evaluator: built per global, a node's last one wins.
         self.plans: dict[int, SharingPlan] = {}
         self.global_values: dict[str, ClosureValue] = {}
@@ -294,8 +302,21 @@ class Compiler:
         for i, param in enumerate(fn.params):
             ctx.scope[param] = i
         s = _Stream(ctx, code.code)
+        kernel = self._kernel_of(fn)
+        if kernel is not None:  # the body is the target's kernel, over the parameters
+            regs = fetcher(tuple(range(len(fn.params))))
+            name = getattr(kernel, "__name__", "primitive")
+            s.emit(OpCall(name, kernel, None, regs, ctx.register(), fn.span, ret=True))
+            return code
         self.tasks.append(lambda: self._expr(fn.body, s, True))
         return code
+
+    def _kernel_of(self, callee: Expr) -> Reference | None:
+        """The hook's kernel for a function literal, or a variable let-bound to one."""
+        fn = self.kernel_vars.get(callee) if isinstance(callee, Var) else callee
+        if self.primitive_kernel is None or not isinstance(fn, Function):
+            return None
+        return self.primitive_kernel(fn)
 
     def _shared(self, e: Expr) -> bool:
         if not self.plans:  # a module of trees: nothing is shared
@@ -505,6 +526,8 @@ class Compiler:
             self._seq(lambda: self._expr(e.body, s, tail), self._bind(ctx, e.var, reg))
 
         value = e.value
+        if isinstance(value, Function) and self.primitive_kernel is not None:
+            self.kernel_vars[e.var] = value
         if isinstance(value, Function) and not self._shared(value):
 
             def make_rec_closure() -> None:
@@ -682,6 +705,18 @@ class Compiler:
 
             self._then(self._operands(e.args, s), op_call)
             return
+        kernel = self._kernel_of(callee)
+        if kernel is not None:  # the target's kernel for a primitive function: one OpCall
+
+            def kernel_call() -> None:
+                s.spend(callee)
+                reg = ctx.register()
+                name = getattr(kernel, "__name__", "primitive")
+                s.emit(OpCall(name, kernel, None, fetcher(self._pop(n)), reg, e.span))
+                self._done(s, reg, tail)
+
+            self._then(self._operands(e.args, s), kernel_call)
+            return
         direct_global = (
             isinstance(callee, GlobalVar)
             and callee.name in self.global_values
@@ -780,10 +815,11 @@ def few_full_collections() -> Iterator[None]:
             gc.set_threshold(*old)
 
 
-def compile_module(mod: IRModule) -> Program:
-    """Compile every global function of ``mod``."""
+def compile_module(mod: IRModule, *, primitive_kernel: PrimitiveKernel | None = None) -> Program:
+    """Compile every global function of ``mod``; with ``primitive_kernel``, each function the
+    hook gives a kernel for runs that kernel instead of its body (a target's compiled code)."""
     program = Program(mod)
-    compiler = Compiler(mod, program)
+    compiler = Compiler(mod, program, primitive_kernel)
     program.compiler = compiler
     with few_full_collections():
         compiler.compile_module()

@@ -14,6 +14,9 @@ The public API is small; everything else is reachable through the subpackages
 - ``evaluate(mod, *args, entry="main", engine="interpreter", fuel=None) -> Value``: type-check
   the module and the arguments (numpy arrays or values) against the global's parameters,
   apply it, and return its value;
+- ``build(mod, target="cpu", *, opt_level=3, threads=None) -> Built``: the module compiled
+  for a target (``relay.targets``); ``built.run(*args, entry="main")`` checks the arguments as
+  ``evaluate`` does and runs the compiled code; ``built.artifacts()`` is each kernel's code;
 - ``RelayError`` and its subclasses.
 """
 
@@ -102,6 +105,26 @@ def evaluate(
     return _api.evaluate_entry(mod, values, entry=entry, engine=engine, fuel=limit).value
 
 
+def build(
+    mod: IRModule, target: str = "cpu", *, opt_level: int = 3, threads: int | None = None
+) -> _api.Built:
+    """``mod`` type-checked and compiled for the target called ``target`` (``"cpu"``, or one
+    installed through the ``relay.targets`` entry-point group), with the ``opt-level-N``
+    pipeline. ``threads`` sets the cpu target's threads for parallel loops. Raises
+    ``RelayTypeError`` for an ill-typed module, ``BackendError`` (``target NAME does not
+    support OP``) for what the target cannot compile, and ``LookupError`` for an unknown
+    target. ``built.run(*args)`` takes what ``evaluate`` takes and raises the same
+    ``ArgumentError`` for arguments that do not fit."""
+    from .cli_target import TargetUsage, make_target
+
+    infer_types(mod)
+    try:
+        compiler = make_target(target, threads)
+    except TargetUsage as err:
+        raise LookupError(str(err)) from None
+    return _api.Built(mod, compiler.compile(mod, opt_level=opt_level), _as_value, _describe)
+
+
 def _describe(v: Value) -> str:
     if isinstance(v, TensorValue):
         dtype = v.data.dtype.name
@@ -151,6 +174,7 @@ __all__ = [
     "UndefinedBehavior",
     "__version__",
     "astext",
+    "build",
     "evaluate",
     "infer_types",
     "parse",

@@ -10,7 +10,9 @@
   ``RelayTypeError`` when the module is;
 - ``value_expr(value, mod, span)``: the closed expression that denotes a value, if any;
 - ``evaluate_entry(mod, args, entry=, engine=, fuel=)``: run one of ``ENGINES``
-  (``NO_FUEL_LIMIT`` is the fuel of an evaluation that was given none).
+  (``NO_FUEL_LIMIT`` is the fuel of an evaluation that was given none);
+- ``Built``: what ``relay.build`` returns, a compiled module whose ``run`` checks its arguments
+  with ``check_call`` (once per distinct argument signature) before the compiled code runs.
 
 ``relay.evaluate`` and ``relay run`` both go through ``check_call``, so an argument that does
 not fit is reported in the same words by both (arguments are numbered from 1), and the
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, assert_never
 
 from .semantics.errors import ParseError, RelayTypeError, SourceFile, Span
@@ -49,6 +51,7 @@ from .semantics.values import (
 
 if TYPE_CHECKING:
     from .semantics.evaluation import Result
+    from .targets.base import Executable
 
 NO_FUEL_LIMIT = sys.maxsize
 """The fuel an evaluation gets when none is given: no limit an ordinary program meets."""
@@ -190,3 +193,50 @@ def evaluate_entry(
 
         return spec(mod, args, entry=entry, fuel=fuel)
     raise ValueError(f"engine={engine!r} is not one of {', '.join(map(repr, ENGINES))}")
+
+
+def _signature(v: Value) -> object:
+    """What the type check of an argument depends on, for tensors and tuples of them; ``None``
+    for anything else (checked every time)."""
+    if isinstance(v, TensorValue):
+        return (v.data.shape, v.data.dtype.name)
+    if isinstance(v, TupleValue):
+        fields = tuple(_signature(f) for f in v.fields)
+        return None if None in fields else fields
+    return None
+
+
+class Built:
+    """A module compiled for a target (``relay.build``): ``run`` applies a global to arguments
+    (numpy arrays or scalars, or values) after the same argument check as ``relay.evaluate``,
+    whose ``ArgumentError`` it raises; ``executable`` is the target's ``Executable``."""
+
+    def __init__(
+        self,
+        mod: IRModule,
+        executable: Executable,
+        as_value: Callable[[object, int], Value],
+        describe: Callable[[Value], str],
+    ) -> None:
+        self.mod = mod
+        self.executable = executable
+        self._as_value = as_value
+        self._describe = describe
+        self._checked: set[tuple[str, tuple[object, ...]]] = set()
+
+    def run(self, *args: object, entry: str = "main") -> Value:
+        """Apply ``@entry`` to ``args`` with the compiled code; its value."""
+        values = tuple(self._as_value(a, i) for i, a in enumerate(args, start=1))
+        key = (entry, tuple(_signature(v) for v in values))
+        if None in key[1] or key not in self._checked:
+            exprs = [value_expr(v, self.mod, Span(argument_source(i), 1, 1, 1, 1))
+                     for i, v in enumerate(values, start=1)]  # fmt: skip
+            labels = [f"argument {i} ({self._describe(v)})" for i, v in enumerate(values, 1)]
+            check_call(self.mod, entry, exprs, labels)
+            if None not in key[1]:
+                self._checked.add(key)
+        return self.executable.evaluate(values, entry=entry).value
+
+    def artifacts(self) -> dict[str, dict[str, str | bytes]]:
+        """Each kernel's code, by kernel name (``Executable.artifacts``)."""
+        return self.executable.artifacts()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import __version__, cli_fuzz, cli_gen, cli_ops
+from . import __version__, cli_fuzz, cli_gen, cli_ops, cli_target
 from .api import (
     ENGINES,
     ArgumentError,
@@ -254,9 +254,23 @@ def prepare_run(args: argparse.Namespace, engine: str) -> tuple[IRModule, list[V
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """``relay run FILE [ARGS...]``: evaluate the entry function and print its value."""
+    """``relay run FILE [ARGS...]``: evaluate the entry function and print its value (with
+    ``--target``, compiled for that target and run there)."""
+    if args.target is None and args.threads is not None:
+        raise UsageError("--threads needs --target")
     mod, values = prepare_run(args, args.engine)
-    result = evaluate(args, mod, values, args.entry.removeprefix("@"), args.engine)
+    if args.target is not None:
+        try:
+            target = cli_target.make_target(args.target, args.threads)
+        except cli_target.TargetUsage as err:
+            raise UsageError(str(err)) from None
+        exe = target.compile(mod)
+        try:
+            result = exe.evaluate(values, entry=args.entry.removeprefix("@"), fuel=args.fuel)
+        except Exhaustion as err:
+            raise with_fuel_hint(err, args) from None
+    else:
+        result = evaluate(args, mod, values, args.entry.removeprefix("@"), args.engine)
     if args.json:
         print(dump_json(value_to_json(result.value, result.store)))
     else:
@@ -375,6 +389,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         action="store_true",
         help='print the value as JSON (non-finite floats as "nan", "inf", "-inf")',
     )
+    cli_target.add_target_option(run, required=False)
     run.set_defaults(handler=cmd_run)
     explain = sub.add_parser(
         "explain",
@@ -386,6 +401,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     explain.set_defaults(handler=cmd_explain)
     for module in (cli_ops, cli_gen, cli_fuzz):
         module.add_parser(sub)
+    cli_target.add_parsers(sub)
     for command in sub.choices.values():  # --debug is accepted after the command too
         command.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser, dict(sub.choices)
@@ -431,6 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as err:  # the tool's own bug: one line, traceback with --debug
+        if cli_target.is_rejected_kernel(err):
+            print(cli_target.rejected_message(err), file=sys.stderr)
+            return EXIT_INTERNAL
         if args.debug:
             traceback.print_exc()
         print(

@@ -45,6 +45,10 @@ def _progress(line: str) -> None:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Run the campaign (or replay one case); 0 no failure, 1 a failure, 2 bad usage."""
+    if args.target is not None:  # the compile path of a target, not passes
+        from .cli_target import cmd_fuzz_target
+
+        return cmd_fuzz_target(args)
     # The campaign needs hypothesis and z3: imported here, so other commands start fast.
     from .oracles.fuzz import PassLoadError, builtin_names, load_pass, replay, run_campaign
 
@@ -166,4 +170,7 @@ def add_parser(sub: Any) -> None:
                    "first")  # fmt: skip
     p.add_argument("--replay", default=None, metavar="FILE",
                    help="re-run the checks of one saved case (needs one --pass)")  # fmt: skip
+    from .cli_target import add_target_option
+
+    add_target_option(p, required=False)  # with --target: fuzz that target's compile path
     p.set_defaults(handler=cmd_fuzz)

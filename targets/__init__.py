@@ -1,7 +1,36 @@
 """Code-generation targets: the ``Target`` interface and the built-in targets.
 
-What belongs here: ``Target.compile(mod) -> Executable``; the ``cpu`` target (LLVM through
-llvmlite), the ``gpu`` target (LLVM's NVPTX backend; a host SIMT emulator without a GPU), and
-the ``accel`` target (a VTA-style accelerator simulator). Third-party targets register through
-the ``relay.targets`` entry-point group. It arrives with the backend issues.
+``Target.compile(mod, opt_level=3) -> Executable``; ``Executable.run(*args) -> Value`` and
+``Executable.artifacts()`` (``base``). Built-in: ``cpu`` (LLVM through llvmlite, ``cpu/``);
+later ``gpu`` (LLVM's NVPTX backend) and ``accel`` (a VTA-style simulator). Third-party targets
+register through the ``relay.targets`` entry-point group. ``get_target(name)`` and
+``target_names()`` look them up.
 """
+
+from .base import (
+    ENTRY_POINT_GROUP,
+    FEATURES,
+    Executable,
+    KernelRejected,
+    Target,
+    TargetLoadError,
+    get_target,
+    register_target,
+    target_names,
+    unsupported,
+)
+from .cpu import CpuTarget
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "FEATURES",
+    "CpuTarget",
+    "Executable",
+    "KernelRejected",
+    "Target",
+    "TargetLoadError",
+    "get_target",
+    "register_target",
+    "target_names",
+    "unsupported",
+]

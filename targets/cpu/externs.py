@@ -1,0 +1,86 @@
+"""External C functions a CPU kernel may call (``ir.ExternCall``), and where their code is.
+
+``cblas_sgemm``: CBLAS's own argument list (Order, TransA, TransB, M, N, K, alpha, A, lda, B,
+ldb, beta, C, ldc), resolved to the ``sgemm`` of the OpenBLAS that numpy itself uses, so that
+the target needs no BLAS of its own and computes what ``numpy.matmul`` computes:
+
+1. the shared object: the OpenBLAS that numpy's extension module has already loaded, found in
+   ``/proc/self/maps`` (numpy's wheels bundle it as ``numpy.libs/libscipy_openblas64_-*.so``;
+   a numpy built against a system OpenBLAS maps that one instead), else a file matching
+   ``*openblas*`` in ``numpy.libs`` beside the numpy package;
+2. the symbol, the first that the library defines of ``scipy_cblas_sgemm64_`` (numpy's ILP64
+   build, 64-bit integer arguments: ``USE64BITINT`` in ``numpy.show_config()``),
+   ``scipy_cblas_sgemm`` (``scipy-openblas32``, 32-bit) and ``cblas_sgemm`` (a system build,
+   32-bit). Opening it again with ``ctypes.CDLL`` returns the handle numpy already holds.
+
+The enumeration arguments (Order, TransA, TransB) are C ``enum`` values (``i32``) in every
+variant; the integer arguments are ``blasint``, whose width depends on the variant found:
+``Extern.int_bits`` says which, and the code generator declares the function accordingly.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Extern:
+    """A resolved external function: the name the kernel's LLVM IR calls, the library file,
+    the symbol found in it, its address, and the width of its ``blasint`` arguments."""
+
+    llvm_name: str
+    library: str
+    symbol: str
+    address: int
+    int_bits: int
+
+
+class ExternNotFound(Exception):
+    """No library defines the external function."""
+
+
+_SGEMM_SYMBOLS = (("scipy_cblas_sgemm64_", 64), ("scipy_cblas_sgemm", 32), ("cblas_sgemm", 32))
+
+
+def _openblas_candidates() -> list[str]:
+    found: list[str] = []
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+                if "openblas" in os.path.basename(path).lower() and path not in found:
+                    found.append(path)
+    except OSError:
+        pass
+    libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    if libs.is_dir():
+        found.extend(str(p) for p in sorted(libs.glob("*openblas*")) if str(p) not in found)
+    return found
+
+
+@functools.cache
+def sgemm() -> Extern:
+    """numpy's OpenBLAS ``sgemm`` (see the module docstring); ``ExternNotFound`` if absent."""
+    for path in _openblas_candidates():
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for symbol, bits in _SGEMM_SYMBOLS:
+            try:
+                function = getattr(library, symbol)
+            except AttributeError:
+                continue
+            address = ctypes.cast(function, ctypes.c_void_p).value
+            if address:
+                return Extern("relay_cblas_sgemm", path, symbol, address, bits)
+    raise ExternNotFound("cblas_sgemm: no OpenBLAS sgemm found beside numpy")
+
+
+__all__ = ["Extern", "ExternNotFound", "sgemm"]
