@@ -1092,3 +1092,36 @@ def test_llvm_abort_falls_back_then_fails_cleanly(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(KernelCompileError, match="aborted") as info:
         compile_kernel(always)
     assert info.value.path is not None
+
+
+def test_regression_vectoriser_abort_on_select_divisor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by tests/test_cpu_codegen_random.py: with the undefined-division guard written as
+    ``select(b == 0, 1, b)`` this uint8 kernel made LLVM's loop vectoriser fail an assertion
+    ("VPlan cost model and legacy cost model disagreed") and abort. It must now compile with
+    the vectorisers (run under the crash guard, which would otherwise have fallen back)."""
+    monkeypatch.delenv("RELAY_CPU_COMPILE_IN_PROCESS")
+    b, u8, i16 = (ir.Buffer(f"in_{d}", (ir.index(12),), d) for d in ("bool", "uint8", "int16"))
+    out = ir.Buffer("out", (ir.index(12),), "uint8")
+    i = ir.LoopVar("i")
+    flag, byte, short = (ir.Load(x, (ir.Ref(i),)) for x in (b, u8, i16))
+    not_ = ir.UnOp.NOT
+    divisor = ir.Binary(B.DIV, byte, ir.Select(flag, byte, ir.Const(255, "uint8")))
+    amount = ir.Binary(B.MOD, divisor, ir.Cast("uint8", ir.Unary(not_, short)))
+    value = ir.Binary(
+        B.SUB,
+        ir.Binary(B.SUB, ir.Select(flag, byte, byte), byte),
+        ir.Unary(not_, ir.Binary(B.DIV, byte, byte)),
+    )
+    body = ir.Store(out, (ir.Ref(i),), ir.Binary(B.SHR, value, amount))
+    kernel = ir.Kernel(
+        "select_divisor",
+        (b, u8, i16),
+        (out,),
+        (),
+        ir.For(i, ir.index(12), ir.LoopKind.SERIAL, body),
+    )
+    rng = np.random.default_rng(22)
+    args = [rng.integers(0, 2, 12).astype(bool), rng.integers(1, 256, 12).astype(np.uint8),
+            rng.integers(-300, 300, 12).astype(np.int16)]  # fmt: skip
+    compile_kernel(kernel)(args, [np.zeros(12, np.uint8)], {})  # (values: UB shifts)
+    assert not list((codegen.cache.cache_dir() / "failed").glob("vectoriser-abort-*"))

@@ -529,18 +529,22 @@ class _FunctionEmitter:
 
     def _safe_divisor(self, a: lir.Value, b: lir.Value, signed: bool) -> lir.Value:
         """``b``, except 1 where the division is undefined (by zero; the smallest signed value
-        by -1): any result is allowed there, and the hardware would trap (SIGFPE)."""
+        by -1): any result is allowed there, and the hardware would trap (SIGFPE).
+
+        Written as arithmetic, ``b | (b == 0)`` (plus 2 where ``a`` is the smallest value and
+        ``b`` is -1), not as a ``select``: LLVM 22's loop vectoriser fails an assertion (and
+        aborts the process) on some loops that divide by a ``select``
+        (``test_regression_vectoriser_abort_on_select_divisor``)."""
         B = self.b
         typ = b.type
-        one = lir.Constant(typ, 1)
-        undefined = B.icmp_unsigned("==", b, lir.Constant(typ, 0))
+        safe = B.or_(b, B.zext(B.icmp_unsigned("==", b, lir.Constant(typ, 0)), typ))
         if signed:
             smallest = lir.Constant(typ, -(1 << (typ.width - 1)))
             overflow = B.and_(
                 B.icmp_signed("==", a, smallest), B.icmp_signed("==", b, lir.Constant(typ, -1))
             )
-            undefined = B.or_(undefined, overflow)
-        return B.select(undefined, one, b)
+            safe = B.add(safe, B.shl(B.zext(overflow, typ), lir.Constant(typ, 1)))
+        return safe
 
     def _int_binary(self, op: ir.BinOp, a: lir.Value, b: lir.Value, dtype: str) -> lir.Value:
         B = self.b
