@@ -72,13 +72,14 @@ shrinks to that one call on two ``Tensor[(1, 1, 1, 1), float32]`` parameters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from .builders import BUILDERS, MAX_DIM, MAX_RANK, DataflowProgram, OpCall, missing_builders
-from .builders.core import _Graph
+from .builders.core import CONSTANT_NODE_CHANCE, _Graph
 
 # The order is the one the operators were added in (the core operators first): changing it
 # changes every program a seed draws.
@@ -283,13 +284,17 @@ def dataflow_programs(
     min_nodes: int = 1,
     max_nodes: int = 20,
     ops: Sequence[str] | None = None,
+    op_weights: Mapping[str, float] | None = None,
 ) -> st.SearchStrategy[DataflowProgram]:
     """Well-typed dataflow programs of ``min_nodes`` to ``max_nodes`` operator calls.
 
     ``ops`` restricts the operators drawn from (default: every registered one, in
-    ``OP_ORDER``). See the module docstring for the construction, the sizes and how the
-    programs shrink: towards fewer nodes, earlier operators, fresh parameters instead of
-    reused values, smaller ranks and dimensions, float32, and default attributes.
+    ``OP_ORDER``). Each node draws its operator uniformly among them, or in proportion to
+    ``op_weights`` (operator name to a weight >= 0; an operator not named weighs 1, weight 0
+    means never; the steering hook of the footprint learner). See the module docstring for
+    the construction, the sizes and how the programs shrink: towards fewer nodes, earlier
+    operators, fresh parameters instead of reused values, smaller ranks and dimensions,
+    float32, and default attributes.
     """
     if not 1 <= min_nodes <= max_nodes:
         raise InvalidArgument(
@@ -303,24 +308,50 @@ def dataflow_programs(
             f"ops={list(names)!r} must name registered operators (unknown: {unknown}); "
             "see relay.oracles.gen_dataflow.OP_ORDER"
         )
+    cumulative = op_cumulative(names, op_weights)
 
     @st.composite
     def node(draw: st.DrawFn, g: _Graph) -> None:
         # One node's draws form one span, which the shrinker can delete while lowering the
         # node count by one.
         outer, g.draw = g.draw, draw
-        name = g.pick(names)
+        name = names[g.weighted(cumulative)]
+        g.constant_node = g.uniform(CONSTANT_NODE_CHANCE) == CONSTANT_NODE_CHANCE - 1
         g.call(name, BUILDERS[name](g))
+        g.constant_node = False
         g.draw = outer
 
     @st.composite
     def programs(draw: st.DrawFn) -> DataflowProgram:
         g = _Graph(draw)
+        # Drawn first: Hypothesis's first examples are a random first choice followed by the
+        # simplest ones, which with the count first would be many nodes of one operator.
+        g.rotation = g.uniform(len(names)) / len(names)
         for _ in range(draw(st.integers(min_nodes, max_nodes))):
             draw(node(g))
         return g.program()
 
     return programs()
+
+
+def op_cumulative(names: Sequence[str], op_weights: Mapping[str, float] | None) -> list[float]:
+    """The running totals of the weights of ``names`` (1 unless ``op_weights`` says otherwise),
+    checked: every key a registered operator, every weight finite and >= 0, some positive."""
+    weights = dict(op_weights or {})
+    unknown = sorted(k for k in weights if k not in BUILDERS)
+    bad = {k: w for k, w in weights.items() if not (0 <= float(w) < float("inf"))}
+    if unknown or bad:
+        raise InvalidArgument(
+            f"op_weights must map registered operator names to finite weights >= 0 (unknown: "
+            f"{unknown}, bad weights: {bad}); see relay.oracles.gen_dataflow.OP_ORDER"
+        )
+    cumulative = list(itertools.accumulate(float(weights.get(n, 1.0)) for n in names))
+    if not cumulative or cumulative[-1] <= 0:
+        raise InvalidArgument(
+            f"op_weights={weights!r} gives every operator drawn from weight 0; give some "
+            "operator a positive weight"
+        )
+    return cumulative
 
 
 __all__ = [
@@ -332,4 +363,5 @@ __all__ = [
     "OpCall",
     "dataflow_programs",
     "missing_builders",
+    "op_cumulative",
 ]

@@ -6,6 +6,7 @@ describes the construction and what every builder guarantees.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -64,6 +65,34 @@ MAX_REUSE_ELEMENTS = 1296
 
 MAX_CONSTANT_ELEMENTS = 4
 """Fresh leaves with at most this many elements may be constants rather than parameters."""
+
+
+MAX_FOLDABLE_ELEMENTS = 64
+"""In a *constant node* (see ``_Graph.constant_node``) fresh leaves with at most this many
+elements are constants, so that the call's inputs are all constants (constant folding)."""
+
+
+CONSTANT_NODE_CHANCE = 12
+"""One node in this many is a constant node (drawn uniformly, shrinking towards not)."""
+
+
+UNIFORM_SLACK_BITS = 4
+"""``uniform_index`` draws at least this many bits more than the options need (whole bytes):
+a choice among 188 options (16 bits) is then uniform to within one part in 348, where
+Hypothesis's ``integers(0, n - 1)`` favours the small indices and the bounds several times
+over."""
+
+
+@functools.cache
+def _byte_strings(n: int) -> tuple[int, st.SearchStrategy[bytes], st.SearchStrategy[bytes]]:
+    """The bits of a uniform choice among ``n``, and two strategies of byte strings of
+    different fixed sizes (the second one byte longer) to draw them from."""
+    size = max(1, ((n - 1).bit_length() + UNIFORM_SLACK_BITS + 7) // 8)
+    return (
+        8 * size,
+        st.binary(min_size=size, max_size=size),
+        st.binary(min_size=size + 1, max_size=size + 1),
+    )
 
 
 FLOATS: tuple[str, ...] = ("float32", "float16", "float64")
@@ -225,6 +254,35 @@ def _integers(lo: int, hi: int) -> st.SearchStrategy[int]:
 _BOOLEANS = st.booleans()
 
 
+def _uniform_bits(draw: st.DrawFn, n: int) -> tuple[int, int]:
+    """``(v, bits)``: ``v`` uniform below ``2 ** bits``, enough bits for ``n`` options.
+
+    ``v`` is the exclusive or of two byte strings: Hypothesis draws bytes uniformly but for a
+    few special strings one time in twenty, and the or of two is special one time in 400.
+    Their sizes differ, so Hypothesis's mutator (which copies a choice onto another of the
+    same kind) cannot make them equal and ``v`` 0. Both shrink towards zero bytes, so ``v``
+    shrinks towards 0."""
+    bits, first, second = _byte_strings(n)
+    v = int.from_bytes(draw(first), "little") ^ int.from_bytes(draw(second), "little")
+    return v & ((1 << bits) - 1), bits
+
+
+def uniform_index(draw: st.DrawFn, n: int) -> int:
+    """An index below ``n``: uniform, and shrinking towards 0 (see ``_uniform_bits``)."""
+    v, bits = _uniform_bits(draw, n)
+    return (v * n) >> bits
+
+
+def weighted_index(draw: st.DrawFn, cumulative: Sequence[float], rotation: float = 0.0) -> int:
+    """An index drawn in proportion to the weights whose running totals are ``cumulative``
+    (non-decreasing, last one positive), the draw turned by ``rotation`` (a fraction of the
+    total, in [0, 1)); shrinks towards the index at ``rotation``, the first of positive
+    weight when ``rotation`` is 0."""
+    v, bits = _uniform_bits(draw, len(cumulative))
+    u = ((v + 0.5) / (1 << bits) + rotation) % 1.0 * cumulative[-1]
+    return min(bisect.bisect_right(cumulative, u), len(cumulative) - 1)
+
+
 def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
@@ -239,6 +297,11 @@ class _Graph:
         self.params: list[Var] = []
         self.positive_params: list[bool] = []
         self.calls: list[OpCall] = []
+        self.rotation = 0.0
+        """The turn of every operator choice (``weighted_index``), drawn once per program."""
+        self.constant_node = False
+        """Whether the node being built is a constant node: its fresh leaves are constants
+        (up to ``MAX_FOLDABLE_ELEMENTS`` elements) and the pool offers it only constants."""
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -257,6 +320,17 @@ class _Graph:
     def pick(self, options: Sequence[_T]) -> _T:
         """One of ``options`` (shrinks towards the first)."""
         return options[self.integer(0, len(options) - 1)]
+
+    def uniform(self, n: int) -> int:
+        """An index below ``n``, uniformly distributed (see ``uniform_index``; shrinks
+        towards 0)."""
+        return uniform_index(self.draw, n)
+
+    def weighted(self, cumulative: Sequence[float]) -> int:
+        """An index ``i`` with probability proportional to ``cumulative[i] - cumulative[i -
+        1]`` (running totals of the weights), turned by ``rotation`` (see
+        ``weighted_index``)."""
+        return weighted_index(self.draw, cumulative, self.rotation)
 
     def dim(self) -> int:
         """A fresh dimension, 1 to ``MAX_DIM`` (shrinks towards 1)."""
@@ -297,6 +371,7 @@ class _Graph:
             for i, t, p in e.offers
             if (p or not positive)
             and (p or e.leaf or not nonzero)
+            and (isinstance(e.expr, Constant) or not self.constant_node)
             and fits(t)
             and (i is None or i not in e.projections)
         ]
@@ -333,8 +408,9 @@ class _Graph:
         flags = (positive,) * (len(t.fields) if isinstance(t, TupleType) else 1)
         if isinstance(t, TensorType):
             shape = _dims(t)
-            constant = self.integer(0, 7) == 7  # drawn always: see ``integer``
-            if constant and math.prod(shape) <= MAX_CONSTANT_ELEMENTS:
+            constant = self.uniform(8) == 7  # drawn always: see ``integer``
+            limit = MAX_FOLDABLE_ELEMENTS if self.constant_node else MAX_CONSTANT_ELEMENTS
+            if (constant or self.constant_node) and math.prod(shape) <= limit:
                 data = self.draw(arrays(t.dtype, shape, positive=positive))
                 return self.use(self.add(Constant(data), t, flags))
         var = Var(f"p{len(self.params)}", t)
