@@ -72,7 +72,7 @@ MAX_FOLDABLE_ELEMENTS = 64
 elements are constants, so that the call's inputs are all constants (constant folding)."""
 
 
-CONSTANT_NODE_CHANCE = 12
+CONSTANT_NODE_CHANCE = 50
 """One node in this many is a constant node (drawn uniformly, shrinking towards not)."""
 
 
@@ -408,7 +408,7 @@ class _Graph:
         flags = (positive,) * (len(t.fields) if isinstance(t, TupleType) else 1)
         if isinstance(t, TensorType):
             shape = _dims(t)
-            constant = self.uniform(8) == 7  # drawn always: see ``integer``
+            constant = self.uniform(16) == 15  # drawn always: see ``integer``
             limit = MAX_FOLDABLE_ELEMENTS if self.constant_node else MAX_CONSTANT_ELEMENTS
             if (constant or self.constant_node) and math.prod(shape) <= limit:
                 data = self.draw(arrays(t.dtype, shape, positive=positive))
