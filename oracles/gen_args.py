@@ -84,7 +84,7 @@ TIE_CHANCE = 4
 _FLOAT_DEFAULT: tuple[float, ...] = (
     *(1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 1.5, -1.5),
     *(0.25, -0.25, 0.75, -0.75, 1.25, -1.25, 1.75, -1.75),
-    *(64.0, -64.0),
+    *(0.0, 64.0, -64.0),
 )
 _SIGNED_DEFAULT: tuple[int, ...] = (1, -1, 2, -2, 3, -3, 0)
 _UNSIGNED_DEFAULT: tuple[int, ...] = (1, 2, 3, 0)
@@ -150,6 +150,21 @@ def weighted_index(draw: st.DrawFn, cumulative: Sequence[float]) -> int:
     v, bits = _uniform_bits(draw, len(cumulative))
     u = (v + 0.5) / (1 << bits) * cumulative[-1]
     return min(bisect.bisect_right(cumulative, u), len(cumulative) - 1)
+
+
+def uniform_count(draw: st.DrawFn, n: int) -> int:
+    """A count in ``[0, n]``, uniformly distributed, that shrinks well: it is drawn from fair
+    bits (``UNIFORM_SLACK_BITS`` more than ``n`` needs), and clearing any bit lowers it, so
+    the shrinker lowers it one bit at a time (``uniform_index``'s bytes do not shrink
+    monotonically). For counts of things a failure may not need: templates, nodes."""
+    bits = n.bit_length() + UNIFORM_SLACK_BITS
+    v = 0
+    for _ in range(bits):
+        v = 2 * v + draw(_BITS)
+    return (v * (n + 1)) >> bits
+
+
+_BITS = st.booleans()
 
 
 @st.composite
@@ -331,6 +346,7 @@ __all__ = [
     "arrays",
     "element_values",
     "special_flags",
+    "uniform_count",
     "uniform_index",
     "values",
     "weighted_index",

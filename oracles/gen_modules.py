@@ -102,7 +102,7 @@ from relay.semantics.values import Value
 
 from .builders import BUILDERS
 from .builders.core import _eligible, _Graph
-from .gen_args import argument_sets, arrays, uniform_index, weighted_index
+from .gen_args import argument_sets, arrays, uniform_count, uniform_index, weighted_index
 from .gen_dataflow import OP_ORDER, op_cumulative
 
 _X = PyTypeVar("_X")
@@ -1397,7 +1397,7 @@ class _Builder:
             return
         g = _Graph(self.draw)
         # Uniform (not Hypothesis's small-biased integers) and shrinking to none.
-        for _ in range(uniform_index(self.draw, self.limits.max_templates + 1)):
+        for _ in range(uniform_count(self.draw, self.limits.max_templates)):
             name = OP_ORDER[weighted_index(self.draw, self.op_cumulative)]
             g.call(name, BUILDERS[name](g))
         for call in g.calls:
