@@ -3,8 +3,35 @@
 ``modules()`` is a Hypothesis strategy of ``ModuleCase``s: an ``IRModule`` (algebraic data
 type definitions, global functions, and ``@main`` last), the types of ``@main``'s parameters
 (tensors and tuples of tensors, so that arguments are easy to draw) and the type its body was
-built at. ``features(mod)`` names the language features a module uses, as TVM's feature
-detector did; ``extra_features(mod)`` names the ones beyond that list.
+built at, and which parameters must be positive or non-zero (``case.arguments()`` and
+``case.argument_sets(k)`` draw arguments accordingly). ``features(mod)`` names the language
+features a module uses, as TVM's feature detector did; ``extra_features(mod)`` names the ones
+beyond that list; ``construct_counts(mod)`` counts the ``CONSTRUCTS`` it uses.
+
+**Operators.** A module first has the dataflow builders (``builders``) make up to
+``max_templates`` operator calls, each operator drawn uniformly from the whole registry (all
+dtypes, ranks up to 4, convolutions, transposes, reshapes, ...) or by ``op_weights``: these
+are *templates*. ``@main`` calls each template once on new arguments, and any term of a
+template's result type may call it again: its arguments are terms of their types (the
+template graph's parameters are parameters of ``@main`` too, so they can depend on the
+inputs), but for constants the builders chose (kept: index arrays, shapes) and values that
+must be positive or non-zero (the ``@main`` parameter standing for them, drawn so, or a
+fresh constant). Template parameter and result types with at most ``MAX_PALETTE_ELEMENTS``
+elements join the palette of tensor types terms are drawn at. The only other operator calls
+are a counting-down function's test and decrement and an ``if``'s test of scalars, each
+drawn among several operators so that none is called far more often than a template's.
+
+**Weights.** Each rule is one of the ``CONSTRUCTS``; the rule a term uses is drawn in
+proportion to its construct's weight: ``BASE_WEIGHTS`` (recursion and constants rarer, every
+other rule alike) times ``construct_weights`` (the footprint learner's steering; 0: only
+where nothing else can build the term).
+
+**Observable.** Every value ``@main``'s spine computes (each global call and template call)
+reaches its result: the body is returned with every spine variable it does not use, as
+``(body, %y..)``. A write to a reference in scope is followed by a read of it (``write_then``;
+the read bound innermost, the likeliest variable of its type), an alias block reads through
+the other name, and an ``if`` tests values at hand (a comparison of scalar variables) half
+the time, so that several argument draws take both branches.
 
 **Type-directed.** To build a term the generator is given a type and a typing context (the
 variables in scope with their types), lists the rules that can produce a term of that type
@@ -25,21 +52,24 @@ reuse the same node object. Sharing stays inside one global (the text format can
 
 **Termination.** Globals call only earlier globals. Recursion is only of two kinds: structural
 (a function whose first parameter is an ADT value, matched at once; the recursive call passes a
-pattern variable bound to a field of the same type) or counting down (a first parameter
-``%n: int32``, ``if (%n <= 0) { base } else { .. f(%n - 1) .. }``, and every other call passes
-a constant in ``[0, 3]`` or ``minimum(e, 3)``). A recursive call is offered only in the body
-of the function itself, not inside a nested ``fn`` (a closure passed down could otherwise call
+pattern variable bound to a field of the same type) or counting down (a first parameter ``%n:
+int32``, ``if (%n <= 0) { base } else { .. f(%n - 1) .. }`` with the test and the decrement
+written one of several ways, and every other call passes a constant in ``[0, 3]``, ``minimum(e,
+3)``, ``minimum(3, e)`` or ``clip(e, 0, 3)``). A recursive call is offered only in the body of
+the function itself, not inside a nested ``fn`` (a closure passed down could otherwise call
 back with the same argument), and a shared node containing one is reused only in that same
 region. A counting-down function is never used as a value. References hold only first-order
 values (no functions, no type variables), so no cycle can be tied through the store. Programs
 can still be exponential (a call tree), so evaluations run with fuel.
 
 **Shrinking.** Every choice is an integer drawn from a range whose low end is the simplest
-option (a list of options is indexed, simplest first): fewer globals, no type definitions,
-shallower bodies, a variable or a constant before a compound form, introduction forms before
-elimination forms, rank-0 ``int32`` (always the first tensor type) before the other tensor
-types, tensors before compound types, constants towards zero, no type annotation. So a failing
-module shrinks towards fewer nodes, smaller shapes and simpler types.
+option (a list of options is indexed, simplest first; the rule of a term, the operator of a
+template and the number of templates are fair draws that shrink to their first): fewer
+templates, fewer globals, no type definitions, shallower bodies, a variable or a constant
+before a compound form, introduction forms before elimination forms, rank-0 ``int32`` (always
+the first tensor type) before the other tensor types, tensors before compound types, constants
+towards zero, no type annotation. So a failing module shrinks towards fewer nodes, smaller
+shapes and simpler types.
 """
 
 from __future__ import annotations

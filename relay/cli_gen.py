@@ -6,17 +6,19 @@ and dataflow graphs of registered operators (``oracles.gen_dataflow.dataflow_pro
 ``--kind mixed`` alternates them, a module first.
 
 **Reproducible by seed.** The strategies are driven the way a test drives them: a
-``@given(program=strategy)`` function run once, under ``hypothesis.seed(S)``, with
-``max_examples=N``, only the generate phase (no database, no shrinking), and no deadline or
-health check; each call keeps the program it was given. ``mixed`` is one such run per kind,
-interleaved (the strategy a call draws from may not depend on state outside the draws, or
-Hypothesis rejects the run as flaky), so its dataflow programs are those of ``--kind
-dataflow`` with half the count. The same ``--seed`` (and the same Hypothesis and generator
-versions) gives the same programs, byte for byte, in any process; a different ``--count``
-may give different ones. ``.example()`` is not used: it ignores seeds and is meant for the
-REPL; ``find`` searches for one example, it does not enumerate them. The first program of
-every seed is the simplest one the strategy can make (Hypothesis tries the all-zero choice
-sequence first). The seeded runs are ``oracles.generate`` (Hypothesis stays in ``oracles/``).
+``@given(program=strategy)`` function run under ``hypothesis.seed``, with only the generate
+phase (no database, no shrinking), and no deadline or health check. Each program has a run of
+its own, seeded from ``--seed`` and its index (``oracles.generate.program_seed``), so that the
+programs are independent draws (one long run would make many near-copies: Hypothesis mutates
+each new example and starts with nearly-simplest ones, which skews the ``--stats`` counts),
+and program ``i`` is the same whatever ``--count``; ``--kind mixed`` takes the even indices
+from the module strategy and the odd ones from the dataflow one. The same ``--seed`` (and the
+same Hypothesis and generator versions) gives the same programs, byte for byte, in any
+process. ``.example()`` is not used: it ignores seeds and is meant for the REPL; ``find``
+searches for one example, it does not enumerate them. Program 0 of every seed is the simplest
+one the strategy can make (the first example of a run is the all-simplest choice sequence);
+every other is the second example of its run. The seeded runs are ``oracles.generate``
+(Hypothesis stays in ``oracles/``).
 
 **Files.** Program ``i`` (from 0) is ``DIR/gen_IIII-KIND.relay`` (``KIND`` is ``module`` or
 ``dataflow``; the index is zero-padded to at least four digits), in canonical text, preceded by
