@@ -152,21 +152,6 @@ def weighted_index(draw: st.DrawFn, cumulative: Sequence[float]) -> int:
     return min(bisect.bisect_right(cumulative, u), len(cumulative) - 1)
 
 
-def uniform_count(draw: st.DrawFn, n: int) -> int:
-    """A count in ``[0, n]``, uniformly distributed, that shrinks well: it is drawn from fair
-    bits (``UNIFORM_SLACK_BITS`` more than ``n`` needs), and clearing any bit lowers it, so
-    the shrinker lowers it one bit at a time (``uniform_index``'s bytes do not shrink
-    monotonically). For counts of things a failure may not need: templates, nodes."""
-    bits = n.bit_length() + UNIFORM_SLACK_BITS
-    v = 0
-    for _ in range(bits):
-        v = 2 * v + draw(_BITS)
-    return (v * (n + 1)) >> bits
-
-
-_BITS = st.booleans()
-
-
 @st.composite
 def special_flags(draw: st.DrawFn) -> bool:
     """Whether an argument draw is in special mode: one time in ``SPECIAL_CHANCE`` (shrinks
@@ -346,7 +331,6 @@ __all__ = [
     "arrays",
     "element_values",
     "special_flags",
-    "uniform_count",
     "uniform_index",
     "values",
     "weighted_index",

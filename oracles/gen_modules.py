@@ -64,7 +64,7 @@ can still be exponential (a call tree), so evaluations run with fuel.
 
 **Shrinking.** Every choice is an integer drawn from a range whose low end is the simplest
 option (a list of options is indexed, simplest first; the rule of a term, the operator of a
-template and the number of templates are fair draws that shrink to their first): fewer
+template and an ``if``'s test are fair draws that shrink to their first): fewer
 templates, fewer globals, no type definitions, shallower bodies, a variable or a constant
 before a compound form, introduction forms before elimination forms, rank-0 ``int32`` (always
 the first tensor type) before the other tensor types, tensors before compound types, constants
@@ -132,7 +132,7 @@ from relay.semantics.values import Value
 
 from .builders import BUILDERS
 from .builders.core import _eligible, _Graph
-from .gen_args import argument_sets, arrays, uniform_count, uniform_index, weighted_index
+from .gen_args import argument_sets, arrays, uniform_index, weighted_index
 from .gen_dataflow import OP_ORDER, op_cumulative
 
 _X = PyTypeVar("_X")
@@ -1426,10 +1426,10 @@ class _Builder:
         if self.weight("operator") <= 0:
             return
         g = _Graph(self.draw)
-        # Uniform (not Hypothesis's small-biased integers) and shrinking to none.
-        for _ in range(uniform_count(self.draw, self.limits.max_templates)):
-            name = OP_ORDER[weighted_index(self.draw, self.op_cumulative)]
-            g.call(name, BUILDERS[name](g))
+        # As in gen_dataflow: the count first (one integer choice, which the shrinker lowers
+        # while deleting the span of a template), each template's draws one span.
+        for _ in range(self.integer(0, self.limits.max_templates)):
+            self.draw(_template_node(g, self.op_cumulative))
         for call in g.calls:
             args = tuple(
                 _template_arg(g, e, t) for e, t in zip(call.call.args, call.arg_types, strict=True)
@@ -1533,6 +1533,15 @@ def modules(
 MAX_PALETTE_ELEMENTS = 64
 """A template's parameter or result type with more elements does not join the palette (the
 types that parameters, constants and other terms are drawn at); its calls are still made."""
+
+
+@st.composite
+def _template_node(draw: st.DrawFn, g: _Graph, cumulative: Sequence[float]) -> None:
+    """One template's operator call, built by the dataflow builders into ``g``."""
+    outer, g.draw = g.draw, draw
+    name = OP_ORDER[weighted_index(draw, cumulative)]
+    g.call(name, BUILDERS[name](g))
+    g.draw = outer
 
 
 def _concrete(t: Type) -> bool:
