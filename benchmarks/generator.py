@@ -16,12 +16,17 @@ parse (alpha-equal, printing a fixpoint). It prints, per size:
   result of ``@main``) are all finite, among all programs and among those that evaluated;
 - for small programs, Z3 validations of operator calls per second (the first three calls of
   each program);
+- whole modules generated per second of CPU time (``--modules N``, the same way);
 - coverage over 1,000 programs of each kind (``--coverage N``): the programs ``relay gen
   --count 2000 --kind mixed --seed 0`` makes (1,000 whole modules and 1,000 dataflow
-  programs, alternating; the dataflow ones are those of ``--kind dataflow --count 1000``),
-  counted as ``relay gen --stats`` counts them; every feature of ``gen_modules.FEATURES``
-  and ``EXTRA_FEATURES`` and every operator of the registry (read at run time) must occur,
-  and any that does not is printed by name (the script then exits with status 1).
+  programs, alternating), counted as ``relay gen --stats`` counts them; every feature of
+  ``gen_modules.FEATURES`` and ``EXTRA_FEATURES`` and every operator of the registry (read at
+  run time) must occur, and any that does not is printed by name (the script then exits with
+  status 1). Also printed from them: the operator balance (most calls of an operator over the
+  fewest; goal at most 3), the fraction of calls whose arguments are all constants, and the
+  fraction of modules whose every ``let`` in ``@main`` (global calls included) has its value
+  reach the result (its variable used; ``let %_ = ...`` sequencing excluded), in ``@main`` and
+  in every function.
 
 How generation is driven: a ``@given(st.data())`` function, run once with
 ``max_examples=N``, ``phases=[Phase.generate]`` (no shrinking, no database replay) and
@@ -44,16 +49,16 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from relay.cli_gen import Stats
+from relay.cli_gen import Stats, balance
 from relay.oracles.gen_dataflow import DataflowProgram, dataflow_programs
-from relay.oracles.gen_modules import EXTRA_FEATURES, FEATURES
+from relay.oracles.gen_modules import EXTRA_FEATURES, FEATURES, modules
 from relay.oracles.generate import generate
 from relay.oracles.validate import validate_call
 from relay.semantics.equality import alpha_equal
 from relay.semantics.errors import Exhaustion, UndefinedBehavior
 from relay.semantics.evaluation import Derivation, evaluate
 from relay.semantics.ops import OPS
-from relay.semantics.syntax import FuncType
+from relay.semantics.syntax import Function, FuncType, Let, Var, post_order
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import infer_types
@@ -168,13 +173,49 @@ def report(name: str, max_nodes: int, t: Tally) -> None:
         print(f"  Z3 validation: {t.z3_calls / t.z3_s:.1f} calls/s ({t.z3_calls} calls)")
 
 
+def unused_lets(fn: Function) -> int:
+    """The ``let``s of ``fn`` (not ``let %_``) whose variable its body never uses."""
+    out = 0
+    for node in post_order(fn):
+        if isinstance(node, Let) and node.var.name_hint != "_":
+            out += not any(n is node.var for n in post_order(node.body) if isinstance(n, Var))
+    return out
+
+
+def module_speed(count: int) -> float:
+    """Whole modules generated per second of CPU time (a ``@given(st.data())`` run)."""
+    elapsed = [0.0]
+
+    @settings(
+        max_examples=count,
+        phases=[Phase.generate],
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(data=st.data())
+    def one(data: st.DataObject) -> None:
+        start = time.process_time()
+        data.draw(modules())
+        elapsed[0] += time.process_time() - start
+
+    one()
+    return count / elapsed[0]
+
+
 def coverage(count: int, seed: int) -> bool:
     """Print the feature and operator coverage of ``count`` programs of each kind (``relay gen
     --count 2*count --kind mixed --seed seed``); whether everything occurred."""
     start = time.process_time()
     stats = Stats()
+    module_count = main_reached = all_reached = 0
     for program in generate(2 * count, seed, "mixed"):
         stats.add(program)
+        if program.kind == "module":
+            module_count += 1
+            main_reached += unused_lets(program.mod["main"]) == 0
+            all_reached += all(unused_lets(fn) == 0 for fn in program.mod.functions.values())
     elapsed = time.process_time() - start
     missing_features, missing_ops = stats.missing()
     all_features = (*FEATURES, *EXTRA_FEATURES)
@@ -189,6 +230,15 @@ def coverage(count: int, seed: int) -> bool:
     rarest = sorted(OPS, key=lambda name: (stats.ops[name], name))[:3]
     print(f"  operators: {len(drawn)} of the {len(OPS)} registered, {stats.ops.total()} calls; "
           "the rarest: " + ", ".join(f"{n} {stats.ops[n]}" for n in rarest))  # fmt: skip
+    ratio, most, fewest = balance(stats.ops)
+    print(f"  operator balance: max/min calls {ratio:.2f} (most: {most} {stats.ops[most]}, "
+          f"fewest: {fewest} {stats.ops[fewest]}; goal <= 3)")  # fmt: skip
+    print(f"  all-constant calls: {stats.constant_calls / max(stats.ops.total(), 1):.1%} of "
+          f"the calls (goal 5-10%)")  # fmt: skip
+    if module_count:
+        in_main, everywhere = main_reached / module_count, all_reached / module_count
+        print(f"  every let's value reaches the result: {in_main:.1%} of the modules in @main, "
+              f"{everywhere:.1%} in every function")  # fmt: skip
     if missing_features:
         print(f"  MISSING features: {', '.join(missing_features)}")
     if missing_ops:
@@ -210,6 +260,7 @@ def main() -> None:
         help="programs of each kind to count coverage over (default 1000; 0: skip)",
     )
     parser.add_argument("--seed", type=int, default=0, help="the relay gen seed for coverage")
+    parser.add_argument("--modules", type=int, default=200, help="modules to time (0: skip)")
     args = parser.parse_args()
     small = run(20, args.small, z3=not args.no_z3)
     medium = run(200, args.medium, z3=False)
@@ -218,6 +269,8 @@ def main() -> None:
     per_node_small = (small.generate_s + small.check_s) / small.nodes
     per_node_medium = (medium.generate_s + medium.check_s) / medium.nodes
     print(f"time per node, medium / small: {per_node_medium / per_node_small:.2f}x")
+    if args.modules > 0:
+        print(f"whole modules: {module_speed(args.modules):.1f} generated/s on one core")
     if args.coverage > 0 and not coverage(args.coverage, args.seed):
         raise SystemExit(1)
 

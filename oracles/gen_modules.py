@@ -3,8 +3,35 @@
 ``modules()`` is a Hypothesis strategy of ``ModuleCase``s: an ``IRModule`` (algebraic data
 type definitions, global functions, and ``@main`` last), the types of ``@main``'s parameters
 (tensors and tuples of tensors, so that arguments are easy to draw) and the type its body was
-built at. ``features(mod)`` names the language features a module uses, as TVM's feature
-detector did; ``extra_features(mod)`` names the ones beyond that list.
+built at, and which parameters must be positive or non-zero (``case.arguments()`` and
+``case.argument_sets(k)`` draw arguments accordingly). ``features(mod)`` names the language
+features a module uses, as TVM's feature detector did; ``extra_features(mod)`` names the ones
+beyond that list; ``construct_counts(mod)`` counts the ``CONSTRUCTS`` it uses.
+
+**Operators.** A module first has the dataflow builders (``builders``) make up to
+``max_templates`` operator calls, each operator drawn uniformly from the whole registry (all
+dtypes, ranks up to 4, convolutions, transposes, reshapes, ...) or by ``op_weights``: these
+are *templates*. ``@main`` calls each template once on new arguments, and any term of a
+template's result type may call it again: its arguments are terms of their types (the
+template graph's parameters are parameters of ``@main`` too, so they can depend on the
+inputs), but for constants the builders chose (kept: index arrays, shapes) and values that
+must be positive or non-zero (the ``@main`` parameter standing for them, drawn so, or a
+fresh constant). Template parameter and result types with at most ``MAX_PALETTE_ELEMENTS``
+elements join the palette of tensor types terms are drawn at. The only other operator calls
+are a counting-down function's test and decrement and an ``if``'s test of scalars, each
+drawn among several operators so that none is called far more often than a template's.
+
+**Weights.** Each rule is one of the ``CONSTRUCTS``; the rule a term uses is drawn in
+proportion to its construct's weight: ``BASE_WEIGHTS`` (recursion and constants rarer, every
+other rule alike) times ``construct_weights`` (the footprint learner's steering; 0: only
+where nothing else can build the term).
+
+**Observable.** Every value ``@main``'s spine computes (each global call and template call)
+reaches its result: the body is returned with every spine variable it does not use, as
+``(body, %y..)``. A write to a reference in scope is followed by a read of it (``write_then``;
+the read bound innermost, the likeliest variable of its type), an alias block reads through
+the other name, and an ``if`` tests values at hand (a comparison of scalar variables) half
+the time, so that several argument draws take both branches.
 
 **Type-directed.** To build a term the generator is given a type and a typing context (the
 variables in scope with their types), lists the rules that can produce a term of that type
@@ -25,43 +52,47 @@ reuse the same node object. Sharing stays inside one global (the text format can
 
 **Termination.** Globals call only earlier globals. Recursion is only of two kinds: structural
 (a function whose first parameter is an ADT value, matched at once; the recursive call passes a
-pattern variable bound to a field of the same type) or counting down (a first parameter
-``%n: int32``, ``if (%n <= 0) { base } else { .. f(%n - 1) .. }``, and every other call passes
-a constant in ``[0, 3]`` or ``minimum(e, 3)``). A recursive call is offered only in the body
-of the function itself, not inside a nested ``fn`` (a closure passed down could otherwise call
+pattern variable bound to a field of the same type) or counting down (a first parameter ``%n:
+int32``, ``if (%n <= 0) { base } else { .. f(%n - 1) .. }`` with the test and the decrement
+written one of several ways, and every other call passes a constant in ``[0, 3]``, ``minimum(e,
+3)``, ``minimum(3, e)`` or ``clip(e, 0, 3)``). A recursive call is offered only in the body of
+the function itself, not inside a nested ``fn`` (a closure passed down could otherwise call
 back with the same argument), and a shared node containing one is reused only in that same
 region. A counting-down function is never used as a value. References hold only first-order
 values (no functions, no type variables), so no cycle can be tied through the store. Programs
 can still be exponential (a call tree), so evaluations run with fuel.
 
 **Shrinking.** Every choice is an integer drawn from a range whose low end is the simplest
-option (a list of options is indexed, simplest first): fewer globals, no type definitions,
-shallower bodies, a variable or a constant before a compound form, introduction forms before
-elimination forms, rank-0 ``int32`` (always the first tensor type) before the other tensor
-types, tensors before compound types, constants towards zero, no type annotation. So a failing
-module shrinks towards fewer nodes, smaller shapes and simpler types.
+option (a list of options is indexed, simplest first; the rule of a term, the operator of a
+template and an ``if``'s test are fair draws that shrink to their first): fewer
+templates, fewer globals, no type definitions, shallower bodies, a variable or a constant
+before a compound form, introduction forms before elimination forms, rank-0 ``int32`` (always
+the first tensor type) before the other tensor types, tensors before compound types, constants
+towards zero, no type annotation. So a failing module shrinks towards fewer nodes, smaller
+shapes and simpler types.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 from typing import TypeVar as PyTypeVar
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from relay.semantics.ops.elementwise import CastAttrs
-from relay.semantics.ops.reduce import ReduceAttrs
+from relay.semantics.ops.elementwise import ClipAttrs
+from relay.semantics.ops.registry import Attrs
 from relay.semantics.syntax import (
     ATOMS,
     Call,
     Clause,
     Constant,
     Constructor,
-    Dim,
     Expr,
     Function,
     FuncType,
@@ -97,6 +128,12 @@ from relay.semantics.syntax import (
 )
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import missing_case, substitute
+from relay.semantics.values import Value
+
+from .builders import BUILDERS
+from .builders.core import _eligible, _Graph
+from .gen_args import argument_sets, arrays, uniform_index, weighted_index
+from .gen_dataflow import OP_ORDER, op_cumulative
 
 _X = PyTypeVar("_X")
 
@@ -119,15 +156,89 @@ EXTRA_FEATURES: tuple[str, ...] = (
 """What ``extra_features`` detects, beyond ``FEATURES``."""
 
 
+CONSTRUCTS: tuple[str, ...] = (
+    "variable", "constant", "operator", "tuple", "closure", "ref", "adt", "let", "if",
+    "match", "global-call", "local-call", "recursion", "polymorphism", "sharing",
+)  # fmt: skip
+"""The constructs ``modules(construct_weights=...)`` weighs and ``construct_counts`` counts:
+
+- ``variable``: a use of a variable in scope;
+- ``constant``: a tensor constant;
+- ``operator``: a call of a registered operator (built by the dataflow builders);
+- ``tuple``: a tuple, or a projection of one;
+- ``closure``: a ``fn`` literal (passed, bound, or applied at once);
+- ``ref``: ``ref``, ``ref_read`` and ``ref_write`` (also a write then a read, and aliases);
+- ``adt``: type definitions, constructor calls and constructors as values;
+- ``let``: a ``let`` (also one binding a call's result);
+- ``if``: an ``if``;
+- ``match``: ``match`` and ``match?``;
+- ``global-call``: a call of a global function, or a global used as a value;
+- ``local-call``: a call of a let-bound or parameter function;
+- ``recursion``: recursive functions (global or let-bound) and recursive calls;
+- ``polymorphism``: a let-bound ``fn [T]`` (and, counted, any ``fn`` with type parameters);
+- ``sharing``: a node reused where it was built (Graph).
+"""
+
+BASE_WEIGHTS: dict[str, float] = {"recursion": 0.1, "constant": 0.1}
+"""The default distribution: every rule that can build a term is equally likely, but for
+the recursive ones (a recursive call adds its counter's test and decrement, always the same
+few operators, which would outnumber every drawn operator). ``construct_weights`` multiply
+these."""
+
+_Option: TypeAlias = "tuple[str, Callable[[], Expr]]"
+"""A rule that can build the term asked for, and the construct it is."""
+
+_TemplateArg: TypeAlias = "tuple[str, Type, Expr | None]"
+"""How a template's argument is rebuilt: ``("term", t, None)`` a term of ``t``,
+``("constant", t, c)`` the constant ``c`` kept, ``("positive" | "nonzero", t, p)`` the
+parameter of ``@main`` for the builders' parameter ``p`` where in scope, else a fresh
+constant of that kind, ``("tuple", t, None)`` a tuple of terms of the fields of ``t``."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Template:
+    """An operator call made by the dataflow builders (``builders``), which a module calls
+    again on arguments of the same types: its operator, attributes, arguments and result."""
+
+    op: Op
+    attrs: Attrs | None
+    args: tuple[_TemplateArg, ...]
+    result: Type
+
+
 class ModuleCase(NamedTuple):
     """A generated module, the parameter types of its ``@main``, and the type of its result."""
 
     mod: IRModule
     param_types: tuple[Type, ...]
     ret_type: Type
+    positive: tuple[bool, ...] = ()
+    """Per parameter (or empty: none): whether it must be positive (it stands for a builders'
+    parameter that feeds ``log``, ``sqrt``, ...)."""
+    nonzero: tuple[bool, ...] = ()
+    """Per parameter (or empty: none): whether it must hold no zero (an integer divisor)."""
 
     def __repr__(self) -> str:  # Hypothesis shows a failing case as Relay text
         return "ModuleCase(\n" + astext(self.mod) + ")"
+
+    def arguments(self, *, special: bool | None = False) -> st.SearchStrategy[tuple[Value, ...]]:
+        """Arguments for ``@main`` (``gen_args.arguments``, positive and non-zero where the
+        module needs it; ``special=None`` draws the mode)."""
+        return self.argument_sets(1, special=special).map(lambda sets: sets[0])
+
+    def argument_sets(
+        self, k: int, *, special: bool | None = None
+    ) -> st.SearchStrategy[tuple[tuple[Value, ...], ...]]:
+        """``k`` independent argument tuples for ``@main``, so that both branches of its
+        conditions are taken (``gen_args.argument_sets``)."""
+        n = len(self.param_types)
+        return argument_sets(
+            self.param_types,
+            k,
+            special=special,
+            positive=self.positive if len(self.positive) == n else None,
+            nonzero=self.nonzero if len(self.nonzero) == n else None,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,12 +482,30 @@ class _Limits:
     max_depth: int
     max_nodes: int
     max_adts: int
+    max_templates: int = 12
 
 
-_ARITHMETIC = ("add", "subtract", "multiply", "maximum", "minimum")
 _COMPARISONS = ("less", "greater", "equal", "not_equal", "less_equal", "greater_equal")
 
+FLOAT32 = TensorType((), "float32")
+
+_CONDITIONS: tuple[tuple[str, TensorType, int], ...] = (
+    *((name, INT32, 2) for name in _COMPARISONS),
+    *((name, FLOAT32, 2) for name in _COMPARISONS),
+    *((name, BOOL, 2) for name in ("logical_and", "logical_or", "logical_xor")),
+    ("logical_not", BOOL, 1),
+    *((name, FLOAT32, 1) for name in ("isnan", "isinf", "isfinite")),
+)
+"""The tests an ``if`` condition may be: operator, operand type, arity."""
+
 _Rule = Callable[[], Expr]
+
+_GUARDS: tuple[tuple[str, int, bool], ...] = (
+    ("less_equal", 0, False), ("less", 1, False), ("greater_equal", 0, True),
+    ("greater", 1, True),
+)  # fmt: skip
+"""The base-case tests of a counting-down function, ``n <= 0`` written four ways (operator,
+constant, whether the constant comes first), drawn uniformly."""
 
 _INTEGERS: dict[tuple[int, int], st.SearchStrategy[int]] = {}
 _BOOLEANS = st.booleans()
@@ -386,9 +515,24 @@ _FLOATS = st.floats(-4, 4, width=32)
 class _Builder:
     """One module being built; every choice is drawn through ``draw``."""
 
-    def __init__(self, draw: st.DrawFn, limits: _Limits) -> None:
+    def __init__(
+        self,
+        draw: st.DrawFn,
+        limits: _Limits,
+        op_cumulative: Sequence[float],
+        construct_weights: Mapping[str, float],
+    ) -> None:
         self.draw = draw
         self.limits = limits
+        self.op_cumulative = op_cumulative
+        self.construct_weights = construct_weights
+        self.templates: dict[Type, list[_Template]] = {}
+        self.all_templates: list[_Template] = []
+        self.template_params: list[Type] = []
+        self.template_flags: list[tuple[bool, bool]] = []  # positive, non-zero
+        self.template_vars: list[Var] = []
+        self.param_of: dict[Var, Var] = {}  # the builders' parameter -> @main's
+        self.main_flags: list[tuple[bool, bool]] = []
         self.adts: dict[str, _Adt] = {}
         self.globals: list[_Global] = []
         self.pool: list[_Shared] = []
@@ -417,8 +561,19 @@ class _Builder:
         """One of ``items``, shrinking towards the first."""
         return items[self.integer(0, len(items) - 1)]
 
-    def choose(self, options: Sequence[_Rule]) -> Expr:
-        return options[self.integer(0, len(options) - 1)]()
+    def choose(self, options: Sequence[_Option]) -> Expr:
+        """Apply one of ``options``, drawn in proportion to its construct's weight (uniformly
+        by default; shrinks towards the first). Where every option weighs 0, the term is still
+        built, by one of them drawn uniformly: a weight 0 means "never where avoidable"."""
+        weights = [self.weight(c) for c, _ in options]
+        if sum(weights) <= 0:
+            weights = [1.0] * len(options)
+        return options[weighted_index(self.draw, list(itertools.accumulate(weights)))][1]()
+
+    def weight(self, construct: str) -> float:
+        """The weight of ``construct``: its ``BASE_WEIGHTS`` entry times its
+        ``construct_weights`` entry (1 unless given)."""
+        return BASE_WEIGHTS.get(construct, 1.0) * self.construct_weights.get(construct, 1.0)
 
     def fresh_type_var(self) -> TypeVar:
         self.type_params += 1
@@ -571,10 +726,12 @@ class _Builder:
         """A term of type ``t`` in ``ctx``; ``t`` must be buildable there."""
         self.nodes += 1
         leaf = depth <= 0 or self.nodes >= self.limits.max_nodes
-        options: list[_Rule] = []
-        variables = [b.var for b in ctx.values() if b.type == t]
+        options: list[_Option] = []
+        # Innermost first: the variable a ``let`` just bound is the likeliest, so that its
+        # value reaches the result.
+        variables = [b.var for b in reversed(ctx.bindings) if b.is_value and b.type == t]
         if variables:
-            options.append(lambda: self.pick(variables))
+            options.append(("variable", lambda: self.pick(variables)))
         options.extend(self.introductions(ctx, t, depth, leaf))
         shared = [
             s
@@ -585,7 +742,7 @@ class _Builder:
             and s.type_scope <= ctx.type_scope
         ]
         if shared:
-            options.append(lambda: self.pick(shared).expr)
+            options.append(("sharing", lambda: self.pick(shared).expr))
         if not leaf:
             options.extend(self.eliminations(ctx, t, depth))
         assert options, f"no way to build a term of type {t} (a generator bug)"
@@ -602,34 +759,44 @@ class _Builder:
 
     # Introduction forms -------------------------------------------------------------------
 
-    def introductions(self, ctx: _Ctx, t: Type, depth: int, leaf: bool) -> list[_Rule]:
+    def introductions(self, ctx: _Ctx, t: Type, depth: int, leaf: bool) -> list[_Option]:
         d = self.sub(depth, leaf)
         match t:
             case TensorType():
                 tensor_type = t
-                options: list[_Rule] = [lambda: self.constant(tensor_type)]
-                if not leaf:
-                    options.extend(self.operator_calls(ctx, tensor_type, depth))
+                options: list[_Option] = [("constant", lambda: self.constant(tensor_type))]
+                templates = self.templates.get(t, [])
+                if not leaf and templates:
+                    options.append(
+                        ("operator", lambda: self.instantiate(ctx, self.pick(templates), depth - 1))
+                    )
                 return options
             case TupleType(fields):
                 options = []
                 if all(self.buildable(ctx, f) for f in fields):
-                    options.append(lambda: Tuple(tuple(self.term(ctx, f, d) for f in fields)))
+                    options.append(
+                        ("tuple", lambda: Tuple(tuple(self.term(ctx, f, d) for f in fields)))
+                    )
+                templates = self.templates.get(t, [])
+                if not leaf and templates:
+                    options.append(
+                        ("operator", lambda: self.instantiate(ctx, self.pick(templates), depth - 1))
+                    )
                 if not fields and not leaf:
-                    options.append(lambda: self.ref_write(ctx, d))
+                    options.append(("ref", lambda: self.ref_write(ctx, d)))
                 return options
             case FuncType(args, ret, type_params):
                 if type_params:
                     return []
                 options = []
                 if self._buildable(self.known(ctx) | set(args), ret):
-                    options.append(lambda: self.function(ctx, args, ret, d))
+                    options.append(("closure", lambda: self.function(ctx, args, ret, d)))
                 options.extend(self.function_values(t))
                 return options
             case RefType(value):
                 if not self.buildable(ctx, value):
                     return []
-                return [lambda: RefCreate(self.term(ctx, value, d))]
+                return [("ref", lambda: RefCreate(self.term(ctx, value, d)))]
             case TypeCall(func, args):
                 adt = self.adts[func.name]
                 ctors = [
@@ -640,14 +807,18 @@ class _Builder:
                 ctors.sort(key=lambda c: c not in adt.base)
                 if not ctors:
                     return []
-                return [lambda: self.construct(ctx, adt, self.pick(ctors), args, d)]
+                return [("adt", lambda: self.construct(ctx, adt, self.pick(ctors), args, d))]
         return []
 
     def constant(self, t: TensorType) -> Constant:
-        """Small values: integers in [-3, 3], floats in [-4, 4], shrinking to zero."""
+        """Small values: for up to four int32, float32 or bool elements, integers in [-3, 3],
+        floats in [-4, 4], shrinking to zero; otherwise ``gen_args.arrays``' default values
+        (a seed for a large tensor)."""
         shape = tuple(d for d in t.shape if isinstance(d, int))
         size = int(np.prod(shape))
         values: list[object]
+        if size > 4 or t.dtype not in DTYPES:
+            return Constant(self.draw(arrays(t.dtype, shape)))
         if t.dtype == "bool":
             values = [self.flag() for _ in range(size)]
         elif t.dtype == "int32":
@@ -685,12 +856,12 @@ class _Builder:
             return ret
         return None if self.flag() else ret
 
-    def function_values(self, t: FuncType) -> list[_Rule]:
+    def function_values(self, t: FuncType) -> list[_Option]:
         """Globals and constructors used as function values of type ``t``."""
-        options: list[_Rule] = []
+        options: list[_Option] = []
         globals_ = [g for g in self.globals if g.counter is None and _instance_of(g.type, t)]
         if globals_:
-            options.append(lambda: self.pick(globals_).gv)
+            options.append(("global-call", lambda: self.pick(globals_).gv))
         ret = t.ret_type
         if isinstance(ret, TypeCall) and t.arg_types:
             adt = self.adts[ret.func.name]
@@ -700,80 +871,63 @@ class _Builder:
                 if len(c.inputs) == len(t.arg_types) and adt.fields(c, ret.args) == t.arg_types
             ]
             if ctors:
-                options.append(lambda: self.pick(ctors))
+                options.append(("adt", lambda: self.pick(ctors)))
         return options
 
-    def operator_calls(self, ctx: _Ctx, t: TensorType, depth: int) -> list[_Rule]:
-        """Calls of simple operators whose result has type ``t``."""
-        d = depth - 1
-        shape, dtype = t.shape, t.dtype
+    def instantiate(self, ctx: _Ctx, template: _Template, depth: int) -> Call:
+        """A call of a template (an operator call the dataflow builders made, see
+        ``_Template``) on new arguments: terms of the argument types, except where the
+        template needs a constant (kept), or a positive or non-zero value (a fresh constant)."""
+        return Call(template.op, tuple(self.template_arg(ctx, a, depth) for a in template.args),
+                    template.attrs)  # fmt: skip
 
-        def of(s: Sequence[Dim], dt: str) -> Expr:
-            return self.term(ctx, TensorType(tuple(s), dt), d)
-
-        def binary() -> Expr:
-            name = self.pick(_ARITHMETIC if dtype != "bool" else ("logical_and", "logical_or"))
-            # Broadcasting: one operand may be a scalar.
-            mode = self.integer(0, 2) if shape else 0
-            lhs = of(() if mode == 1 else shape, dtype)
-            rhs = of(() if mode == 2 else shape, dtype)
-            return Call(Op(name), (lhs, rhs))
-
-        def unary() -> Expr:
-            name = "negative" if dtype != "bool" else "logical_not"
-            return Call(Op(name), (of(shape, dtype),))
-
-        def where() -> Expr:
-            return Call(Op("where"), (of(shape, "bool"), of(shape, dtype), of(shape, dtype)))
-
-        def compare() -> Expr:
-            name = self.pick(_COMPARISONS)
-            operand = self.pick(("int32", "float32"))
-            return Call(Op(name), (of(shape, operand), of(shape, operand)))
-
-        def reduce() -> Expr:
-            axis = self.integer(0, len(shape))
-            wider = (*shape[:axis], self.integer(1, 3), *shape[axis:])
-            return Call(Op("sum"), (of(wider, dtype),), ReduceAttrs(axis=(axis,)))
-
-        def cast() -> Expr:
-            source = self.pick([x for x in DTYPES if x != dtype])
-            return Call(Op("cast"), (of(shape, source),), CastAttrs(dtype=dtype))
-
-        options: list[_Rule] = [binary, unary, where, cast]
-        if dtype == "bool":
-            options.insert(0, compare)
-        elif len(shape) < 2:
-            options.append(reduce)
-        return options
+    def template_arg(self, ctx: _Ctx, arg: _TemplateArg, depth: int) -> Expr:
+        kind, t, kept = arg
+        if kind == "constant":
+            assert kept is not None
+            return kept
+        if kind == "tuple":
+            assert isinstance(t, TupleType)
+            return Tuple(tuple(self.term(ctx, f, depth) for f in t.fields))
+        if kind in ("positive", "nonzero"):
+            assert isinstance(t, TensorType)
+            main_param = self.param_of.get(kept) if isinstance(kept, Var) else None
+            if main_param is not None and id(main_param) in ctx.scope:
+                return main_param
+            shape = tuple(d for d in t.shape if isinstance(d, int))
+            data = self.draw(arrays(t.dtype, shape, positive=kind == "positive", nonzero=True))
+            return Constant(data)
+        return self.term(ctx, t, depth)
 
     # Elimination forms --------------------------------------------------------------------
 
-    def eliminations(self, ctx: _Ctx, t: Type, depth: int) -> list[_Rule]:
+    def eliminations(self, ctx: _Ctx, t: Type, depth: int) -> list[_Option]:
         d = depth - 1
         tvs = ctx.available()
-        options: list[_Rule] = [
-            lambda: self.let(ctx, t, d),
-            lambda: If(self.term(ctx, BOOL, d), self.term(ctx, t, d), self.term(ctx, t, d)),
-            lambda: self.projection(ctx, t, d),
+        options: list[_Option] = [
+            ("let", lambda: self.let(ctx, t, d)),
+            ("if", lambda: If(self.condition(ctx, d), self.term(ctx, t, d), self.term(ctx, t, d))),
+            ("tuple", lambda: self.projection(ctx, t, d)),
         ]
         if self.first_order(t):
-            options.append(lambda: RefRead(self.term(ctx, RefType(t), d)))
+            options.append(("ref", lambda: RefRead(self.term(ctx, RefType(t), d))))
         global_calls = self.global_calls(ctx, t)
         if global_calls:
-            options.append(lambda: self.call_global(ctx, d, *self.pick(global_calls)))
+            options.append(
+                ("global-call", lambda: self.call_global(ctx, d, *self.pick(global_calls)))
+            )
         local_calls = self.local_calls(ctx, t)
         if local_calls:
-            options.append(lambda: self.call_local(ctx, d, *self.pick(local_calls)))
-        options.append(lambda: self.call_function(ctx, t, d))
+            options.append(("local-call", lambda: self.call_local(ctx, d, *self.pick(local_calls))))
+        options.append(("closure", lambda: self.call_function(ctx, t, d)))
         callables = self.callables(ctx)
         if callables:
-            options.append(lambda: self.let_call(ctx, self.pick(callables), t, d))
-        options.append(lambda: self.match(ctx, t, d))
-        options.append(lambda: Let(Var("_"), self.ref_write(ctx, d), self.term(ctx, t, d)))
-        options.append(lambda: self.alias(ctx, t, d))
-        options.append(lambda: self.let_rec(ctx, t, d))
-        options.append(lambda: self.let_poly(ctx, t, d, tvs))
+            options.append(("let", lambda: self.let_call(ctx, self.pick(callables), t, d)))
+        options.append(("match", lambda: self.match(ctx, t, d)))
+        options.append(("ref", lambda: self.write_then(ctx, t, d)))
+        options.append(("ref", lambda: self.alias(ctx, t, d)))
+        options.append(("recursion", lambda: self.let_rec(ctx, t, d)))
+        options.append(("polymorphism", lambda: self.let_poly(ctx, t, d, tvs)))
         rec = ctx.rec
         if (
             rec is not None
@@ -781,8 +935,36 @@ class _Builder:
             and (rec.counter is not None or rec.smaller)
             and all(self.buildable(ctx, p) for p in rec.params[1:])
         ):
-            options.append(lambda: self.rec_call(ctx, rec, d))
+            options.append(("recursion", lambda: self.rec_call(ctx, rec, d)))
         return options
+
+    def condition(self, ctx: _Ctx, depth: int) -> Expr:
+        """An ``if`` condition: a bool term, or (half the time, when a scalar variable is in
+        scope) a test of scalar terms of its type, so that it depends on the values at hand:
+        a comparison of two int32 or float32 scalars, a logical operator on bool scalars, or
+        a float class test (``_CONDITIONS``, drawn uniformly)."""
+        # Only tests whose operand type some variable has: a test of constants is constant.
+        known = self.known(ctx)
+        tests = [c for c in _CONDITIONS if c[1] in known]
+        if not self.flag() or not tests:
+            return self.term(ctx, BOOL, depth)
+        name, operand, arity = tests[uniform_index(self.draw, len(tests))]
+        return Call(Op(name), tuple(self.term(ctx, operand, depth) for _ in range(arity)))
+
+    def write_then(self, ctx: _Ctx, t: Type, depth: int) -> Let:
+        """``ref_write(r, e); let %w = ref_read(r); body``: a write, and a read after it
+        (bound innermost, so the likeliest variable of its type in the body)."""
+        refs = [b for b in ctx.values() if isinstance(b.type, RefType)]
+        if not refs:
+            return Let(Var("_"), self.ref_write(ctx, depth), self.term(ctx, t, depth))
+        binding = self.pick(refs)
+        assert isinstance(binding.type, RefType)
+        value = binding.type.value
+        write = RefWrite(binding.var, self.term(ctx, value, depth))
+        w = Var("w", value if self.flag() else None)
+        inner = ctx.bind(_Binding(w, value))
+        body: Expr = w if value == t and self.flag() else self.term(inner, t, depth)
+        return Let(Var("_"), write, Let(w, RefRead(binding.var), body))
 
     def let(self, ctx: _Ctx, t: Type, depth: int) -> Let:
         bound = self.draw_type(ctx.available(), 2)
@@ -921,18 +1103,26 @@ class _Builder:
         return Call(fn, tuple(self.term(ctx, a, depth) for a in args))
 
     def counter_argument(self, ctx: _Ctx, depth: int) -> Expr:
-        """The counter of a counting-down function: a constant in [0, 3] or ``minimum(e, 3)``."""
+        """The counter of a counting-down function: a constant in [0, 3], or ``minimum(e,
+        3)``, ``minimum(3, e)`` or ``clip(e, 0, 3)`` (drawn uniformly)."""
         if depth <= 0 or not self.flag():
             return Constant(np.array(self.integer(0, 3), dtype="int32"))
         three = Constant(np.array(3, dtype="int32"))
-        return Call(Op("minimum"), (self.term(ctx, INT32, depth - 1), three))
+        e = self.term(ctx, INT32, depth - 1)
+        form = uniform_index(self.draw, 3)
+        if form == 2:
+            return Call(Op("clip"), (e,), ClipAttrs(a_min=0.0, a_max=3.0))
+        return Call(Op("minimum"), (e, three) if form == 0 else (three, e))
 
     def rec_call(self, ctx: _Ctx, rec: _Rec, depth: int) -> Call:
         self.rec_calls += 1
         first: Expr
         if rec.counter is not None:
-            one = Constant(np.array(1, dtype="int32"))
-            first = Call(Op("subtract"), (rec.counter, one))
+            # n - 1, or n + -1 (drawn uniformly).
+            if uniform_index(self.draw, 2) == 0:
+                first = Call(Op("subtract"), (rec.counter, Constant(np.array(1, dtype="int32"))))
+            else:
+                first = Call(Op("add"), (rec.counter, Constant(np.array(-1, dtype="int32"))))
         else:
             first = self.pick(rec.smaller)
         rest = tuple(self.term(ctx, p, depth) for p in rec.params[1:])
@@ -1036,8 +1226,9 @@ class _Builder:
         rec = _Rec(callee, types, ret, (), n)
         step = self.recursing(inner.with_rec(rec, *([callee] if isinstance(callee, Var) else [])),
                               rec, depth)  # fmt: skip
-        zero = Constant(np.array(0, dtype="int32"))
-        body = If(Call(Op("less_equal"), (n, zero)), base, step)
+        guard, bound, flipped = _GUARDS[uniform_index(self.draw, len(_GUARDS))]
+        k = Constant(np.array(bound, dtype="int32"))
+        body = If(Call(Op(guard), (k, n) if flipped else (n, k)), base, step)
         return Function(params, body, self.result_annotation(ret, type_params), type_params)
 
     def structural(
@@ -1141,7 +1332,8 @@ class _Builder:
         ctx = _Ctx()
         adts = self.recursive_adts()
         kinds = ["plain", "counter", *(["structural"] if adts else [])]
-        kind = self.pick(kinds)
+        kind_weights = [1.0, *(self.weight("recursion") for _ in kinds[1:])]
+        kind = kinds[weighted_index(self.draw, list(itertools.accumulate(kind_weights)))]
         counter: int | None = None
         type_params: tuple[TypeVar, ...] = ()
         if kind == "structural":
@@ -1182,45 +1374,104 @@ class _Builder:
         return self.pick(self.palette)
 
     def main(self) -> tuple[GlobalVar, Function, tuple[Type, ...], Type]:
+        """``@main``: parameters (drawn, then one per parameter of the templates' graph); a
+        spine of lets, one per global (each called once, unless drawn otherwise) and one
+        per template (each operator call the builders made, on new arguments), then a body;
+        every let-bound value the body does not use is returned beside it, ``(body,
+        %y..)``, so that every result reaches the output."""
         depth = self.integer(1, self.limits.max_depth)
         self.nodes = 0
         self.pool = []
         param_types = tuple(self.main_param_type() for _ in range(self.integer(0, 3)))
+        # The parameters of the builders' calls too, so that the template calls' arguments
+        # can depend on the inputs.
+        param_types = (*param_types, *self.template_params)
         ret = self.draw_type((), 2)
         params = tuple(Var("p", a) for a in param_types)
+        drawn = len(params) - len(self.template_vars)
+        self.param_of = dict(zip(self.template_vars, params[drawn:], strict=True))
+        self.main_flags = [(False, False)] * drawn + self.template_flags
         ctx = _Ctx().function_body([_Binding(p, a) for p, a in zip(params, param_types,
                                                                     strict=True)])  # fmt: skip
-        # Call every global once (unless drawn otherwise), so that all of them run.
         calls = [(g.gv, g.type, g.counter) for g in self.globals if self.flag()]
-        lets = []
+        lets: list[tuple[Var, Expr, Type]] = []
         for callee in calls:
             _, fn_type, counter = callee
             subst = {tv: self.draw_type((), 1) for tv in fn_type.type_params}
             y = Var("y")
-            lets.append((y, Call(callee[0], self.arguments(ctx, fn_type, subst, counter, 1))))
-            ctx = ctx.bind(_Binding(y, substitute(fn_type.ret_type, subst)))
+            result = substitute(fn_type.ret_type, subst)
+            lets.append((y, Call(callee[0], self.arguments(ctx, fn_type, subst, counter, 1)),
+                         result))  # fmt: skip
+            ctx = ctx.bind(_Binding(y, result))
+        for template in self.all_templates:
+            y = Var("y")
+            lets.append((y, self.instantiate(ctx, template, 1), template.result))
+            ctx = ctx.bind(_Binding(y, template.result))
         body = self.term(ctx, ret, depth)
-        for y, call in reversed(lets):
+        used = _free_var_ids(body)
+        unused = [(y, t) for y, _, t in lets if id(y) not in used]
+        if unused:
+            body = Tuple((body, *(y for y, _ in unused)))
+            ret = TupleType((ret, *(t for _, t in unused)))
+        for y, call, _ in reversed(lets):
             body = Let(y, call, body)
         fn = Function(params, body, ret if self.flag() else None)
         return GlobalVar("main"), fn, param_types, ret
 
+    def make_templates(self) -> None:
+        """Operator calls made by the dataflow builders (operators drawn in proportion to the
+        op weights, uniformly by default), which terms of their result types may call again
+        (``instantiate``) and ``@main`` calls once each. Their eligible parameter and result
+        tensor types (at most ``MAX_PALETTE_ELEMENTS`` elements) join the palette."""
+        if self.weight("operator") <= 0:
+            return
+        g = _Graph(self.draw)
+        # As in gen_dataflow: the count first (one integer choice, which the shrinker lowers
+        # while deleting the span of a template), each template's draws one span.
+        for _ in range(self.integer(0, self.limits.max_templates)):
+            self.draw(_template_node(g, self.op_cumulative))
+        for call in g.calls:
+            args = tuple(
+                _template_arg(g, e, t) for e, t in zip(call.call.args, call.arg_types, strict=True)
+            )
+            assert isinstance(call.call.op, Op)
+            template = _Template(call.call.op, call.call.attrs, args, call.result)
+            self.all_templates.append(template)
+            if _concrete(call.result):
+                self.templates.setdefault(call.result, []).append(template)
+        self.template_params = [p.type_annotation for p in g.params if p.type_annotation]
+        self.template_vars = list(g.params)
+        self.template_flags = list(zip(g.positive_params, g.nonzero_params, strict=True))
+        for t in [*self.template_params, *(c.result for c in g.calls)]:
+            if (
+                isinstance(t, TensorType)
+                and _eligible(t)
+                and int(np.prod(t.shape)) <= MAX_PALETTE_ELEMENTS  # type: ignore[arg-type]
+                and t not in self.palette
+            ):
+                self.palette.append(t)
+
     def module(self) -> ModuleCase:
         # The tensor types drawn types use: int32 first (what they shrink to), then others.
         self.palette = [INT32, *(self.tensor_type() for _ in range(self.integer(0, 2)))]
+        self.make_templates()
+        adts = self.weight("adt") > 0
         for template in _TEMPLATES:
-            if self.flag():
+            if self.flag() and adts:
                 self.add_adt(template())
-        for k in range(self.integer(0, self.limits.max_adts)):
+        for k in range(self.integer(0, self.limits.max_adts if adts else 0)):
             self.add_adt(self.random_adt(k))
         functions: dict[GlobalVar, Function] = {}
-        for index in range(self.integer(0, self.limits.max_globals)):
+        max_globals = self.limits.max_globals if self.weight("global-call") > 0 else 0
+        for index in range(self.integer(0, max_globals)):
             gv, fn = self.global_function(index)
             functions[gv] = fn
         gv, fn, param_types, ret = self.main()
         functions[gv] = fn
         types = {a.data.header: a.data for a in self.adts.values()}
-        return ModuleCase(IRModule(functions, types), param_types, ret)
+        positive = tuple(p for p, _ in self.main_flags)
+        nonzero = tuple(z for _, z in self.main_flags)
+        return ModuleCase(IRModule(functions, types), param_types, ret, positive, nonzero)
 
 
 def _check_limit(name: str, value: int, lo: int, hi: int) -> None:
@@ -1232,27 +1483,146 @@ def _check_limit(name: str, value: int, lo: int, hi: int) -> None:
 
 
 def modules(
-    *, max_globals: int = 3, max_depth: int = 4, max_nodes: int = 40, max_adts: int = 1
+    *,
+    max_globals: int = 3,
+    max_depth: int = 4,
+    max_nodes: int = 40,
+    max_adts: int = 1,
+    max_templates: int = 24,
+    op_weights: Mapping[str, float] | None = None,
+    construct_weights: Mapping[str, float] | None = None,
 ) -> st.SearchStrategy[ModuleCase]:
     """Well-typed modules: type definitions (drawn from List, Option, Tree and Nat, plus up to
-    ``max_adts`` random ones), up to ``max_globals`` global functions, and ``@main``.
+    ``max_adts`` random ones), up to ``max_templates`` operator calls made by the dataflow
+    builders (called again wherever a term of their result type is wanted, and each once in
+    ``@main``), up to ``max_globals`` global functions, and ``@main``.
 
     Each function body is at most ``max_depth`` rules deep and builds about ``max_nodes``
-    terms at most (past that, only variables, constants and small introductions). Shrinks
-    towards fewer globals, no type definitions, shallower bodies, fewer nodes, rank-0 int32
-    tensors and zero constants.
+    terms at most (past that, only variables, constants and small introductions). Operators
+    are drawn uniformly, or in proportion to ``op_weights`` (as ``dataflow_programs`` does);
+    each term's rule is drawn in proportion to the weight of its construct (``CONSTRUCTS``;
+    1 unless ``construct_weights`` says otherwise, 0: only where nothing else can build the
+    term; ``operator``, ``adt``, ``global-call`` and ``recursion`` at 0 also mean no
+    templates, no type definitions, no globals and no recursive globals). Shrinks towards
+    fewer globals, no templates, no type definitions, shallower bodies, fewer nodes, rank-0
+    int32 tensors and zero constants.
     """
     _check_limit("max_globals", max_globals, 0, 20)
     _check_limit("max_depth", max_depth, 1, 20)
     _check_limit("max_nodes", max_nodes, 1, 10_000)
     _check_limit("max_adts", max_adts, 0, 5)
-    limits = _Limits(max_globals, max_depth, max_nodes, max_adts)
+    _check_limit("max_templates", max_templates, 0, 100)
+    cumulative = op_cumulative(OP_ORDER, op_weights)
+    weights = dict(construct_weights or {})
+    unknown = sorted(k for k in weights if k not in CONSTRUCTS)
+    bad = {k: w for k, w in weights.items() if not 0 <= float(w) < float("inf")}
+    if unknown or bad:
+        raise InvalidArgument(
+            f"construct_weights must map names of CONSTRUCTS to finite weights >= 0 (unknown: "
+            f"{unknown}, bad weights: {bad}); the constructs: {', '.join(CONSTRUCTS)}"
+        )
+    limits = _Limits(max_globals, max_depth, max_nodes, max_adts, max_templates)
 
     @st.composite
     def build(draw: st.DrawFn) -> ModuleCase:
-        return _Builder(draw, limits).module()
+        return _Builder(draw, limits, cumulative, weights).module()
 
     return build()
+
+
+MAX_PALETTE_ELEMENTS = 64
+"""A template's parameter or result type with more elements does not join the palette (the
+types that parameters, constants and other terms are drawn at); its calls are still made."""
+
+
+@st.composite
+def _template_node(draw: st.DrawFn, g: _Graph, cumulative: Sequence[float]) -> None:
+    """One template's operator call, built by the dataflow builders into ``g``."""
+    outer, g.draw = g.draw, draw
+    name = OP_ORDER[weighted_index(draw, cumulative)]
+    g.call(name, BUILDERS[name](g))
+    g.draw = outer
+
+
+def _concrete(t: Type) -> bool:
+    """A tensor, or a tuple of tensors, of integer dimensions only."""
+    fields = t.fields if isinstance(t, TupleType) else (t,)
+    return all(
+        isinstance(f, TensorType) and all(isinstance(d, int) for d in f.shape) for f in fields
+    )
+
+
+def _template_arg(g: _Graph, e: Expr, t: Type) -> _TemplateArg:
+    """How a template rebuilds the argument ``e`` of a call the builders made (``_TemplateArg``):
+    constants are kept, a surely non-negative value or an integer divisor becomes the
+    parameter of ``@main`` standing for it (drawn positive or non-zero) where that is in
+    scope, else a fresh constant of that kind, a tuple is rebuilt field by field, anything
+    else is a term of its type."""
+    if isinstance(e, Constant):
+        return ("constant", t, e)
+    if isinstance(e, Tuple):
+        return ("tuple", t, None)
+    entry = g.entry_of[id(e)]
+    param = e if isinstance(e, Var) else None
+    if isinstance(t, TensorType) and entry.positive == (True,):
+        return ("positive", t, param)
+    if isinstance(e, Var) and g.nonzero_params[g.params.index(e)]:
+        return ("nonzero", t, param)
+    return ("term", t, None)
+
+
+def construct_counts(mod: IRModule) -> Counter[str]:
+    """How often ``mod`` uses each construct of ``CONSTRUCTS`` (nodes counted once however
+    shared), read off the syntax: a variable use, a constant, an operator call, a tuple or
+    projection, a nested ``fn``, a reference node, a constructor or a type definition, a
+    ``let``, an ``if``, a ``match``, a call of a global or a global as a value, a call of a
+    local function, a recursive call (a global calling itself, a let-bound function called in
+    its own value), a ``fn`` with type parameters, and a node with several parents."""
+    found: Counter[str] = Counter()
+    found["adt"] += len(mod.type_definitions)
+    for gv, fn in mod.functions.items():
+        if fn.type_params:
+            found["polymorphism"] += 1
+        recursive: set[int] = set()
+        for node in post_order(fn):
+            match node:
+                case Var():
+                    found["variable"] += 1
+                case Constant():
+                    found["constant"] += 1
+                case Tuple() | TupleGetItem():
+                    found["tuple"] += 1
+                case Function():
+                    if node is not fn:
+                        found["closure"] += 1
+                        if node.type_params:
+                            found["polymorphism"] += 1
+                case RefCreate() | RefRead() | RefWrite():
+                    found["ref"] += 1
+                case Constructor():
+                    found["adt"] += 1
+                case Let(var, value):
+                    found["let"] += 1
+                    if isinstance(value, Function) and _occurs(var, value):
+                        recursive.add(id(var))
+                case If():
+                    found["if"] += 1
+                case Match():
+                    found["match"] += 1
+                case GlobalVar():
+                    found["global-call"] += 1
+                case Call(op):
+                    if isinstance(op, Op):
+                        found["operator"] += 1
+                    elif isinstance(op, GlobalVar) and op.name == gv.name:
+                        found["recursion"] += 1
+                    elif isinstance(op, Var):
+                        found["local-call"] += 1
+        for node in post_order(fn):
+            if isinstance(node, Call) and isinstance(node.op, Var) and id(node.op) in recursive:
+                found["recursion"] += 1
+        found["sharing"] += sum(n > 1 for n in _uses(fn).values())
+    return +found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1360,6 +1730,12 @@ def extra_features(mod: IRModule) -> set[str]:
             for a in call.args:
                 if isinstance(a, Var) and id(a) in pattern_bound:
                     found.add("StructuralRecursion")
-                if isinstance(a, Call) and isinstance(a.op, Op) and a.op.name == "subtract":
+                if (
+                    isinstance(a, Call)
+                    and isinstance(a.op, Op)
+                    and a.op.name in ("subtract", "add")
+                    and a.args[0] is not None
+                    and isinstance(a.args[0], Var)
+                ):
                     found.add("CounterRecursion")
     return found

@@ -10,8 +10,8 @@ Properties:
     value of every operator call have their inferred types (preservation: dtype and shape of
     tensors, structure of tuples). ``UndefinedBehavior`` and ``Exhaustion`` are acceptable
     outcomes and are counted. With default arguments, most programs must evaluate to values
-    that are all finite, and no value the generator marked surely positive may be negative
-    or NaN (the soundness of its positivity rules);
+    that are all finite, and no value the generator marked surely non-negative may be
+    negative, nor NaN from finite inputs (the soundness of its positivity rules);
 (c) print then parse gives an alpha-equal module, and printing is a fixpoint;
 (d) sampled operator calls of each program pass ``validate_call`` (the relation agrees with
     its Z3 encoding);
@@ -174,8 +174,9 @@ def test_programs_type_check_and_evaluate_to_values_of_their_types() -> None:
 
     check()
     # Calls are drawn to be defined and, mostly, finite for default arguments: what is left
-    # is overflow and the odd NaN.
-    assert outcomes["finite"] >= 0.8 * outcomes.total(), outcomes
+    # is overflow (the default values include +-64) and NaN (0 / 0, the default values
+    # include zero): about one program in five (benchmarks/generator.py measures it).
+    assert outcomes["finite"] >= 0.65 * outcomes.total(), outcomes
 
 
 def test_special_arguments_never_get_a_program_stuck() -> None:
@@ -289,7 +290,12 @@ def test_default_arguments_have_the_type_and_are_small_nonzero_or_positive(
     assert isinstance(v, TupleValue) and isinstance(v.fields[0], TensorValue)
     if t.dtype != "bool":
         wide = v.fields[0].data.astype(np.float64)
-        assert np.all(wide != 0) and np.all(np.abs(wide) <= 3)
+        small = np.abs(wide) <= 3
+        if t.dtype.startswith("float"):  # the large but finite class
+            small |= np.abs(wide) == 64
+        assert np.all(small)
+        nonzero = data.draw(values(t, nonzero=True))
+        assert isinstance(nonzero, TensorValue) and np.all(nonzero.data != 0)
     positive = data.draw(values(t, positive=True))
     assert isinstance(positive, TensorValue) and type_mismatch(positive, t) is None
     assert np.all(positive.data.astype(np.float64) > 0)

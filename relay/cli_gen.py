@@ -6,17 +6,19 @@ and dataflow graphs of registered operators (``oracles.gen_dataflow.dataflow_pro
 ``--kind mixed`` alternates them, a module first.
 
 **Reproducible by seed.** The strategies are driven the way a test drives them: a
-``@given(program=strategy)`` function run once, under ``hypothesis.seed(S)``, with
-``max_examples=N``, only the generate phase (no database, no shrinking), and no deadline or
-health check; each call keeps the program it was given. ``mixed`` is one such run per kind,
-interleaved (the strategy a call draws from may not depend on state outside the draws, or
-Hypothesis rejects the run as flaky), so its dataflow programs are those of ``--kind
-dataflow`` with half the count. The same ``--seed`` (and the same Hypothesis and generator
-versions) gives the same programs, byte for byte, in any process; a different ``--count``
-may give different ones. ``.example()`` is not used: it ignores seeds and is meant for the
-REPL; ``find`` searches for one example, it does not enumerate them. The first program of
-every seed is the simplest one the strategy can make (Hypothesis tries the all-zero choice
-sequence first). The seeded runs are ``oracles.generate`` (Hypothesis stays in ``oracles/``).
+``@given(program=strategy)`` function run under ``hypothesis.seed``, with only the generate
+phase (no database, no shrinking), and no deadline or health check. Each program has a run of
+its own, seeded from ``--seed`` and its index (``oracles.generate.program_seed``), so that the
+programs are independent draws (one long run would make many near-copies: Hypothesis mutates
+each new example and starts with nearly-simplest ones, which skews the ``--stats`` counts),
+and program ``i`` is the same whatever ``--count``; ``--kind mixed`` takes the even indices
+from the module strategy and the odd ones from the dataflow one. The same ``--seed`` (and the
+same Hypothesis and generator versions) gives the same programs, byte for byte, in any
+process. ``.example()`` is not used: it ignores seeds and is meant for the REPL; ``find``
+searches for one example, it does not enumerate them. Program 0 of every seed is the simplest
+one the strategy can make (the first example of a run is the all-simplest choice sequence);
+every other is the second example of its run. The seeded runs are ``oracles.generate``
+(Hypothesis stays in ``oracles/``).
 
 **Files.** Program ``i`` (from 0) is ``DIR/gen_IIII-KIND.relay`` (``KIND`` is ``module`` or
 ``dataflow``; the index is zero-padded to at least four digits), in canonical text, preceded by
@@ -28,8 +30,10 @@ defined; see ``oracles.gen_args``). Existing files of the same names are overwri
 **Statistics** (``--stats``): for each feature of ``gen_modules.FEATURES`` (TVM's feature
 detector) and ``EXTRA_FEATURES``, the number of programs containing it; for each registered
 operator (the registry at run time, so an operator never drawn shows 0), the number of calls
-of it; and the 50th, 90th and 99th percentiles and the maximum of program size, in expression
-nodes (distinct nodes: a shared node counts once), per kind.
+of it, with the balance (the most calls of an operator over the fewest; the generators draw
+every operator with the same probability) and how many calls have only constant arguments
+(what constant folding folds); and the 50th, 90th and 99th percentiles and the maximum of
+program size, in expression nodes (distinct nodes: a shared node counts once), per kind.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .semantics.ops import OPS
-from .semantics.syntax import Call, Op, post_order
+from .semantics.syntax import Call, Constant, Expr, Op, Tuple, post_order
 from .semantics.text.printer import astext, format_type
 
 if TYPE_CHECKING:  # the generators import hypothesis: only ``relay gen`` itself loads them
@@ -113,6 +117,9 @@ class Stats:
     features: Counter[str] = field(default_factory=Counter)
     ops: Counter[str] = field(default_factory=Counter)
     sizes: dict[str, list[int]] = field(default_factory=dict)
+    constant_calls: int = 0
+    """Operator calls with at least one argument, every one a constant (or a tuple of
+    constants): what constant folding folds."""
 
     def add(self, program: Generated) -> None:
         """Count one program."""
@@ -127,6 +134,7 @@ class Stats:
                 nodes += 1
                 if isinstance(node, Call) and isinstance(node.op, Op):
                     self.ops[node.op.name] += 1
+                    self.constant_calls += all_constant(node)
         self.sizes.setdefault(program.kind, []).append(nodes)
 
     def missing(self) -> tuple[list[str], list[str]]:
@@ -135,6 +143,28 @@ class Stats:
 
         features = [f for f in (*FEATURES, *EXTRA_FEATURES) if not self.features[f]]
         return features, sorted(name for name in OPS if not self.ops[name])
+
+
+def all_constant(call: Call) -> bool:
+    """Whether ``call`` has arguments and each is a constant or a tuple of constants."""
+    return bool(call.args) and all(
+        isinstance(a, Constant) or (isinstance(a, Tuple) and all_constants(a.fields))
+        for a in call.args
+    )
+
+
+def all_constants(exprs: Sequence[Expr]) -> bool:
+    """Whether every one of ``exprs`` is a constant."""
+    return all(isinstance(e, Constant) for e in exprs)
+
+
+def balance(ops: Counter[str]) -> tuple[float, str, str]:
+    """The most and the fewest calls of a registered operator, as ``(max / min, most,
+    fewest)`` (``inf`` when some operator has no call)."""
+    most = max(OPS, key=lambda name: (ops[name], name))
+    fewest = min(OPS, key=lambda name: (ops[name], name))
+    ratio = ops[most] / ops[fewest] if ops[fewest] else math.inf
+    return ratio, most, fewest
 
 
 def percentile(sorted_values: Sequence[int], p: float) -> int:
@@ -160,6 +190,15 @@ def format_stats(stats: Stats) -> str:
     lines.append(
         f"operators: calls of each, {total_calls} calls of {len(OPS) - len(missing_ops)} of "
         f"the {len(OPS)} registered operators"
+    )
+    ratio, most, fewest = balance(stats.ops)
+    lines.append(
+        f"  balance: max/min calls per operator {ratio:.2f} (most: {most} "
+        f"{stats.ops[most]}, fewest: {fewest} {stats.ops[fewest]})"
+    )
+    lines.append(
+        f"  all-constant calls (every argument a constant): {stats.constant_calls} "
+        f"({stats.constant_calls / max(total_calls, 1):.2%} of the calls)"
     )
     width = max((len(name) for name in OPS), default=0)
     for name in sorted(OPS):

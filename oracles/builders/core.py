@@ -39,7 +39,7 @@ from relay.semantics.syntax import (
 from relay.semantics.text.printer import format_type
 from relay.semantics.values import Value
 
-from ..gen_args import arguments, arrays
+from ..gen_args import argument_sets, arguments, arrays, uniform_index, weighted_index
 
 MAX_RANK = 4
 """The largest rank of a fresh tensor and of a value offered as an input."""
@@ -64,6 +64,15 @@ MAX_REUSE_ELEMENTS = 1296
 
 MAX_CONSTANT_ELEMENTS = 4
 """Fresh leaves with at most this many elements may be constants rather than parameters."""
+
+
+MAX_FOLDABLE_ELEMENTS = 64
+"""In a *constant node* (see ``_Graph.constant_node``) fresh leaves with at most this many
+elements are constants, so that the call's inputs are all constants (constant folding)."""
+
+
+CONSTANT_NODE_CHANCE = 50
+"""One node in this many is a constant node (drawn uniformly, shrinking towards not)."""
 
 
 FLOATS: tuple[str, ...] = ("float32", "float16", "float64")
@@ -126,16 +135,38 @@ class DataflowProgram:
     calls: tuple[OpCall, ...]
     positive: tuple[bool, ...]
     """Per parameter: whether the program needs it positive to stay finite and defined."""
+    nonzero: tuple[bool, ...] = ()
+    """Per parameter (or empty: none): whether it is an integer divisor, which must not hold
+    a zero (integer division by zero is undefined)."""
 
     @property
     def param_types(self) -> tuple[Type, ...]:
         """The parameter types of ``@main``, in order."""
         return tuple(p.type_annotation for p in self.params if p.type_annotation is not None)
 
-    def arguments(self, *, special: bool = False) -> st.SearchStrategy[tuple[Value, ...]]:
+    def arguments(self, *, special: bool | None = False) -> st.SearchStrategy[tuple[Value, ...]]:
         """Arguments for ``@main``: ``gen_args.arguments`` of the parameter types, positive
-        where the program needs it (in default mode)."""
-        return arguments(self.param_types, special=special, positive=self.positive)
+        and non-zero where the program needs it (in default mode); ``special=None`` draws
+        the mode (special one time in ``gen_args.SPECIAL_CHANCE``)."""
+        return arguments(
+            self.param_types, special=special, positive=self.positive, nonzero=self._nonzero()
+        )
+
+    def argument_sets(
+        self, k: int, *, special: bool | None = None
+    ) -> st.SearchStrategy[tuple[tuple[Value, ...], ...]]:
+        """``k`` independent argument tuples for ``@main`` (``gen_args.argument_sets``), each
+        in special mode one time in ``gen_args.SPECIAL_CHANCE`` unless ``special`` says."""
+        return argument_sets(
+            self.param_types,
+            k,
+            special=special,
+            positive=self.positive,
+            nonzero=self._nonzero(),
+        )
+
+    def _nonzero(self) -> tuple[bool, ...] | None:
+        return self.nonzero if len(self.nonzero) == len(self.params) else None
 
     @property
     def op_names(self) -> frozenset[str]:
@@ -238,7 +269,11 @@ class _Graph:
         self.entry_of: dict[int, _Entry] = {}  # by id of the expression
         self.params: list[Var] = []
         self.positive_params: list[bool] = []
+        self.nonzero_params: list[bool] = []
         self.calls: list[OpCall] = []
+        self.constant_node = False
+        """Whether the node being built is a constant node: its fresh leaves are constants
+        (up to ``MAX_FOLDABLE_ELEMENTS`` elements) and the pool offers it only constants."""
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -257,6 +292,16 @@ class _Graph:
     def pick(self, options: Sequence[_T]) -> _T:
         """One of ``options`` (shrinks towards the first)."""
         return options[self.integer(0, len(options) - 1)]
+
+    def uniform(self, n: int) -> int:
+        """An index below ``n``, uniformly distributed (see ``uniform_index``; shrinks
+        towards 0)."""
+        return uniform_index(self.draw, n)
+
+    def weighted(self, cumulative: Sequence[float]) -> int:
+        """An index ``i`` with probability proportional to ``cumulative[i] - cumulative[i -
+        1]`` (running totals of the weights; shrinks towards the first of positive weight)."""
+        return weighted_index(self.draw, cumulative)
 
     def dim(self) -> int:
         """A fresh dimension, 1 to ``MAX_DIM`` (shrinks towards 1)."""
@@ -297,6 +342,7 @@ class _Graph:
             for i, t, p in e.offers
             if (p or not positive)
             and (p or e.leaf or not nonzero)
+            and (isinstance(e.expr, Constant) or not self.constant_node)
             and fits(t)
             and (i is None or i not in e.projections)
         ]
@@ -326,20 +372,23 @@ class _Graph:
         self.entry_of[id(expr)] = entry
         return entry
 
-    def leaf(self, t: Type, positive: bool = False) -> Arg:
+    def leaf(self, t: Type, positive: bool = False, nonzero: bool = False) -> Arg:
         """A fresh leaf of type ``t``: a new parameter or, for a small tensor, sometimes a
         constant (shrinks towards a parameter), whose values are positive if ``positive``
-        (for a parameter: it asks for positive arguments). It joins the pool."""
+        (for a parameter: it asks for positive arguments) and non-zero if ``nonzero`` (a
+        constant always is). It joins the pool."""
         flags = (positive,) * (len(t.fields) if isinstance(t, TupleType) else 1)
         if isinstance(t, TensorType):
             shape = _dims(t)
-            constant = self.integer(0, 7) == 7  # drawn always: see ``integer``
-            if constant and math.prod(shape) <= MAX_CONSTANT_ELEMENTS:
-                data = self.draw(arrays(t.dtype, shape, positive=positive))
+            constant = self.uniform(16) == 15  # drawn always: see ``integer``
+            limit = MAX_FOLDABLE_ELEMENTS if self.constant_node else MAX_CONSTANT_ELEMENTS
+            if (constant or self.constant_node) and math.prod(shape) <= limit:
+                data = self.draw(arrays(t.dtype, shape, positive=positive, nonzero=True))
                 return self.use(self.add(Constant(data), t, flags))
         var = Var(f"p{len(self.params)}", t)
         self.params.append(var)
         self.positive_params.append(positive)
+        self.nonzero_params.append(nonzero)
         return self.use(self.add(var, t, flags))
 
     def tensor(
@@ -374,13 +423,15 @@ class _Graph:
             if index is not None:
                 entry = self.project(entry, index)
             expr, t = self.use(entry)
+            if nonzero and isinstance(expr, Var):
+                self.nonzero_params[self.params.index(expr)] = True
         else:
             t = (
                 fresh()
                 if fresh is not None
                 else TensorType(self.shape(min_rank, max_rank), self.dtype(dtypes))
             )
-            expr, _ = self.leaf(t, positive)
+            expr, _ = self.leaf(t, positive, nonzero)
         assert isinstance(t, TensorType) and ok(t), f"fresh type {format_type(t)} does not fit"
         return expr, t
 
@@ -456,7 +507,12 @@ class _Graph:
         )
         node = Call(Op(name), tuple(e for e, _ in args), attrs)
         positive = _positivity(
-            name, [self.entry_of[id(e)].positive for e, _ in args], attrs, arg_types, result
+            name,
+            [self.entry_of[id(e)].positive for e, _ in args],
+            attrs,
+            arg_types,
+            result,
+            [e for e, _ in args],
         )
         self.calls.append(OpCall(node, arg_types, result, positive))
         self.add(node, result, positive)
@@ -472,16 +528,24 @@ class _Graph:
         fn = Function(tuple(self.params), body)
         mod = IRModule({GlobalVar("main"): fn})
         return DataflowProgram(
-            mod, tuple(self.params), result, tuple(self.calls), tuple(self.positive_params)
+            mod,
+            tuple(self.params),
+            result,
+            tuple(self.calls),
+            tuple(self.positive_params),
+            tuple(self.nonzero_params),
         )
 
 
-_ALWAYS_POSITIVE = frozenset({"exp", "sigmoid", "nn.softmax", "ones", "ones_like"})
+_ALWAYS_POSITIVE = frozenset(
+    {"exp", "sigmoid", "nn.softmax", "ones", "ones_like", "abs", "nn.relu", "sqrt"}
+)
+"""Non-negative whatever the input (or NaN, from a NaN input)."""
 
 
 _KEEP_POSITIVE = frozenset(
     {
-        *("abs", "ceil", "nn.relu", "nn.leaky_relu", "sqrt", "power", "take"),
+        *("ceil", "nn.leaky_relu", "power", "take"),
         *("reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "strided_slice"),
         "nn.batch_flatten",
     }
@@ -489,7 +553,8 @@ _KEEP_POSITIVE = frozenset(
 """Positive when the first argument is."""
 
 
-_BOTH_POSITIVE = frozenset({"add", "multiply", "divide", "minimum", "nn.bias_add"})
+_BOTH_POSITIVE = frozenset({"add", "multiply", "minimum", "nn.bias_add"})
+"""Non-negative when both arguments are (not ``divide``: 0 / 0 is NaN)."""
 
 
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "nn.global_avg_pool2d"})
@@ -501,12 +566,14 @@ def _positivity(
     attrs: Attrs | None,
     arg_types: tuple[Type, ...],
     result: Type,
+    exprs: Sequence[Expr] = (),
 ) -> tuple[bool, ...]:
-    """Whether each tensor of the result of ``name`` is surely positive (every element > 0)
-    when the arguments are as ``args`` says, by a few sound rules (exp is positive, a sum of
-    positives is, a reshape keeps it, ...). Only float values count: integer arithmetic wraps.
-    Overflow to inf and underflow to 0 are ignored: this steers the generator towards finite
-    values, it does not promise them."""
+    """Whether each tensor of the result of ``name`` is surely non-negative (no element < 0;
+    NaN only from a NaN) when the arguments are as ``args`` says, by a few sound rules (exp,
+    abs, relu, sqrt and ``x * x`` are non-negative whatever ``x`` is, a sum of non-negatives
+    is, a reshape keeps it, ...). Only float values count: integer arithmetic wraps. Overflow
+    to inf and underflow to 0 are ignored: this steers the generator towards finite values,
+    it does not promise them."""
 
     def pos(i: int) -> bool:
         return args[i] == (True,)
@@ -519,6 +586,8 @@ def _positivity(
             flags = (True,)
         case _ if name in _KEEP_POSITIVE:
             flags = (first,)
+        case "multiply" if len(args) == 2 and exprs[0] is exprs[1]:
+            flags = (True,)  # x * x
         case _ if name in _BOTH_POSITIVE:
             flags = (pos(0) and pos(1),)
         case _ if name in _REDUCTIONS:
