@@ -87,8 +87,10 @@ def _scalar(e: Expr) -> float | None:
 def _same_node(a: Expr, b: Expr) -> bool:
     """The same node, or two constants of equal dtype, shape and bits."""
     if isinstance(a, Constant) and isinstance(b, Constant):
-        return a.data.dtype == b.data.dtype and a.data.shape == b.data.shape and (
-            a.data.tobytes() == b.data.tobytes()
+        return (
+            a.data.dtype == b.data.dtype
+            and a.data.shape == b.data.shape
+            and (a.data.tobytes() == b.data.tobytes())
         )
     return a is b
 
@@ -121,7 +123,7 @@ def _div_to_mul_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
     match _name(e), e.args:
         case "divide", (x, Constant() as c) if c.data.size and np.all(c.data != 0):
             with np.errstate(all="ignore"):  # BUG: no check that the dtype is a float
-                reciprocal = np.asarray(1 / c.data).astype(c.data.dtype)
+                reciprocal = np.asarray(np.divide(1, c.data)).astype(c.data.dtype)
             return _call("multiply", x, Constant(reciprocal, span=c.span), like=e)
     return None
 
@@ -165,7 +167,7 @@ _NON_NEGATIVE_OPS = frozenset({"abs", "exp", "sqrt", "nn.relu", "sigmoid"})
 def _non_negative(e: Expr) -> bool:
     """A positivity analysis: ``e`` is at least zero (or NaN) whatever its inputs are."""
     if isinstance(e, Constant):
-        return bool(e.data.size) and bool(np.all(e.data >= 0))
+        return bool(e.data.size) and bool(np.all(np.asarray(e.data, np.float64) >= 0))
     name = _name(e)
     if name in _NON_NEGATIVE_OPS:
         return True
@@ -313,10 +315,14 @@ def _clip_from_extrema_rule(original: Call, e: Call, types: TypeInfo) -> Expr | 
     if not _is_float(types, original):
         return None
     match _name(e), e.args:
-        case "maximum" | "minimum" as outer, (Call(Op(inner), (x, c1)), c2) if inner in (
-            "maximum",
-            "minimum",
-        ) and inner != outer:
+        case "maximum" | "minimum" as outer, (Call(Op(inner), (x, c1)), c2) if (
+            inner
+            in (
+                "maximum",
+                "minimum",
+            )
+            and inner != outer
+        ):
             lo, hi = _scalar(c1), _scalar(c2)
             if lo is None or hi is None or not _same_type(types, original.args[0], original):
                 return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from relay.compiler.ir import (
-    fresh_binders,
     free_vars,
+    fresh_binders,
     is_pure,
     map_functions,
     rewrite,
@@ -178,22 +178,23 @@ def _copy_at_each_use(body: Expr, var: Var, value: Expr) -> Expr:
     if isinstance(value, ATOMS):  # a variable copied would be another variable
         return substitute(body, {var: value})
     if body is var:
-        return replace(value)  # type: ignore[type-var]
+        return replace(value)
 
     def visit(_: Expr, rebuilt: Expr) -> Expr | None:
         kids = children(rebuilt)
         if not any(k is var for k in kids):
             return None
-        copies = tuple(replace(value) if k is var else k for k in kids)  # type: ignore[type-var]
+        copies = tuple(replace(value) if k is var else k for k in kids)
         return with_children(rebuilt, copies)
 
     return rewrite_pairs(body, visit)
 
 
 def _inline_cheap(e: Expr) -> Expr | None:
-    if isinstance(e, Let) and _cheap(e.value) and e.var not in free_vars(e.value):
-        if any(x is e.var for x in post_order(e.body)):
-            return _copy_at_each_use(e.body, e.var, e.value)
+    if not (isinstance(e, Let) and _cheap(e.value)) or e.var in free_vars(e.value):
+        return None
+    if any(x is e.var for x in post_order(e.body)):
+        return _copy_at_each_use(e.body, e.var, e.value)
     return None
 
 
@@ -229,11 +230,9 @@ def unroll_without_binding(mod: IRModule) -> IRModule:
         if not calls or fn.type_params:
             new[gv] = fn
             continue
-        targets = set(calls)
+        targets: set[Expr] = set(calls)
 
-        def visit(
-            e: Expr, _: Expr, fn: Function = fn, targets: set[Expr] = targets
-        ) -> Expr | None:
+        def visit(e: Expr, _: Expr, fn: Function = fn, targets: set[Expr] = targets) -> Expr | None:
             if e not in targets:
                 return None
             copy = fresh_binders(fn)

@@ -17,7 +17,9 @@ from relay.semantics.syntax import Call, Constant, Expr, Function, GlobalVar, IR
 Key = Callable[[Call], tuple[object, ...]]
 
 
-def _cse(mod: IRModule, key_of_call: Key, key_of_constant: Callable[[Constant], object]) -> IRModule:
+def _cse(
+    mod: IRModule, key_of_call: Key, key_of_constant: Callable[[Constant], object]
+) -> IRModule:
     def one(_: GlobalVar, fn: Function) -> Function:
         plan = sharing_plan(fn)
         seen: dict[tuple[object, ...], Expr] = {}

@@ -64,7 +64,9 @@ def _round_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
     match _name(e), e.args:
         case "round", (Constant() as c,):
             # BUG: numpy's round is half to even; Relay's round takes halves away from zero
-            return Constant(np.round(c.data).astype(c.data.dtype), span=e.span)
+            return Constant(
+                np.round(np.asarray(c.data, np.float64)).astype(c.data.dtype), span=e.span
+            )
     return None
 
 
@@ -151,8 +153,8 @@ def _cast_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
         case "cast", (Constant() as c,), CastAttrs(dtype) if c.data.dtype.kind == "f":
             if "int" not in dtype or not np.all(np.isfinite(c.data)):
                 return None
-            info = np.iinfo(dtype)
-            if np.any(c.data < info.min) or np.any(c.data > info.max):
+            info, data = np.iinfo(dtype), np.asarray(c.data, np.float64)
+            if np.any(data < info.min) or np.any(data > info.max):
                 return None  # out of range: undefined, leave it
             # BUG: a float-to-integer conversion truncates towards zero; rint rounds
             return Constant(np.rint(c.data).astype(dtype), span=e.span)
