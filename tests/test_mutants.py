@@ -35,7 +35,13 @@ from mutants import MUTANTS, Mutant  # tests/mutants (pytest puts tests/ on the 
 from mutants.correct import CORRECT
 
 from relay.cli import main
-from relay.oracles.fuzz import EXAMPLE_TIMEOUT, REDUCTION_LENGTH, load_pass, read_case
+from relay.oracles.fuzz import (
+    EXAMPLE_TIMEOUT,
+    REDUCTION_LENGTH,
+    builtin_names,
+    load_pass,
+    read_case,
+)
 from relay.oracles.pass_oracle import check_pass
 from relay.semantics.text.printer import astext
 
@@ -327,10 +333,8 @@ def test_correct_passes_large_run(tmp_path: Path, capsys: pytest.CaptureFixture[
     300 examples each: no report."""
     args = ["fuzz", "--max-examples", "300", "--time", "3600", "--seed", "7",
             "--out", str(tmp_path)]  # fmt: skip
-    from relay.oracles.fuzz import builtin_names
-
-    for name in [*builtin_names(), *(f"{ROOT / 'tests' / 'mutants' / 'correct.py'}:{n}"
-                                     for n in CORRECT)]:  # fmt: skip
+    correct = [f"{ROOT / 'tests' / 'mutants' / 'correct.py'}:{n}" for n in CORRECT]
+    for name in [*builtin_names(), *correct]:
         args += ["--pass", name]
     code = main(args)
     printed = capsys.readouterr().out
