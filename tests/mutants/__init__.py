@@ -2,12 +2,32 @@
 
 Each module-level attribute named in ``MUTANTS`` is a pass (a ``Pass`` object or a plain
 callable ``IRModule -> IRModule``) that is a realistic variant of a real pass with one real
-class of Relay pass bug put in. ``tests/test_mutants.py`` runs ``relay fuzz`` on each and
-requires the oracle to catch it, with the verdict kind listed here, within a small budget;
-``benchmarks/fuzz.py`` measures how long that takes.
+class of Relay pass bug put in, named in its docstring. One module per family of bugs:
 
-The modules are plain files, so that ``relay fuzz --pass tests/mutants/effects.py:ATTR`` loads
-them the way it loads a user's pass.
+- ``algebra.py``: unsound algebraic simplifications (float reassociation, integer
+  reciprocals, min/max and clip bounds swapped, a wrong positivity analysis, fast-math
+  identities, a wrong commutativity table, relu legalised as leaky_relu);
+- ``folding.py``: constant folding and casts (rounding mode, integer width, truncation);
+- ``shapes.py``: axis and layout bookkeeping (transposes, reductions, negative axes, split
+  and concatenate, conv2d and dense weight layouts);
+- ``cse.py``: common-subexpression keys that are too coarse (attributes, signed zeros);
+- ``control.py``: branches, match clause order, DCE under closures, beta reduction and
+  unrolling;
+- ``effects.py``: effects on references dropped, merged or reordered;
+- ``inlining.py``: capture and call-by-name when inlining, an unused-function analysis;
+- ``rewrites.py``: side conditions left out of SimplifyExpr / FoldScaleAxis / FoldConstant
+  rules (these declare ``focus_ops``; the newer mutants do not, since a pass author does not);
+- ``contracts.py``: the pass contract broken (ill-typed output, a mutated input, no module,
+  no end).
+
+``witnesses/ATTR.relay`` holds, for each mutant, a small program with arguments (in the
+report format ``relay fuzz --replay`` reads) on which it is wrong. ``correct.py`` holds correct
+but non-trivial passes, the false-alarm checks, each with ``exercises/NAME.relay``: a
+program with the corner cases its rewrite must respect. ``tests/test_mutants.py`` checks all
+of them and fuzzes the mutants; ``benchmarks/fuzz.py`` measures the mutation score.
+
+The modules are plain files, so that ``relay fuzz --pass tests/mutants/algebra.py:ATTR`` loads
+them the way it loads a user's pass; each imports only ``relay`` (no shared helper module).
 """
 
 from __future__ import annotations
