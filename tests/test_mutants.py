@@ -88,6 +88,7 @@ MISSED_TODAY: frozenset[str] = frozenset(
         "reduce_axes_not_renumbered", "reduce_negative_axis", "expand_dims_negative_axis",
         "concat_of_split", "split_sections_off_by_one",
         "conv2d_nhwc_wrong_kernel_permutation", "dense_as_matmul",
+        "fold_scale_into_dense_wrong_axis",
         # cse.py
         "cse_constants_by_value",
         # control.py
@@ -104,12 +105,18 @@ LARGE_REPORT_TODAY: frozenset[str] = frozenset(
     {
         "dce_ignores_effects", "float_lets", "inline_shared_binders",
         "remove_uncalled_functions", "constant_first", "if_constant_wrong_branch",
-        "dce_misses_closure_uses",
+        "dce_misses_closure_uses", "copy_propagate_by_name",
     }
 )  # fmt: skip
 """Mutants whose shrunk report today's shrinker leaves longer than ``MAX_PROGRAM_LINES``
 with 30 s of campaign at seed 0 (measured in the same runs: 13 to 341 lines of program);
 expected failures of the size check."""
+
+
+REPLAY_BROKEN_TODAY: frozenset[str] = frozenset({"copy_propagate_by_name"})
+"""Mutants whose shrunk report does not reproduce its failure with ``--replay`` today: the
+pass finds variables by name, and the printer renames a shadowing ``%a`` to ``%a1`` (issue 12,
+item 5: print names as they were, or store the exact module)."""
 
 
 def _spec(m: Mutant) -> str:
@@ -141,7 +148,8 @@ def test_the_corpus_is_large_and_consistent() -> None:
         assert (WITNESSES / f"{m.attr}.relay").is_file(), m.attr
     assert {p.stem for p in WITNESSES.glob("*.relay")} == {m.attr for m in MUTANTS}
     assert {p.stem for p in EXERCISES.glob("*.relay")} == set(CORRECT)
-    assert set(FAST) | MISSED_TODAY | LARGE_REPORT_TODAY <= {m.attr for m in MUTANTS}
+    listed = set(FAST) | MISSED_TODAY | LARGE_REPORT_TODAY | REPLAY_BROKEN_TODAY
+    assert listed <= {m.attr for m in MUTANTS}
 
 
 # -- 1. witnesses ----------------------------------------------------------------------------
@@ -305,7 +313,8 @@ def test_campaign_catches(mutant: Mutant, tmp_path_factory: pytest.TempPathFacto
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "mutant", _slow_params(MISSED_TODAY, "today's generator does not reach this mutant")
+    "mutant",
+    _slow_params(MISSED_TODAY | REPLAY_BROKEN_TODAY, "not reached, or names not kept"),
 )
 def test_campaign_report_replays(
     mutant: Mutant, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]

@@ -8,11 +8,11 @@ class of Relay pass bug put in, named in its docstring. One module per family of
   reciprocals, min/max and clip bounds swapped, a wrong positivity analysis, fast-math
   identities, a wrong commutativity table, relu legalised as leaky_relu);
 - ``folding.py``: constant folding and casts (rounding mode, integer width, truncation);
-- ``shapes.py``: axis and layout bookkeeping (transposes, reductions, negative axes, split
-  and concatenate, conv2d and dense weight layouts);
+- ``shapes.py``: axis and layout bookkeeping (transposes, reductions, keepdims, negative
+  axes, split and concatenate, conv2d and dense weight layouts, a folded scale's axis);
 - ``cse.py``: common-subexpression keys that are too coarse (attributes, signed zeros);
-- ``control.py``: branches, match clause order, DCE under closures, beta reduction and
-  unrolling;
+- ``control.py``: branches, match clause order, DCE under closures, beta reduction,
+  unrolling, and a substitution by name (shadowing);
 - ``effects.py``: effects on references dropped, merged or reordered;
 - ``inlining.py``: capture and call-by-name when inlining, an unused-function analysis;
 - ``rewrites.py``: side conditions left out of SimplifyExpr / FoldScaleAxis / FoldConstant
@@ -94,6 +94,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("shapes.py", "split_sections_off_by_one", "ill-typed"),
     _m("shapes.py", "conv2d_nhwc_wrong_kernel_permutation", "mismatch", "ill-typed"),
     _m("shapes.py", "dense_as_matmul", "mismatch", "ill-typed"),
+    _m("shapes.py", "mean_keepdims_lost", "mismatch", "type-changed"),
+    _m("shapes.py", "fold_scale_into_dense_wrong_axis", "mismatch", "ill-typed"),
     _m("cse.py", "cse_ignores_attrs", "mismatch", "type-changed", "ill-typed"),
     _m("cse.py", "cse_constants_by_value", "mismatch"),
     _m("control.py", "if_constant_wrong_branch", "mismatch"),
@@ -102,5 +104,13 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("control.py", "dce_misses_closure_uses", "ill-formed"),
     _m("control.py", "beta_duplicates_effects", "mismatch"),
     _m("control.py", "unroll_without_binding", "mismatch", "ill-typed", "loops"),
+    _m(
+        "control.py",
+        "copy_propagate_by_name",
+        "mismatch",
+        "ill-formed",
+        "ill-typed",
+        "type-changed",
+    ),
 )
 """Every mutant, in the order the test and the benchmark run them."""

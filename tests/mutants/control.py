@@ -243,3 +243,32 @@ def unroll_without_binding(mod: IRModule) -> IRModule:
         body = rewrite_pairs(fn.body, visit)
         new[gv] = replace(fn, body=body)
     return IRModule(new, mod.type_definitions)
+
+
+# -- copy propagation by name ----------------------------------------------------------------
+
+
+def _propagate_by_name(e: Expr) -> Expr | None:
+    match e:
+        case Let(alias, Var() as target, body):
+            hint = alias.name_hint
+
+            # BUG: uses are found by name, so an inner binder with the same name (shadowing
+            # %a) has its uses replaced too
+            def visit(x: Expr) -> Expr | None:
+                return target if isinstance(x, Var) and x.name_hint == hint else None
+
+            return rewrite(body, visit)
+    return None
+
+
+def copy_propagate_by_name(mod: IRModule) -> IRModule:
+    """Copy propagation: ``let %a = %b; e`` becomes ``e`` with ``%b`` for ``%a``, where the
+    uses of ``%a`` are found by ``name_hint``. A nested ``let %a = ...`` (shadowing, which
+    the text format allows) is a different variable with the same name, and its uses are
+    replaced as well.
+
+    Bug class: shadowing (a substitution that identifies variables by name; TVM's
+    ``bind_params_by_name`` has the same ambiguity).
+    """
+    return _per_function(mod, _propagate_by_name)

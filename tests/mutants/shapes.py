@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+import numpy as np
+
 from relay.compiler.ir import map_functions, rewrite_pairs
 from relay.semantics.ops.nn.conv import Conv2DAttrs
 from relay.semantics.ops.nn.dense import MatmulAttrs
@@ -25,6 +27,7 @@ from relay.semantics.ops.shape import (
 )
 from relay.semantics.syntax import (
     Call,
+    Constant,
     Expr,
     Function,
     GlobalVar,
@@ -310,3 +313,70 @@ def dense_as_matmul(mod: IRModule) -> IRModule:
     Bug class: a weight layout taken for its transpose.
     """
     return rewrite_calls(mod, _dense_rule)
+
+
+# -- mean(x, keepdims=True) -> sum(x) / n ----------------------------------------------------
+
+
+def _mean_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
+    match _name(e), e.attrs:
+        case "mean", ReduceAttrs(axis, _, False) if axis is not None:
+            shape = _shape(types, original.args[0])
+            dtype = types.expr_types.get(original)
+            if shape is None or not isinstance(dtype, TensorType):
+                return None
+            if not dtype.dtype.startswith("float"):
+                return None
+            count = 1
+            for i in {a % len(shape) for a in axis}:
+                count *= shape[i]
+            # BUG: keepdims is not passed on to the sum; a later broadcast (x - mean(x)) then
+            # lines the reduced axis up with another one
+            total = Call(Op("sum"), e.args, ReduceAttrs(axis=axis), span=e.span)
+            n = Constant(np.asarray(count, dtype=dtype.dtype), span=e.span)
+            return Call(Op("divide"), (total, n), None, span=e.span)
+    return None
+
+
+def mean_keepdims_lost(mod: IRModule) -> IRModule:
+    """Decompose ``mean(x, axis, keepdims=k)`` into ``sum(x, axis) / n`` for floats, dropping
+    ``keepdims``: ``mean(x, axis=[1], keepdims=True)`` of a ``(2, 2)`` tensor becomes a
+    ``(2,)`` tensor, so ``x - mean(..)`` subtracts row means from columns (same shape, other
+    values) and a returned mean changes type.
+
+    Bug class: keepdims lost in reduce bookkeeping (TVM's SimplifyInference decomposes
+    normalisations into reductions that must keep their axes).
+    """
+    return rewrite_calls(mod, _mean_rule)
+
+
+# -- multiply(dense(x, w), s) -> dense(x, w * s) ---------------------------------------------
+
+
+def _dense_scale_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
+    match _name(e), e.args:
+        case "multiply", (Call(Op("nn.dense"), (x, w), attrs) as dense, s):
+            inner = original.args[0]
+            assert isinstance(inner, Call)
+            scale, weight = _shape(types, original.args[1]), _shape(types, inner.args[1])
+            out = _shape(types, original)
+            if scale is None or weight is None or out is None or len(scale) != 1:
+                return None
+            if out != _shape(types, original.args[0]) or scale[0] != weight[0]:
+                return None  # a per-output-channel scale that does not widen the result
+            # BUG: the weight is (units, k): the scale must go on its rows, w * s[:, None]
+            # (expand_dims(s, axis=1)); w * s scales its columns
+            scaled = Call(Op("multiply"), (w, s), None, span=e.span)
+            return Call(dense.op, (x, scaled), attrs, span=e.span)
+    return None
+
+
+def fold_scale_into_dense_wrong_axis(mod: IRModule) -> IRModule:
+    """FoldScaleAxis backward through ``nn.dense``: ``dense(x, w) * s`` with a per-output
+    scale ``s`` of shape ``(units,)`` becomes ``dense(x, w * s)``, which broadcasts ``s``
+    along ``w``'s last axis (the input channels) instead of its first (the output channels).
+    Right when ``s`` is uniform, wrong otherwise (ill-typed when ``w`` is not square).
+
+    Bug class: wrong broadcasting when folding scales.
+    """
+    return rewrite_calls(mod, _dense_scale_rule)
