@@ -1,150 +1,362 @@
 """The mutation self-check of ``relay fuzz``: every deliberately broken pass in
-``tests/mutants`` is caught, and the correct built-in passes are not.
+``tests/mutants`` is caught, and the correct passes are not.
 
-Each mutant is fuzzed through the command line (``relay fuzz --pass FILE.py:ATTR``, in
-process; the one that loops in a subprocess, so a broken time limit cannot hang the suite)
-with a small budget of examples and seconds and a fixed seed, and must exit 1 with one report
-file whose verdict is one of the kinds ``tests.mutants.MUTANTS`` lists for it. Seeds are
-fixed, so a run is deterministic in the examples it draws (for a given ``--max-examples``).
-The time limit bounds the whole run: the seeds find their counterexample in about a second,
-and shrinking then uses what is left (``benchmarks/fuzz.py`` measures the time to the first
-counterexample as a median over seeds, which is the honest figure).
+Three layers, from the deterministic to the statistical:
+
+1. **Witnesses** (every mutant, default run). ``tests/mutants/witnesses/ATTR.relay`` is a
+   hand-written report file (a small program and its arguments, in the format ``relay fuzz``
+   writes) on which the mutant is wrong. ``relay fuzz --pass SPEC --replay FILE`` must exit 1
+   with one of the verdict kinds ``tests.mutants.MUTANTS`` lists: this shows that each mutant
+   really is broken and that the oracle's checks see it, whatever the generator does. Every
+   correct pass of ``tests/mutants/correct.py`` must pass every witness and its own exercise
+   (``tests/mutants/exercises/NAME.relay``, the corner cases of its rewrite), which it must
+   change (a pass that changes nothing cannot raise a false alarm).
+2. **Campaigns** (a few mutants by default, every mutant under ``slow``). ``relay fuzz`` on
+   the mutant with one seed for all (0) and a time budget, no per-mutant tuning: it must exit
+   1 with one report whose verdict is listed, and the report must replay with ``--replay`` to
+   the same verdict kind; in the slow run, with a minute per mutant, its program must also be
+   small (``MAX_PROGRAM_LINES``). What today's fuzzer does not achieve is listed and expected
+   to fail, not strictly (the lists are for the integrator to empty as the generator, the
+   shrinker and the printer improve): ``MISSED_TODAY`` (not caught at seed 0),
+   ``LARGE_REPORT_TODAY`` (shrunk report too long), ``REPLAY_BROKEN_TODAY`` (report does not
+   reproduce).
+3. **No false alarms**: the correct passes and some built-in passes fuzzed briefly (default)
+   and every built-in pass at length (``slow``) give no report.
 """
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from mutants import MUTANTS, Mutant  # tests/mutants (pytest puts tests/ on the path)
+from mutants.correct import CORRECT
 
 from relay.cli import main
+from relay.oracles.fuzz import (
+    EXAMPLE_TIMEOUT,
+    REDUCTION_LENGTH,
+    builtin_names,
+    load_pass,
+    read_case,
+)
+from relay.oracles.pass_oracle import check_pass
+from relay.semantics.text.printer import astext
 
 ROOT = Path(__file__).resolve().parent.parent
+WITNESSES = ROOT / "tests" / "mutants" / "witnesses"
+EXERCISES = ROOT / "tests" / "mutants" / "exercises"
 
-SEEDS: dict[str, int] = {
-    "dce_ignores_effects": 2,
-    "dce_inline_once": 4,
-    "float_lets": 11,
-    "inline_shared_binders": 0,
-    "inline_by_name": 15,
-    "remove_uncalled_functions": 0,
-    "fast_math": 2,
-    "fold_consecutive_casts": 2,
-    "fold_scale_through_relu": 2,
-    "int_divide_as_floor": 0,
-    "float_mod_as_floor": 0,
-    "fold_constant_numpy_dtype": 0,
-    "cache_in_module": 0,
-    "dce_returns_none": 0,
-    "canonicalize_forever": 0,
-}
-"""The seed each mutant of the default run is fuzzed with: the first of 0, 1, 2, ... at which
-it is caught within 60 examples and 5 seconds (the median time over seeds is
-``benchmarks/fuzz.py``'s figure). The two mutants not listed (merged reference creations,
-store-to-load forwarding past an alias) are caught only after hundreds of examples, since
-their bug shows only when a generated program observes the effect they move; they run in the
-slow test with a large budget."""
+MAX_PROGRAM_LINES = 10
+"""A report's program (without its header comment and version line) is at most this long."""
 
-MAX_EXAMPLES: dict[str, int] = {"dce_inline_once": 200}
-"""Examples per mutant (default 60). Hypothesis sizes what it draws by how far through
-``max_examples`` it is, so a seed's sequence of programs depends on this number too."""
+FAST = (
+    "int_divide_as_floor",
+    "fold_constant_numpy_dtype",
+    "cache_in_module",
+    "canonicalize_forever",
+    "inline_shared_binders",
+    "cse_ignores_attrs",
+    "transpose_compose_wrong_order",
+    "fold_consecutive_casts",
+)
+"""The mutants fuzzed in the default run: one or two per bug-class module among those
+today's generator reaches within 100 examples at seed 0 (measured: 0.1 to 3.3 s to the first
+failure, under load). Every mutant runs under ``slow``; every witness runs by default. The
+size of a shrunk report is checked in the slow run only: how far shrinking gets depends on
+the time left after the first failure, which a loaded machine takes away."""
 
-TIME = 5.0
-"""Per-mutant budget: seconds of fuzzing, shrinking included (the campaign stops at the first
-failure once shrunk or when this runs out, reporting the smallest failure found so far)."""
+CAMPAIGN_SECONDS = 10.0
+"""The default run's budget per mutant, shrinking included."""
+
+SLOW_CAMPAIGN_SECONDS = 60.0
+"""The slow run's budget per mutant: the issue's "caught within 60 s"."""
+
+MISSED_TODAY: frozenset[str] = frozenset(
+    {
+        # effects.py
+        "cse_merges_effects", "dce_inline_once", "forward_ref_reads",
+        "swap_write_read_by_name", "dead_store_shallow",
+        # algebra.py
+        "add_sub_cancel", "int_div_to_mul", "negate_extremum", "abs_of_non_negative",
+        "mul_by_zero", "sqrt_of_square", "relu_as_leaky_relu", "merge_clips_widening",
+        "clip_from_extrema",
+        # folding.py
+        "fold_round_half_even", "fold_int_saturating", "widen_before_cast",
+        "fold_cast_rounding",
+        # shapes.py
+        "reduce_axes_not_renumbered", "reduce_negative_axis", "expand_dims_negative_axis",
+        "concat_of_split", "split_sections_off_by_one",
+        "conv2d_nhwc_wrong_kernel_permutation", "dense_as_matmul",
+        "fold_scale_into_dense_wrong_axis",
+        # cse.py
+        "cse_constants_by_value",
+        # control.py
+        "if_not_unswapped", "match_default_first", "beta_duplicates_effects",
+        "unroll_without_binding",
+    }
+)  # fmt: skip
+"""Mutants that today's generator does not reach at seed 0 (measured: none of these was
+caught by ``relay fuzz --pass SPEC --time 30 --seed 0 --max-examples 100000``, under load).
+Their campaign tests are expected failures, not strict ones: the list is for the integrator
+to empty as the generator learns to reach them."""
+
+LARGE_REPORT_TODAY: frozenset[str] = frozenset(
+    {
+        "dce_ignores_effects", "float_lets", "inline_shared_binders",
+        "remove_uncalled_functions", "constant_first", "if_constant_wrong_branch",
+        "dce_misses_closure_uses", "copy_propagate_by_name",
+    }
+)  # fmt: skip
+"""Mutants whose shrunk report today's shrinker leaves longer than ``MAX_PROGRAM_LINES``
+with 30 s of campaign at seed 0 (measured in the same runs: 13 to 341 lines of program);
+expected failures of the size check."""
+
+
+REPLAY_BROKEN_TODAY: frozenset[str] = frozenset({"copy_propagate_by_name"})
+"""Mutants whose shrunk report does not reproduce its failure with ``--replay`` today: the
+pass finds variables by name, and the printer renames a shadowing ``%a`` to ``%a1`` (issue 12,
+item 5: print names as they were, or store the exact module)."""
 
 
 def _spec(m: Mutant) -> str:
     return f"{ROOT / 'tests' / 'mutants' / m.file}:{m.attr}"
 
 
-def _fuzz_args(spec: str, out: Path, *, seed: int, examples: int, seconds: float) -> list[str]:
-    return ["fuzz", "--pass", spec, "--max-examples", str(examples), "--time", str(seconds),
-            "--seed", str(seed), "--out", str(out)]  # fmt: skip
+def program_lines(text: str) -> int:
+    """The lines of program in a report file: not blank, not comments, not the version line,
+    and not the metadata section."""
+    body = text.split("#[metadata]", 1)[0]
+    return sum(
+        1
+        for line in body.splitlines()
+        if line.strip() and not line.lstrip().startswith(("//", "#[version"))
+    )
 
 
-def _verdict(out: Path) -> str:
-    reports = sorted(out.glob("*.relay"))
-    assert len(reports) == 1, f"expected one report in {out}, found {reports}"
-    header = reports[0].read_text(encoding="utf-8").splitlines()
-    assert header[0] == "// relay fuzz: counterexample"
-    line = next(x for x in header if x.startswith("// verdict: "))
-    return line[len("// verdict: ") :].split(":", 1)[0]
+def _verdict_kind(printed: str) -> str:
+    line = next(x for x in printed.splitlines() if x.startswith("verdict: "))
+    return line[len("verdict: ") :].split(":", 1)[0]
 
 
-def test_there_are_enough_mutants() -> None:
-    assert len(MUTANTS) >= 14
-    assert len(FAST) + len(LOOPING) >= 12
+def test_the_corpus_is_large_and_consistent() -> None:
+    assert len(MUTANTS) >= 40
+    assert len(CORRECT) >= 5
     assert len({m.attr for m in MUTANTS}) == len(MUTANTS)
     for m in MUTANTS:
         assert (ROOT / "tests" / "mutants" / m.file).is_file()
+        assert (WITNESSES / f"{m.attr}.relay").is_file(), m.attr
+    assert {p.stem for p in WITNESSES.glob("*.relay")} == {m.attr for m in MUTANTS}
+    assert {p.stem for p in EXERCISES.glob("*.relay")} == set(CORRECT)
+    listed = set(FAST) | MISSED_TODAY | LARGE_REPORT_TODAY | REPLAY_BROKEN_TODAY
+    assert listed <= {m.attr for m in MUTANTS}
 
 
-FAST = [m for m in MUTANTS if m.attr in SEEDS and "timeout" not in m.verdicts]
-LOOPING = [m for m in MUTANTS if m.attr in SEEDS and "timeout" in m.verdicts]
-SLOW = [m for m in MUTANTS if m.attr not in SEEDS]
+# -- 1. witnesses ----------------------------------------------------------------------------
+
+LOOPING = frozenset(m.attr for m in MUTANTS if "timeout" in m.verdicts)
 
 
-@pytest.mark.parametrize("mutant", FAST, ids=lambda m: m.attr)
-def test_mutant_is_caught(mutant: Mutant, tmp_path: Path) -> None:
-    # A fresh process: the programs a seed draws are those of ``relay fuzz`` on the command
-    # line, whatever earlier tests in this process did with the generators.
-    args = _fuzz_args(
-        _spec(mutant),
-        tmp_path,
-        seed=SEEDS[mutant.attr],
-        examples=MAX_EXAMPLES.get(mutant.attr, 60),
-        seconds=TIME,
-    )
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.attr)
+def test_witness_exposes_the_mutant(mutant: Mutant, capsys: pytest.CaptureFixture[str]) -> None:
+    path = WITNESSES / f"{mutant.attr}.relay"
+    text = path.read_text(encoding="utf-8")
+    assert program_lines(text) <= MAX_PROGRAM_LINES
+    if mutant.attr in LOOPING:
+        # --replay allows EXAMPLE_TIMEOUT seconds; the check itself, with a short limit
+        case = read_case(text, str(path))
+        verdict = check_pass(load_pass(_spec(mutant)).pass_, case.mod, case.args, timeout=1.0)
+        assert verdict is not None and verdict.kind in mutant.verdicts
+        return
+    code = main(["fuzz", "--pass", _spec(mutant), "--replay", str(path)])
+    printed = capsys.readouterr().out
+    assert code == 1, printed
+    assert _verdict_kind(printed) in mutant.verdicts, printed
+
+
+def _witness_cases() -> list[tuple[str, str]]:
+    return [(m.attr, (WITNESSES / f"{m.attr}.relay").read_text(encoding="utf-8")) for m in MUTANTS]
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_correct_pass_passes_its_exercise_and_every_witness(name: str) -> None:
+    """No false alarm on the program written to exercise the pass (which it must change:
+    a pass that changes nothing cannot raise one), nor on any mutant's witness."""
+    loaded = load_pass(f"{ROOT / 'tests' / 'mutants' / 'correct.py'}:{name}")
+    exercise = EXERCISES / f"{name}.relay"
+    cases = [(f"exercises/{name}", exercise.read_text(encoding="utf-8")), *_witness_cases()]
+    for where, text in cases:
+        case = read_case(text, where)
+        verdict = check_pass(
+            loaded.pass_, case.mod, case.args, timeout=EXAMPLE_TIMEOUT,
+            reduction_length=REDUCTION_LENGTH,
+        )  # fmt: skip
+        assert verdict is None, f"{name} on {where}:\n{verdict.report()}"
+    case = read_case(exercise.read_text(encoding="utf-8"), str(exercise))
+    assert astext(loaded.pass_(case.mod)) != astext(case.mod), f"{name} left {exercise} alone"
+
+
+COUNTERPARTS: dict[str, tuple[str, ...]] = {
+    "cse_respecting_attrs": ("cse_ignores_attrs", "cse_constants_by_value"),
+    "fuse_transposes": ("transpose_compose_wrong_order",),
+    "float_pure_lets": ("float_lets",),
+    "fold_add_multiply": ("fold_int_saturating",),
+    "abs_of_non_negative": ("abs_of_non_negative",),
+    "merge_clips": ("merge_clips_widening",),
+    "if_not_swapped": ("if_not_unswapped",),
+}
+"""The mutants that are broken versions of a correct pass: each is caught on that pass's
+exercise, so the exercise holds the case the side condition is there for."""
+
+
+@pytest.mark.parametrize(
+    ("name", "attr"), [(n, a) for n, attrs in COUNTERPARTS.items() for a in attrs]
+)
+def test_exercise_catches_the_broken_counterpart(name: str, attr: str) -> None:
+    mutant = next(m for m in MUTANTS if m.attr == attr)
+    exercise = EXERCISES / f"{name}.relay"
+    case = read_case(exercise.read_text(encoding="utf-8"), str(exercise))
+    verdict = check_pass(
+        load_pass(_spec(mutant)).pass_, case.mod, case.args, timeout=EXAMPLE_TIMEOUT,
+        reduction_length=REDUCTION_LENGTH,
+    )  # fmt: skip
+    assert verdict is not None and verdict.kind in mutant.verdicts
+
+
+# -- 2. campaigns ----------------------------------------------------------------------------
+
+
+@functools.cache
+def _campaign(attr: str, seconds: float, out: Path) -> tuple[int, str]:
+    """Fuzz one mutant (seed 0, ``seconds``) into ``out``: the exit code and what it printed.
+    A fresh process, as a user runs it: the programs seed 0 draws do not depend on what
+    earlier tests did in this one, and a broken time limit cannot hang the suite."""
+    m = next(x for x in MUTANTS if x.attr == attr)
+    args = ["fuzz", "--pass", _spec(m), "--seed", "0", "--time", str(seconds),
+            "--max-examples", "1000000", "--out", str(out)]  # fmt: skip
     proc = subprocess.run(
-        [sys.executable, "-m", "relay", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 1, f"{mutant.attr} was not caught:\n{proc.stdout}{proc.stderr}"
-    assert _verdict(tmp_path) in mutant.verdicts, proc.stdout
+        [sys.executable, "-m", "relay", *args], cwd=ROOT, capture_output=True, text=True,
+        timeout=seconds + 120,
+    )  # fmt: skip
+    return proc.returncode, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("mutant", LOOPING, ids=lambda m: m.attr)
-def test_looping_mutant_is_caught(mutant: Mutant, tmp_path: Path) -> None:
-    args = _fuzz_args(_spec(mutant), tmp_path, seed=SEEDS.get(mutant.attr, 0), examples=50,
-                      seconds=4)  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-m", "relay", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert _verdict(tmp_path) in mutant.verdicts
+def _report(out: Path) -> Path:
+    reports = sorted(out.glob("*.relay"))
+    assert len(reports) == 1, f"expected one report in {out}, found {reports}"
+    return reports[0]
+
+
+def _check_campaign(mutant: Mutant, seconds: float, out: Path) -> None:
+    code, printed = _campaign(mutant.attr, seconds, out)
+    assert code == 1, f"{mutant.attr} was not caught in {seconds:g} s:\n{printed}"
+    report = _report(out)
+    header = report.read_text(encoding="utf-8").splitlines()
+    assert header[0] == "// relay fuzz: counterexample"
+    kind = next(x for x in header if x.startswith("// verdict: "))[len("// verdict: ") :]
+    assert kind.split(":", 1)[0] in mutant.verdicts, printed
+
+
+def _check_replay(mutant: Mutant, out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(out)
+    text = report.read_text(encoding="utf-8")
+    kind = next(x for x in text.splitlines() if x.startswith("// verdict: "))
+    if mutant.attr in LOOPING:
+        case = read_case(text, str(report))
+        verdict = check_pass(load_pass(_spec(mutant)).pass_, case.mod, case.args, timeout=1.0)
+        assert verdict is not None and kind.startswith(f"// verdict: {verdict.kind}:")
+        return
+    capsys.readouterr()
+    code = main(["fuzz", "--pass", _spec(mutant), "--replay", str(report)])
+    printed = capsys.readouterr().out
+    assert code == 1, f"the report of {mutant.attr} does not replay:\n{printed}"
+    assert kind.startswith(f"// verdict: {_verdict_kind(printed)}:"), printed
+
+
+def _expect(attr: str, missed: frozenset[str], why: str) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.xfail(reason=why, strict=False)] if attr in missed else []
+
+
+def _fast() -> list[Mutant]:
+    return [m for m in MUTANTS if m.attr in FAST]
+
+
+@pytest.mark.parametrize("mutant", _fast(), ids=lambda m: m.attr)
+def test_fast_campaign_catches_and_replays(
+    mutant: Mutant, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path_factory.mktemp(mutant.attr)
+    _check_campaign(mutant, CAMPAIGN_SECONDS, out)
+    _check_replay(mutant, out, capsys)
+
+
+_SLOW_OUT: dict[str, Path] = {}
+
+
+def _slow_out(attr: str, factory: pytest.TempPathFactory) -> Path:
+    if attr not in _SLOW_OUT:
+        _SLOW_OUT[attr] = factory.mktemp(f"slow-{attr}")
+    return _SLOW_OUT[attr]
+
+
+def _slow_params(missed: frozenset[str], why: str) -> list[object]:
+    return [pytest.param(m, id=m.attr, marks=_expect(m.attr, missed, why)) for m in MUTANTS]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", SLOW, ids=lambda m: m.attr)
-def test_rarely_observable_mutant_is_caught(
-    mutant: Mutant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "mutant", _slow_params(MISSED_TODAY, "today's generator does not reach this mutant")
+)
+def test_campaign_catches(mutant: Mutant, tmp_path_factory: pytest.TempPathFactory) -> None:
+    _check_campaign(mutant, SLOW_CAMPAIGN_SECONDS, _slow_out(mutant.attr, tmp_path_factory))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mutant",
+    _slow_params(MISSED_TODAY | REPLAY_BROKEN_TODAY, "not reached, or names not kept"),
+)
+def test_campaign_report_replays(
+    mutant: Mutant, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(_fuzz_args(_spec(mutant), tmp_path, seed=0, examples=5000, seconds=600))
-    printed = capsys.readouterr().out
-    assert code == 1, f"{mutant.attr} was not caught:\n{printed}"
-    assert _verdict(tmp_path) in mutant.verdicts, printed
+    out = _slow_out(mutant.attr, tmp_path_factory)
+    _check_campaign(mutant, SLOW_CAMPAIGN_SECONDS, out)  # cached: run once per mutant
+    _check_replay(mutant, out, capsys)
 
 
-CORRECT = ["dead-code-elimination", "eliminate-common-subexpr", "fold-constant", "div-to-mul"]
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mutant",
+    _slow_params(MISSED_TODAY | LARGE_REPORT_TODAY, "not reached, or today's shrinker"),
+)
+def test_campaign_report_is_small(mutant: Mutant, tmp_path_factory: pytest.TempPathFactory) -> None:
+    out = _slow_out(mutant.attr, tmp_path_factory)
+    _check_campaign(mutant, SLOW_CAMPAIGN_SECONDS, out)
+    size = program_lines(_report(out).read_text(encoding="utf-8"))
+    assert size <= MAX_PROGRAM_LINES, f"the shrunk report has {size} lines of program"
+
+
+# -- 3. no false alarms ----------------------------------------------------------------------
+
+CORRECT_BUILTIN = [
+    "dead-code-elimination",
+    "eliminate-common-subexpr",
+    "fold-constant",
+    "div-to-mul",
+]
 
 
 def test_correct_passes_are_not_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["fuzz", "--max-examples", "15", "--time", "60", "--seed", "1", "--out", str(tmp_path)]
-    for name in CORRECT:
+    for name in CORRECT_BUILTIN:
         args += ["--pass", name]
+    for name in CORRECT:
+        args += ["--pass", f"{ROOT / 'tests' / 'mutants' / 'correct.py'}:{name}"]
     code = main(args)
     printed = capsys.readouterr().out
     assert code == 0, printed
@@ -153,9 +365,14 @@ def test_correct_passes_are_not_reported(
 
 @pytest.mark.slow
 def test_correct_passes_large_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Every built-in pass and the ``opt-level-3`` pipeline, 300 examples each: no report."""
-    code = main(["fuzz", "--max-examples", "300", "--time", "3600", "--seed", "7",
-                 "--out", str(tmp_path)])  # fmt: skip
+    """Every built-in pass, the ``opt-level-3`` pipeline and every correct pass of the corpus,
+    300 examples each: no report."""
+    args = ["fuzz", "--max-examples", "300", "--time", "3600", "--seed", "7",
+            "--out", str(tmp_path)]  # fmt: skip
+    correct = [f"{ROOT / 'tests' / 'mutants' / 'correct.py'}:{n}" for n in CORRECT]
+    for name in [*builtin_names(), *correct]:
+        args += ["--pass", name]
+    code = main(args)
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert not list(tmp_path.glob("*.relay"))

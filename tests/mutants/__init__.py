@@ -2,12 +2,32 @@
 
 Each module-level attribute named in ``MUTANTS`` is a pass (a ``Pass`` object or a plain
 callable ``IRModule -> IRModule``) that is a realistic variant of a real pass with one real
-class of Relay pass bug put in. ``tests/test_mutants.py`` runs ``relay fuzz`` on each and
-requires the oracle to catch it, with the verdict kind listed here, within a small budget;
-``benchmarks/fuzz.py`` measures how long that takes.
+class of Relay pass bug put in, named in its docstring. One module per family of bugs:
 
-The modules are plain files, so that ``relay fuzz --pass tests/mutants/effects.py:ATTR`` loads
-them the way it loads a user's pass.
+- ``algebra.py``: unsound algebraic simplifications (float reassociation, integer
+  reciprocals, min/max and clip bounds swapped, a wrong positivity analysis, fast-math
+  identities, a wrong commutativity table, relu legalised as leaky_relu);
+- ``folding.py``: constant folding and casts (rounding mode, integer width, truncation);
+- ``shapes.py``: axis and layout bookkeeping (transposes, reductions, keepdims, negative
+  axes, split and concatenate, conv2d and dense weight layouts, a folded scale's axis);
+- ``cse.py``: common-subexpression keys that are too coarse (attributes, signed zeros);
+- ``control.py``: branches, match clause order, DCE under closures, beta reduction,
+  unrolling, and a substitution by name (shadowing);
+- ``effects.py``: effects on references dropped, merged or reordered;
+- ``inlining.py``: capture and call-by-name when inlining, an unused-function analysis;
+- ``rewrites.py``: side conditions left out of SimplifyExpr / FoldScaleAxis / FoldConstant
+  rules (these declare ``focus_ops``; the newer mutants do not, since a pass author does not);
+- ``contracts.py``: the pass contract broken (ill-typed output, a mutated input, no module,
+  no end).
+
+``witnesses/ATTR.relay`` holds, for each mutant, a small program with arguments (in the
+report format ``relay fuzz --replay`` reads) on which it is wrong. ``correct.py`` holds correct
+but non-trivial passes, the false-alarm checks, each with ``exercises/NAME.relay``: a
+program with the corner cases its rewrite must respect. ``tests/test_mutants.py`` checks all
+of them and fuzzes the mutants; ``benchmarks/fuzz.py`` measures the mutation score.
+
+The modules are plain files, so that ``relay fuzz --pass tests/mutants/algebra.py:ATTR`` loads
+them the way it loads a user's pass; each imports only ``relay`` (no shared helper module).
 """
 
 from __future__ import annotations
@@ -50,5 +70,47 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("contracts.py", "cache_in_module", "mutated-input"),
     _m("contracts.py", "dce_returns_none", "not-a-module"),
     _m("contracts.py", "canonicalize_forever", "timeout"),
+    _m("effects.py", "swap_write_read_by_name", "mismatch"),
+    _m("effects.py", "dead_store_shallow", "mismatch"),
+    _m("algebra.py", "add_sub_cancel", "mismatch"),
+    _m("algebra.py", "int_div_to_mul", "mismatch"),
+    _m("algebra.py", "negate_extremum", "mismatch"),
+    _m("algebra.py", "abs_of_non_negative", "mismatch"),
+    _m("algebra.py", "mul_by_zero", "mismatch"),
+    _m("algebra.py", "sqrt_of_square", "mismatch"),
+    _m("algebra.py", "constant_first", "mismatch"),
+    _m("algebra.py", "relu_as_leaky_relu", "mismatch"),
+    _m("algebra.py", "merge_clips_widening", "mismatch"),
+    _m("algebra.py", "clip_from_extrema", "mismatch"),
+    _m("folding.py", "fold_round_half_even", "mismatch"),
+    _m("folding.py", "fold_int_saturating", "mismatch"),
+    _m("folding.py", "widen_before_cast", "mismatch"),
+    _m("folding.py", "fold_cast_rounding", "mismatch"),
+    _m("shapes.py", "transpose_compose_wrong_order", "mismatch", "type-changed"),
+    _m("shapes.py", "reduce_axes_not_renumbered", "mismatch", "type-changed", "ill-typed"),
+    _m("shapes.py", "reduce_negative_axis", "mismatch", "type-changed"),
+    _m("shapes.py", "expand_dims_negative_axis", "type-changed", "ill-typed"),
+    _m("shapes.py", "concat_of_split", "type-changed", "mismatch"),
+    _m("shapes.py", "split_sections_off_by_one", "ill-typed"),
+    _m("shapes.py", "conv2d_nhwc_wrong_kernel_permutation", "mismatch", "ill-typed"),
+    _m("shapes.py", "dense_as_matmul", "mismatch", "ill-typed"),
+    _m("shapes.py", "mean_keepdims_lost", "mismatch", "type-changed"),
+    _m("shapes.py", "fold_scale_into_dense_wrong_axis", "mismatch", "ill-typed"),
+    _m("cse.py", "cse_ignores_attrs", "mismatch", "type-changed", "ill-typed"),
+    _m("cse.py", "cse_constants_by_value", "mismatch"),
+    _m("control.py", "if_constant_wrong_branch", "mismatch"),
+    _m("control.py", "if_not_unswapped", "mismatch"),
+    _m("control.py", "match_default_first", "mismatch"),
+    _m("control.py", "dce_misses_closure_uses", "ill-formed"),
+    _m("control.py", "beta_duplicates_effects", "mismatch"),
+    _m("control.py", "unroll_without_binding", "mismatch", "ill-typed", "loops"),
+    _m(
+        "control.py",
+        "copy_propagate_by_name",
+        "mismatch",
+        "ill-formed",
+        "ill-typed",
+        "type-changed",
+    ),
 )
 """Every mutant, in the order the test and the benchmark run them."""

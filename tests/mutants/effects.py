@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from relay.compiler.ir import free_vars, map_functions, rewrite, rewrite_pairs, substitute
+from relay.compiler.ir import free_vars, is_pure, map_functions, rewrite, rewrite_pairs, substitute
 from relay.compiler.pass_manager import Pass
 from relay.compiler.passes.dce import use_counts
 from relay.semantics.sharing import sharing_plan
@@ -30,6 +30,7 @@ from relay.semantics.syntax import (
     RefCreate,
     RefRead,
     RefWrite,
+    Tuple,
     Var,
     children,
     post_order,
@@ -247,3 +248,82 @@ def forward_ref_reads(mod: IRModule) -> IRModule:
     another name; the same mistake as a CSE of ``ref_read`` across a write).
     """
     return _per_function(mod, _forward_initial_values)
+
+
+# -- a write and a read of differently named references swapped ------------------------------
+
+
+def _swap_write_read(e: Expr) -> Expr | None:
+    match e:
+        case Let(w, RefWrite(Var() as a, _) as write, Let(v, RefRead(Var() as b) as read, body)):
+            if a is b or w in free_vars(read):
+                return None
+            # BUG: two names are taken for two cells; `let %s = %r` makes one cell two names
+            return Let(v, read, Let(w, write, body, span=e.span), span=e.span)
+    return None
+
+
+def swap_write_read_by_name(mod: IRModule) -> IRModule:
+    """A scheduler that hoists a ``ref_read`` above the ``ref_write`` before it when the two go
+    through different variables, on the belief that different variables are different cells:
+    ``ref_write(%s, 1); let %v = ref_read(%r)`` after ``let %s = %r`` reads the old value.
+
+    Bug class: ref_write/ref_read swapped (a must-alias analysis that compares names).
+    """
+    return _per_function(mod, lambda fn: rewrite(fn, _swap_write_read))
+
+
+# -- dead-store elimination that sees only direct reads --------------------------------------
+
+
+def _spine(e: Expr) -> list[Let]:
+    out: list[Let] = []
+    while isinstance(e, Let):
+        out.append(e)
+        e = e.body
+    return out
+
+
+def _drop_dead_stores(fn: Function) -> Function:
+    dead: set[Let] = set()
+    for e in post_order(fn):
+        if not isinstance(e, Let):
+            continue
+        spine = _spine(e)
+        first = spine[0]
+        if not (isinstance(first.value, RefWrite) and isinstance(first.value.ref, Var)):
+            continue
+        cell = first.value.ref
+        for later in spine[1:]:
+            value = later.value
+            if isinstance(value, RefRead) and value.ref is cell:
+                break  # BUG: only a read bound directly by a let is seen; one inside an
+                # expression, a call or a read through an alias is not
+            if isinstance(value, RefWrite) and value.ref is cell:
+                if not any(x is first.var for x in post_order(spine[-1])):
+                    dead.add(first)
+                break
+
+    def visit(e: Expr) -> Expr | None:
+        if e in dead:
+            assert isinstance(e, Let) and isinstance(e.value, RefWrite)
+            stored = e.value.value
+            if is_pure(stored):
+                return Let(e.var, Tuple(()), e.body, span=e.span)
+        return None
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def dead_store_shallow(mod: IRModule) -> IRModule:
+    """Dead-store elimination: ``ref_write(%r, a)`` followed in the same ``let`` chain by
+    ``ref_write(%r, b)`` with no ``let %v = ref_read(%r)`` between them is dropped. Reads that
+    are not the whole value of a ``let`` (``add(ref_read(%r), 1)``, a closure call that reads
+    ``%r``, a read through an alias) are not seen, so the first write is lost under them.
+
+    Bug class: a dropped ref_write (a store-dependence analysis that looks at the top level
+    only).
+    """
+    return _per_function(mod, _drop_dead_stores)

@@ -213,7 +213,8 @@ int_divide_as_floor = IntDivideAsFloor()
 
 
 def _float_mod_rule(original: Call, e: Call, types: TypeInfo) -> Expr | None:
-    if e.op.name not in ("mod", "trunc_mod") or not _is_float(types, original):  # type: ignore[union-attr]
+    name = e.op.name  # type: ignore[union-attr]
+    if name not in ("mod", "trunc_mod") or not _is_float(types, original):
         return None
     a, b = e.args
     if isinstance(a, Constant) and isinstance(b, Constant):
