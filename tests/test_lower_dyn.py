@@ -209,3 +209,30 @@ def test_sampled(op: str) -> None:
 def test_every_dyn_operator_is_lowered() -> None:
     assert _DYN
     assert all(name in te.LOWERINGS for name in _DYN)
+
+
+def test_dyn_reshape_through_lower_primitive() -> None:
+    """``exp(dyn.reshape(x, s))`` through the driver: the result's ``?`` dimensions are the
+    kernel's size parameters, bound from the output shape (``size_bindings``), at 2 threads."""
+    import relay
+    from relay.compiler.lower.check import check_kernel
+    from relay.compiler.lower.lower import lower_primitive, size_bindings
+    from relay.targets.cpu.codegen import compile_kernel
+
+    mod = relay.parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(2, 6), float32], %s: Tensor[(3), int64]) {\n"
+        "  exp(dyn.reshape(%x, %s, newshape=[]))\n"
+        "}\n"
+    )
+    kernel = lower_primitive(mod["main"], "dyn")
+    check_kernel(kernel)
+    assert len(kernel.sizes) == 3
+    x = np.random.default_rng(0).standard_normal((2, 6)).astype("float32")
+    s = vec(3, 2, 2)
+    sizes = size_bindings(kernel, [x.shape, s.shape], [(3, 2, 2)])
+    expected = np.exp(x.reshape(3, 2, 2))
+    np.testing.assert_allclose(run_kernel(kernel, [x, s], sizes)[0], expected, rtol=1e-6)
+    out = np.empty((3, 2, 2), "float32")
+    compile_kernel(kernel, threads=2)([x, s], [out], sizes)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
