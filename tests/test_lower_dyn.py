@@ -93,6 +93,13 @@ def test_dyn_reshape() -> None:
         assert check_dyn("dyn.reshape", types, ReshapeAttrs(newshape=()), args)
 
 
+def test_dyn_reshape_and_tile_of_empty_data() -> None:
+    data = np.zeros((1, 0), "bool")
+    types = [T(1, 0, dtype="bool"), T(2, dtype="int64")]
+    assert check_dyn("dyn.reshape", types, ReshapeAttrs(newshape=()), [data, vec(0, 5)])
+    assert check_dyn("dyn.tile", types, TileAttrs(reps=()), [data, vec(2, 3)])
+
+
 def test_dyn_broadcast_zeros_ones_full() -> None:
     data = np.arange(3, dtype="int32").reshape(3, 1)
     types = [T(3, 1, dtype="int32"), T(3, dtype="int64")]

@@ -52,6 +52,9 @@ def lower_dyn_reshape(
     data = tensor(args, 0, "dyn.reshape")
     shape = out_shape(ctx, out_type, "dyn.reshape")
 
+    if sch.static(sch.product(data.shape)) == 0:  # so is the result: no element is read
+        return te.compute(shape, data.dtype, lambda ix: ir.const(0, data.dtype), "dyn_reshape")
+
     def element(ix: te.Indices) -> ir.PrimExpr:
         flat: ir.PrimExpr = ir.index(0)
         for i, d in zip(ix, shape, strict=True):
@@ -135,6 +138,8 @@ def lower_dyn_tile(
     data = tensor(args, 0, "dyn.tile")
     shape = out_shape(ctx, out_type, "dyn.tile")
     offset = len(shape) - data.ndim
+    if sch.static(sch.product(data.shape)) == 0:  # so is the result: no element is read
+        return te.compute(shape, data.dtype, lambda ix: ir.const(0, data.dtype), "dyn_tile")
 
     def element(ix: te.Indices) -> ir.PrimExpr:
         at: list[ir.PrimExpr] = []
