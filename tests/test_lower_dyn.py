@@ -96,7 +96,7 @@ def test_dyn_reshape() -> None:
 def test_dyn_reshape_and_tile_of_empty_data() -> None:
     data = np.zeros((1, 0), "bool")
     types = [T(1, 0, dtype="bool"), T(2, dtype="int64")]
-    assert check_dyn("dyn.reshape", types, ReshapeAttrs(newshape=()), [data, vec(0, 5)])
+    assert check_dyn("dyn.reshape", types, ReshapeAttrs(newshape=()), [data, vec(5, 0)])
     assert check_dyn("dyn.tile", types, TileAttrs(reps=()), [data, vec(2, 3)])
 
 
