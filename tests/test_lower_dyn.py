@@ -98,6 +98,20 @@ def test_dyn_reshape_and_tile_of_empty_data() -> None:
     types = [T(1, 0, dtype="bool"), T(2, dtype="int64")]
     assert check_dyn("dyn.reshape", types, ReshapeAttrs(newshape=()), [data, vec(5, 0)])
     assert check_dyn("dyn.tile", types, TileAttrs(reps=()), [data, vec(2, 3)])
+    # Through the driver (its inlining guard probes the element functions; a rank-0 result
+    # makes the flat index a constant).
+    import relay
+    from relay.compiler.lower.lower import lower_primitive
+
+    calls = ("dyn.reshape(%x, %s, newshape=[])", "dyn.tile(%x, %s, reps=[])")
+    for call, length in itertools.product(calls, (0, 2)):
+        mod = relay.parse(
+            '#[version = "0.0.5"]\n'
+            f"def @main(%x: Tensor[(1, 0), bool], %s: Tensor[({length}), int64]) {{\n"
+            f"  {call}\n"
+            "}\n"
+        )
+        lower_primitive(mod["main"], "empty")
 
 
 def test_dyn_broadcast_zeros_ones_full() -> None:
