@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +18,7 @@ import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_tensors, schedule_outputs
-from relay.oracles.samplers import SAMPLERS
+from relay.oracles.samplers import SAMPLERS, Sample
 from relay.semantics.errors import RelayRuntimeError, UndefinedBehavior
 from relay.semantics.ops import OPS
 from relay.semantics.ops.registry import Attrs, RelationError
@@ -94,10 +94,14 @@ def lower_call(
     return ir.Kernel(op, tuple(p.buffer for p in inputs), (out,), (), body)
 
 
-def random_args(rng: np.random.Generator, arg_types: Sequence[Type]) -> list[Any]:
+Arg: TypeAlias = Array | tuple["Arg", ...]
+"""An argument value: an array, or a tuple of them for a tuple type."""
+
+
+def random_args(rng: np.random.Generator, arg_types: Sequence[Type]) -> list[Arg]:
     """Random arrays of ``arg_types``: normal floats, small integers (a tuple type: a tuple
     of them)."""
-    out: list[Any] = []
+    out: list[Arg] = []
     for t in arg_types:
         if isinstance(t, TupleType):
             out.append(tuple(random_args(rng, t.fields)))
@@ -171,11 +175,13 @@ def check_call(
     return True
 
 
-def sampled_cases(op: str, examples: int = 12) -> Callable[[Callable[..., None]], Any]:
+def sampled_cases(
+    op: str, examples: int = 12
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """A Hypothesis test over calls of ``op`` drawn from its sampler (``oracles.samplers``):
     each well-typed call with static shapes is lowered and checked with ``check_call``."""
 
-    def wrap(test: Callable[..., None]) -> Any:
+    def wrap(test: Callable[..., None]) -> Callable[..., None]:
         @settings(
             max_examples=examples,
             deadline=None,
@@ -183,7 +189,7 @@ def sampled_cases(op: str, examples: int = 12) -> Callable[[Callable[..., None]]
             suppress_health_check=list(HealthCheck),
         )
         @given(sample=SAMPLERS[op](), seed=st.integers(0, 2**16))
-        def run(sample: Any, seed: int) -> None:
+        def run(sample: Sample, seed: int) -> None:
             record = OPS[op]
             assert record.relation is not None
             if not all(static(t) for t in sample.arg_types):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lowernn_helpers import check_call, sampled_cases
+from lowernn_helpers import check_call, lower_call, sampled_cases
 
 from relay.compiler.lower import ir, schedules
 from relay.semantics.ops.nn.conv import Conv2DAttrs, Conv2DTransposeAttrs
@@ -127,3 +127,16 @@ for _op in (
         """Sampled calls."""
 
     globals()[f"test_sampled_{_op.removeprefix('nn.')}"] = _test
+
+
+def test_conv2d_sgemm_reads_an_oihw_weight_in_place() -> None:
+    """One group, OIHW, float32: the weight input itself is sgemm's A (no per-chunk copy);
+    a grouped call copies its group's block."""
+    with schedules.gemm_strategy("blas"):
+        plain = lower_call("nn.conv2d", [T(1, 4, 6, 6), T(5, 4, 3, 3)], Conv2DAttrs())
+        grouped = lower_call("nn.conv2d", [T(1, 4, 6, 6), T(6, 2, 3, 3)], Conv2DAttrs(groups=2))
+    for kernel, in_place in ((plain, True), (grouped, False)):
+        calls = [s for s in ir.walk_stmt(kernel.body) if isinstance(s, ir.ExternCall)]
+        assert len(calls) == 1
+        assert (calls[0].args[7] is kernel.inputs[1]) is in_place
+    assert check_call("nn.conv2d", [T(1, 4, 6, 6), T(5, 4, 3, 3)], Conv2DAttrs())

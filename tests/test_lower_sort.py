@@ -82,3 +82,28 @@ def test_sort_compiled(threads: int) -> None:
     values, indices = reference((data,), attrs)  # type: ignore[misc]
     assert_close(outs[0], np.asarray(values))
     assert_close(outs[1], np.asarray(indices))
+
+
+def test_topk_and_sort_through_lower_primitive() -> None:
+    """A Relay function with a tuple-valued topk, a consumer of its values and a sort: one
+    kernel through the driver (``lower_primitive``), well formed, against numpy."""
+    import relay
+    from relay.compiler.lower.check import check_kernel
+    from relay.compiler.lower.evaluate import run_kernel
+    from relay.compiler.lower.lower import lower_primitive
+
+    mod = relay.parse(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(4, 9), float32]) {\n"
+        '  let %t = topk(%x, k=3, axis=1, ret_type="both", dtype="int32");\n'
+        "  (add(%t.0, 1f), %t.1, sort(%x, axis=0, is_ascend=False))\n"
+        "}\n"
+    )
+    kernel = lower_primitive(mod["main"], "topk")
+    check_kernel(kernel)
+    x = np.random.default_rng(0).standard_normal((4, 9)).astype("float32")
+    values, indices, ordered = run_kernel(kernel, [x])
+    order = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    np.testing.assert_array_equal(indices, order)
+    np.testing.assert_array_equal(values, np.take_along_axis(x, order, 1) + 1)
+    np.testing.assert_array_equal(ordered, -np.sort(-x, axis=0))

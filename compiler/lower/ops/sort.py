@@ -49,7 +49,8 @@ def lower_searchsorted(
     )
 
 
-def _axis(op: str, data: te.Tensor, axis: int) -> int:
+def sort_axis(op: str, data: te.Tensor, axis: int) -> int:
+    """``axis`` normalised for ``data`` (a lowering error out of range or for rank 0)."""
     if data.ndim == 0 or not -data.ndim <= axis < data.ndim:
         raise te.LoweringError(op, f"axis {axis} is out of range for rank {data.ndim}")
     return axis % data.ndim
@@ -103,11 +104,11 @@ def permutation(name: str, data: te.Tensor, axis: int, ascend: bool, dtype: str)
     return te.Scheduled(name, data.shape, dtype, schedule=schedule)
 
 
-def _gather(
+def gather(
     name: str, data: te.Tensor, perm: te.Tensor, axis: int, shape: tuple[ir.PrimExpr, ...]
 ) -> te.Tensor:
-    """``data`` read along ``axis`` at the indices ``perm`` holds (``shape``: a prefix of the
-    axis)."""
+    """``data`` read along ``axis`` at the indices ``perm`` holds (``shape``: ``data``'s, or
+    a prefix of the axis)."""
 
     def element(ix: te.Indices) -> ir.PrimExpr:
         k = cast(perm(*ix), "int64")
@@ -127,7 +128,7 @@ def lower_argsort(
     """The stable sorting permutation (see ``permutation``)."""
     assert isinstance(attrs, ArgsortAttrs)
     data = tensor(args, 0, "argsort")
-    axis = _axis("argsort", data, attrs.axis)
+    axis = sort_axis("argsort", data, attrs.axis)
     return permutation(ctx.fresh("argsort"), data, axis, attrs.is_ascend, attrs.dtype)
 
 
@@ -142,9 +143,9 @@ def lower_sort(
     """``data`` gathered through its stable sorting permutation."""
     assert isinstance(attrs, ArgsortAttrs)
     data = tensor(args, 0, "sort")
-    axis = _axis("sort", data, attrs.axis)
+    axis = sort_axis("sort", data, attrs.axis)
     perm = permutation(ctx.fresh("sort_perm"), data, axis, attrs.is_ascend, "int64")
-    return _gather(ctx.fresh("sort"), data, perm, axis, data.shape)
+    return gather(ctx.fresh("sort"), data, perm, axis, data.shape)
 
 
 @te.lowering("topk")
@@ -160,7 +161,7 @@ def lower_topk(
     assert isinstance(attrs, TopKAttrs)
     assert attrs.k is not None
     data = tensor(args, 0, "topk")
-    axis = _axis("topk", data, attrs.axis)
+    axis = sort_axis("topk", data, attrs.axis)
     n = sch.static(data.shape[axis])
     if attrs.k >= 1 and n is not None and attrs.k > n:
         raise te.LoweringError("topk", f"k={attrs.k} beyond the axis extent {data.shape[axis]}")
@@ -168,7 +169,7 @@ def lower_topk(
     if attrs.k >= 1:
         shape[axis] = ir.index(attrs.k)
     perm = permutation(ctx.fresh("topk_perm"), data, axis, attrs.is_ascend, "int64")
-    values = _gather(ctx.fresh("topk_values"), data, perm, axis, tuple(shape))
+    values = gather(ctx.fresh("topk_values"), data, perm, axis, tuple(shape))
     indices = te.compute(
         tuple(shape), attrs.dtype, lambda ix: cast(perm(*ix), attrs.dtype), ctx.fresh("topk_idx")
     )

@@ -41,6 +41,7 @@ from .....semantics.syntax import Type
 from ... import ir, te
 from ... import schedules as sch
 from .common import (
+    buffer_of,
     canonical_dims,
     cast,
     compute_dtype,
@@ -77,6 +78,8 @@ class _Geometry:
             if isinstance(attrs, Conv1DAttrs)
             else (attrs.out_layout or attrs.data_layout)
         )
+        self.weight_tensor = weight
+        self.kernel_layout = attrs.kernel_layout
         self.x = permuted(data, attrs.data_layout, "NC" + spatial)
         self.w = permuted(weight, attrs.kernel_layout, "OI" + spatial)
         dims = canonical_dims(data.shape, attrs.data_layout, "NC" + spatial)
@@ -217,9 +220,20 @@ def _conv_blas(
     else:
         chunk = target if sp is None else max(1, min(target, sp))
 
+    # The weight as sgemm's A where it already is the row-major (O, K) matrix: one group, the
+    # canonical kernel layout, a float32 kernel input. Otherwise each chunk copies its group's.
+    direct = None
+    if (
+        g.groups == 1
+        and not g.multiplier
+        and g.kernel_layout == "OI" + _SPATIAL[g.nd]
+        and g.weight_tensor.dtype == "float32"
+    ):
+        direct = buffer_of(g.weight_tensor)
+
     def per_chunk(n: ir.PrimExpr, gi: ir.PrimExpr, c: ir.PrimExpr) -> ir.Stmt:
         cols = sch.local("cols", (k, chunk), "float32")
-        wg = sch.local("Wg", (og, k), "float32")
+        wg = direct if direct is not None else sch.local("Wg", (og, k), "float32")
         cbuf = sch.local("C", (og, chunk), "float32")
         p0 = sch.mul(c, chunk)
         width = sch.minimum(chunk, sch.sub(npos, p0))
@@ -276,6 +290,8 @@ def _conv_blas(
             return store(out, index, ir.Load(cbuf, (o, pp)), g.dtype, epilogue)
 
         stores = sch.loop("o", og, lambda o: sch.loop("p", width, lambda pp: put(o, pp)))
+        if direct is not None:
+            return ir.Allocate(cols, ir.Allocate(cbuf, sch.seq(fill, call, stores)))
         body = sch.seq(fill, copy_w, call, stores)
         return ir.Allocate(cols, ir.Allocate(wg, ir.Allocate(cbuf, body)))
 
