@@ -1043,7 +1043,8 @@ def _data_offset() -> int | None:
     most of a small kernel's call), while reading the field costs a tenth of that. The layout
     is numpy's public C ABI; it is checked here, once, on arrays of several kinds."""
     offset = object.__basicsize__
-    samples = [np.zeros(3), np.zeros((2, 3), np.int8)[1:], np.array(1, np.int32), np.ones(0)]
+    samples: list[Array] = [np.zeros(3), np.zeros((2, 3), np.int8)[1:], np.array(1, np.int32)]
+    samples.append(np.ones(0))
     try:
         for a in samples:
             if ctypes.c_void_p.from_address(id(a) + offset).value != a.ctypes.data:
@@ -1252,6 +1253,48 @@ class CompiledKernel:
                 continue
             extent = int(cast(int, extent_fn(*args)))
             threads.run_parallel(functools.partial(_run_chunk, fn, args), extent, self.threads)
+
+    def unchecked(
+        self, constants: Sequence[Array] = ()
+    ) -> Callable[[Sequence[Array], Sequence[Array]], None] | None:
+        """A call without ``__call__``'s checks, for a caller that guarantees C-contiguous
+        arrays of the buffers' exact (static) shapes and dtypes, and writeable outputs:
+        ``call(inputs, outputs)``, where ``constants`` (checked here once, and kept alive by
+        the caller) are the last inputs and not passed. ``None`` when the kernel has size
+        parameters or runs parallel segments (those take ``__call__``)."""
+        static = self._static
+        if static is None or self._segments:
+            return None
+        first = self._ninputs - len(constants)
+        constant_checks = static[first : self._ninputs]
+        for (dtype, shape), c in zip(constant_checks, constants, strict=True):
+            if c.dtype != dtype or c.shape != shape or not c.flags.c_contiguous:
+                return None
+        fixed = [data_address(c) for c in constants]
+        main, address = self._main, data_address
+        arity = (first, len(fixed), len(self.kernel.outputs))
+        offset = _DATA_OFFSET
+        if offset is not None and arity in ((1, 0, 1), (2, 0, 1)):
+            # The commonest arities get a call without list building or a helper call per
+            # array (half of what is left of a scalar kernel's call).
+            field = _FIELD
+
+            def unary(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+                main(field(id(inputs[0]) + offset).value, field(id(outputs[0]) + offset).value)
+
+            def binary(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+                main(
+                    field(id(inputs[0]) + offset).value,
+                    field(id(inputs[1]) + offset).value,
+                    field(id(outputs[0]) + offset).value,
+                )
+
+            return unary if arity[0] == 1 else binary
+
+        def call(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+            main(*[address(a) for a in inputs], *fixed, *[address(o) for o in outputs])
+
+        return call
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The kernel's loop IR (text), optimised LLVM IR, host assembly and object code."""
