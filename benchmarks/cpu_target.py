@@ -11,6 +11,9 @@ oracle (compile, run, compare with the interpreter), as programs per second. Run
 
     python benchmarks/cpu_target.py [--depth 18 50] [--repeat 3] [--threads 1] [--programs 200]
 
+It also runs a scalar-heavy recursive program (``fib(18)``) on the target and the interpreter:
+there every step is a tiny kernel call, so it measures the runtime's call overhead.
+
 Threads: ``--threads`` is the CPU target's; onnxruntime gets as many intra-op threads, and
 numpy's BLAS (the interpreter's, and the target's ``cblas_sgemm`` kernels) follows
 ``OPENBLAS_NUM_THREADS`` (set it to the same number for a like-for-like comparison).
@@ -111,6 +114,34 @@ def resnet(depth: int, repeat: int, threads: int) -> None:
           f"interpreter / cpu target: {t_interp / t_ours:6.2f}x")  # fmt: skip
 
 
+FIB = """
+def @fib(%n: int32) -> int32 {
+  if (less(%n, 2)) { %n } else { add(@fib(subtract(%n, 1)), @fib(subtract(%n, 2))) }
+}
+def @main(%n: int32) -> int32 { @fib(%n) }
+"""
+
+
+def scalar_recursion(n: int, repeat: int) -> None:
+    """A scalar-heavy recursive program (``fib``): every step is a tiny kernel call, so this
+    measures the host runtime's kernel call overhead against the interpreter's scalar path."""
+    import relay
+
+    mod = relay.parse(FIB)
+    exe = CpuTarget().compile(mod)
+    arg = np.array(n, np.int32)
+    t_ours = best(lambda: exe.run(TensorValue(arg)), repeat)
+    t_interp = best(lambda: evaluate(mod, [TensorValue(arg)]), repeat)
+    calls = 0
+    a, b = 1, 1
+    for _ in range(n - 1):
+        a, b = b, a + b + 1
+    calls = 4 * b  # an upper bound of the kernel calls: (less, subtract, subtract, add) a call
+    print(f"fib({n}) (scalar recursion, ~{calls} kernel calls): cpu target {t_ours * 1e3:.1f} ms"
+          f"   interpreter {t_interp * 1e3:.1f} ms   cpu target / interpreter: "
+          f"{t_ours / t_interp:.2f}x")  # fmt: skip
+
+
 def fuzz_throughput(programs: int, threads: int) -> None:
     """Generated programs through the target oracle, per second (generation apart)."""
     cases = generated_cases(programs, seed=0)
@@ -142,6 +173,7 @@ def main() -> None:
         f"threads: {args.threads} (OPENBLAS_NUM_THREADS="
         f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}); kernel cache: {cache}"
     )
+    scalar_recursion(18, args.repeat)
     for depth in args.depth:
         resnet(depth, args.repeat, args.threads)
     if args.programs:

@@ -57,6 +57,7 @@ import numpy.typing as npt
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.reporting import with_reporter
 
 from ..compiler.pass_manager import PassContext
 from ..interpreter import evaluate
@@ -427,6 +428,10 @@ class TargetFuzzResult:
     error: str | None = None
 
 
+_UNBOUNDED = 10**9
+"""Hypothesis's ``max_examples`` for a campaign bounded only by its time budget."""
+
+
 class _Stop(BaseException):
     """Ends the campaign when its time is up (Hypothesis lets a BaseException through)."""
 
@@ -434,7 +439,7 @@ class _Stop(BaseException):
 def fuzz_target(
     target: Target,
     *,
-    max_examples: int,
+    max_examples: int | None,
     time_budget: float,
     seed: int,
     out_dir: Path,
@@ -444,9 +449,10 @@ def fuzz_target(
     isolate: bool = True,
 ) -> TargetFuzzResult:
     """Check ``target`` on generated programs until the first failure (shrunk, then written to
-    ``out_dir``) or until ``max_examples`` or ``time_budget`` runs out. With ``isolate``, each
-    program's compiled code runs in a forked process (``check_target_outcome``): a crash of
-    compiled code is a failure to shrink and report, not the end of the campaign."""
+    ``out_dir``) or until ``max_examples`` (``None``: no bound) or ``time_budget`` runs out.
+    With ``isolate``, each program's compiled code runs in a forked process
+    (``check_target_outcome``): a crash of compiled code is a failure to shrink and report,
+    not the end of the campaign."""
     start = time.monotonic()
     deadline = start + time_budget
     result = TargetFuzzResult(target.name)
@@ -480,7 +486,7 @@ def fuzz_target(
     body.__name__ = f"fuzz_target_{target.name}"
     db = DirectoryBasedExampleDatabase(str(database)) if database is not None else None
     test = settings(
-        max_examples=max_examples,
+        max_examples=_UNBOUNDED if max_examples is None else max_examples,
         deadline=None,
         database=db,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -488,7 +494,8 @@ def fuzz_target(
         print_blob=False,
     )(hypothesis_seed(seed)(given(cases(max_nodes))(body)))
     try:
-        test()
+        with with_reporter(lambda _text: None):  # the report is ours: Hypothesis stays quiet
+            test()
     except (_Stop, AssertionError):
         pass
     except Exception as err:  # Hypothesis gave up (e.g. Flaky): report it
@@ -517,7 +524,7 @@ def fuzz_target_jobs(
     target: Target,
     *,
     jobs: int,
-    max_examples: int,
+    max_examples: int | None,
     time_budget: float,
     seed: int,
     out_dir: Path,
@@ -533,7 +540,7 @@ def fuzz_target_jobs(
                             progress=progress)]  # fmt: skip
     import multiprocessing
 
-    share = max(1, -(-max_examples // jobs))
+    share = None if max_examples is None else max(1, -(-max_examples // jobs))
     context = multiprocessing.get_context("fork")
     with context.Pool(jobs) as pool:
         runs = [pool.apply_async(fuzz_target, (target,), {

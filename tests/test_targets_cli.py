@@ -114,3 +114,16 @@ def test_fuzz_a_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "relay fuzz --target example: 5 programs" in out
     assert "checked programs use:" in out or "5 skipped" in out
+
+
+@pytest.mark.usefixtures("example_installed")
+def test_fuzz_a_target_bounded_by_time_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: without --max-examples (its default is "no bound") the campaign crashed
+    # with an internal error instead of running until --time was up.
+    argv = ["fuzz", "--target", "example", "--time", "3", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "relay fuzz --target example:" in captured.out
+    assert "internal error" not in captured.err and "@seed(" not in captured.out

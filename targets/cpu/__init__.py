@@ -10,7 +10,7 @@ host runtime (``targets.cpu.runtime``). An operator without a native lowering is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ...compiler.lower import ir
 from ...compiler.lower import ops as _lowerings  # noqa: F401  (fills te.LOWERINGS)
@@ -42,6 +42,13 @@ class LlvmPrimitive:
         if self.constants:
             inputs = [*inputs, *self.constants]
         self.compiled(inputs, outputs, sizes)
+
+    def unchecked(self) -> Callable[[Sequence[Array], Sequence[Array]], None] | None:
+        """The kernel's call without checks (``CompiledKernel.unchecked``), for a caller that
+        guarantees the buffers' static shapes and dtypes; ``None`` if it has sizes."""
+        if self.kernel.sizes:
+            return None
+        return self.compiled.unchecked(self.constants)
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The kernel's loop IR, LLVM IR, assembly and object code."""

@@ -1,10 +1,12 @@
 """The CPU target's compilation cache: object code keyed by the kernel's structural hash.
 
 The key is the SHA-256 of the LLVM IR the code generator printed for the kernel (which is a
-function of the kernel's structure alone: buffer and variable names, dtypes, shapes, the
-statement tree), of the code generator's version and of the host description (triple, CPU,
-features, LLVM version; ``jit.host_description``). Two kernels with the same key compile to the
-same object code, so a module's second compile costs only printing the IR and hashing it.
+function of the kernel's structure alone: its name, dtypes, shapes, the statement tree; the
+names of its variables and buffers are not in it, the code generator names LLVM values by
+order of first appearance), of the code generator's version and of the host description
+(triple, CPU, features, LLVM version; ``jit.host_description``). Two kernels with the same key
+compile to the same object code, so a module's second compile costs only printing the IR and
+hashing it (in another process; in the same one, ``kernel_fingerprint`` spares even that).
 
 Two levels:
 
@@ -30,7 +32,7 @@ from typing import Generic, TypeVar
 
 from ...compiler.lower import ir
 
-CODEGEN_VERSION = "cpugen-1"
+CODEGEN_VERSION = "cpugen-2"
 """Bumped whenever the code generator changes what it emits for the same IR text."""
 
 T = TypeVar("T")
@@ -58,8 +60,9 @@ _IDENTITY = (ir.LoopVar, ir.SizeVar, ir.ScalarVar, ir.Buffer)
 
 def kernel_fingerprint(kernel: ir.Kernel) -> str:
     """A digest of the kernel's whole structure (every field of every node, variables and
-    buffers numbered by first occurrence, so that equal kernels built twice agree), cheap to
-    compute: the in-memory key that spares a second compile the printing of the LLVM IR.
+    buffers numbered by first occurrence and their names left out, so that equal kernels built
+    twice agree whatever names the lowering drew), cheap to compute: the in-memory key that
+    spares a second compile the printing of the LLVM IR.
 
     The walk is generic over the nodes' dataclass fields (a field added to the IR later is
     covered) and iterative; a node object met twice is written as a back-reference. The
@@ -87,7 +90,11 @@ def kernel_fingerprint(kernel: ir.Kernel) -> str:
             numbers[id(item)] = len(numbers)
             keep.append(item)
             tokens.append(type(item).__name__)
-            fields = [getattr(item, f.name) for f in dataclasses.fields(item)]
+            # A variable's or buffer's name is not part of its meaning: the lowering draws
+            # names from a process-wide counter, so the same function lowered twice differs
+            # only there. Such a node is identified by its number (first occurrence).
+            skip = "name" if isinstance(item, _IDENTITY) else None
+            fields = [getattr(item, f.name) for f in dataclasses.fields(item) if f.name != skip]
             work.extend(reversed(fields))
         else:
             raise TypeError(f"kernel_fingerprint: unexpected {type(item).__name__} in a kernel")

@@ -186,6 +186,13 @@ def _constant(value: int | float, dtype: str) -> lir.Constant:
     return lir.Constant(typ, v)
 
 
+def _hint(name: str) -> str:
+    """A variable's or buffer's name without its digits, for naming LLVM values: the lowering
+    numbers names from a process-wide counter, and the LLVM IR (the cache key) must not depend
+    on it; the code generator numbers values by order of first appearance instead."""
+    return re.sub(r"[^A-Za-z_]", "", name) or "v"
+
+
 def symbol_base(kernel_name: str) -> str:
     """The LLVM symbol of a kernel: ``relay_`` and its name with other characters as ``_``."""
     return "relay_" + re.sub(r"[^A-Za-z0-9_]", "_", kernel_name)
@@ -382,14 +389,15 @@ class _FunctionEmitter:
         self.fn.attributes.add("nounwind")
         args = list(self.fn.args)
         self.buffers: dict[ir.Buffer, lir.Value] = {}
-        for buffer, arg in zip(params, args, strict=False):
+        for k, (buffer, arg) in enumerate(zip(params, args, strict=False)):
             arg.add_attribute("noalias")
-            arg.name = f"buf.{buffer.name}"
+            arg.name = f"buf{k}.{_hint(buffer.name)}"
             self.buffers[buffer] = arg
         self.scalars: dict[ir.Variable, lir.Value] = {}
-        for size, arg in zip(kernel.sizes, args[len(params) :], strict=False):
-            arg.name = f"size.{size.name}"
+        for k, (size, arg) in enumerate(zip(kernel.sizes, args[len(params) :], strict=False)):
+            arg.name = f"size{k}.{_hint(size.name)}"
             self.scalars[size] = arg
+        self.loops = 0  # loops opened so far: their number names their blocks
         self.extra = args[len(params) + len(kernel.sizes) :]
         entry = self.fn.append_basic_block("entry")
         self.entry = lir.IRBuilder(entry)
@@ -761,12 +769,14 @@ class _FunctionEmitter:
     ) -> Callable[[], None]:
         B = self.b
         preheader = B.block
-        header = self.fn.append_basic_block(f"for.{var.name}")
-        body = self.fn.append_basic_block(f"for.{var.name}.body")
-        exit_block = self.fn.append_basic_block(f"for.{var.name}.end")
+        label = f"{_hint(var.name)}{self.loops}"
+        self.loops += 1
+        header = self.fn.append_basic_block(f"for.{label}")
+        body = self.fn.append_basic_block(f"for.{label}.body")
+        exit_block = self.fn.append_basic_block(f"for.{label}.end")
         B.branch(header)
         B.position_at_end(header)
-        i = B.phi(I64, name=var.name)
+        i = B.phi(I64, name=label)
         i.add_incoming(start, preheader)
         B.cbranch(B.icmp_signed("<", i, end), body, exit_block)
         B.position_at_end(body)
@@ -1024,6 +1034,37 @@ def _ctypes_function(
     return cast(Callable[..., object], prototype(address))
 
 
+def _data_offset() -> int | None:
+    """Where an ndarray object keeps its data pointer, as an offset from the object's address
+    (``PyArrayObject.data``, right after the object header), or ``None`` if this interpreter's
+    arrays do not agree (then addresses come from ``ndarray.ctypes.data``).
+
+    Why: ``ndarray.ctypes.data`` builds a ctypes helper object per call (about a microsecond,
+    most of a small kernel's call), while reading the field costs a tenth of that. The layout
+    is numpy's public C ABI; it is checked here, once, on arrays of several kinds."""
+    offset = object.__basicsize__
+    samples: list[Array] = [np.zeros(3), np.zeros((2, 3), np.int8)[1:], np.array(1, np.int32)]
+    samples.append(np.ones(0))
+    try:
+        for a in samples:
+            if ctypes.c_void_p.from_address(id(a) + offset).value != a.ctypes.data:
+                return None
+    except (OSError, ValueError):
+        return None
+    return offset
+
+
+_DATA_OFFSET = _data_offset()
+_FIELD = ctypes.c_void_p.from_address
+
+
+def data_address(array: Array) -> int:
+    """The address of ``array``'s first element (what a kernel's pointer argument gets)."""
+    if _DATA_OFFSET is None:
+        return int(array.ctypes.data)
+    return _FIELD(id(array) + _DATA_OFFSET).value or 0
+
+
 def _numpy_dtype(dtype: str) -> np.dtype[np.generic]:
     return np.dtype(np.bool_) if dtype == "bool" else np.dtype(dtype)
 
@@ -1093,6 +1134,17 @@ class CompiledKernel:
             (b, _numpy_dtype(b.dtype), tuple(_extent_check(e, positions) for e in b.shape))
             for b in kernel.params
         ]
+        # A kernel without size parameters whose shapes are all literals (most of them) is
+        # checked against precomputed (dtype, shape) pairs: the fast path of ``__call__``.
+        static = [
+            (dtype, shape)
+            for _, dtype, shape in self._checks
+            if all(isinstance(d, int) for d in shape)
+        ]
+        self._static: list[tuple[np.dtype[np.generic], tuple[_Extent, ...]]] | None = (
+            static if not kernel.sizes and len(static) == nbuf else None
+        )
+        self._ninputs = len(kernel.inputs)
         addresses = loaded.library.addresses
         self._main = _ctypes_function(addresses[generated.symbol], nbuf, nsize, None)
         self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
@@ -1148,7 +1200,7 @@ class CompiledKernel:
             )
             if array.dtype != dtype or array.shape != expected or not array.flags.c_contiguous:
                 self._refuse(buffer, array, sizes)
-            pointers.append(array.ctypes.data)
+            pointers.append(data_address(array))
         for array in outputs:
             if not array.flags.writeable:
                 raise ValueError(f"kernel {k.name}: an output array is read-only")
@@ -1174,18 +1226,75 @@ class CompiledKernel:
         sizes: Mapping[ir.SizeVar, int] | None = None,
     ) -> None:
         """Run the kernel: read ``inputs``, write ``outputs``."""
+        static = self._static
+        if static is not None and not self._segments:
+            # The fast path (a kernel call costs a few hundred nanoseconds more than the
+            # native code): the same checks as ``_arguments``, against precomputed values.
+            arrays = [*inputs, *outputs]
+            if len(arrays) == len(static) and len(inputs) == self._ninputs:
+                pointers: list[int] = []
+                for (dtype, shape), a in zip(static, arrays, strict=True):
+                    if a.dtype != dtype or a.shape != shape or not a.flags.c_contiguous:
+                        break
+                    pointers.append(data_address(a))
+                else:
+                    if all(o.flags.writeable for o in outputs):
+                        self._main(*pointers)
+                        return
         pointers, values = self._arguments(inputs, outputs, sizes or {})
         if not self._segments:
             self._main(*pointers, *values)
             return
         scratch = self._generated.scratch_arrays(values)  # alive until the segments finish
-        args = [*pointers, *(a.ctypes.data for a in scratch), *values]
+        args = [*pointers, *(data_address(a) for a in scratch), *values]
         for _segment, fn, extent_fn in self._segments:
             if extent_fn is None:
                 fn(*args)
                 continue
             extent = int(cast(int, extent_fn(*args)))
             threads.run_parallel(functools.partial(_run_chunk, fn, args), extent, self.threads)
+
+    def unchecked(
+        self, constants: Sequence[Array] = ()
+    ) -> Callable[[Sequence[Array], Sequence[Array]], None] | None:
+        """A call without ``__call__``'s checks, for a caller that guarantees C-contiguous
+        arrays of the buffers' exact (static) shapes and dtypes, and writeable outputs:
+        ``call(inputs, outputs)``, where ``constants`` (checked here once, and kept alive by
+        the caller) are the last inputs and not passed. ``None`` when the kernel has size
+        parameters or runs parallel segments (those take ``__call__``)."""
+        static = self._static
+        if static is None or self._segments:
+            return None
+        first = self._ninputs - len(constants)
+        constant_checks = static[first : self._ninputs]
+        for (dtype, shape), c in zip(constant_checks, constants, strict=True):
+            if c.dtype != dtype or c.shape != shape or not c.flags.c_contiguous:
+                return None
+        fixed = [data_address(c) for c in constants]
+        main, address = self._main, data_address
+        arity = (first, len(fixed), len(self.kernel.outputs))
+        offset = _DATA_OFFSET
+        if offset is not None and arity in ((1, 0, 1), (2, 0, 1)):
+            # The commonest arities get a call without list building or a helper call per
+            # array (half of what is left of a scalar kernel's call).
+            field = _FIELD
+
+            def unary(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+                main(field(id(inputs[0]) + offset).value, field(id(outputs[0]) + offset).value)
+
+            def binary(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+                main(
+                    field(id(inputs[0]) + offset).value,
+                    field(id(inputs[1]) + offset).value,
+                    field(id(outputs[0]) + offset).value,
+                )
+
+            return unary if arity[0] == 1 else binary
+
+        def call(inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
+            main(*[address(a) for a in inputs], *fixed, *[address(o) for o in outputs])
+
+        return call
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The kernel's loop IR (text), optimised LLVM IR, host assembly and object code."""
@@ -1267,6 +1376,7 @@ __all__ = [
     "KernelCompileError",
     "clear_memory_cache",
     "compile_kernel",
+    "data_address",
     "generate",
     "memory_type",
     "register_type",

@@ -88,6 +88,10 @@ class CompiledPrimitive(Protocol):
 
     def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None: ...
 
+    # It may also have ``unchecked() -> Callable[[inputs, outputs], None] | None``: a faster
+    # call for a caller that guarantees C-contiguous arrays of exactly the buffers' static
+    # shapes and dtypes, and fresh outputs (``PrimitiveCall`` checks that itself).
+
     def artifacts(self) -> dict[str, str | bytes]:
         """What was made for it (``"loop-ir"``, ``"llvm"``, ``"asm"``, ``"obj"``)."""
         ...
@@ -170,6 +174,20 @@ class PrimitiveCall:
         expected = self.static_inputs or []
         self._shapes = [shape for shape, _ in expected]
         self._dtypes = [np.dtype(dtype) for _, dtype in expected]
+        # The fast path of a kernel whose inputs and outputs are tensors of static shapes:
+        # checked here, then the backend's unchecked call (see ``CompiledPrimitive``).
+        self._fast: Callable[[Sequence[Array], Sequence[Array]], None] | None = None
+        self._outs = [(s, np.dtype(d)) for s, d in self.static_outputs or []]
+        self._single = isinstance(self.ret_type, TensorType) and len(self._outs) == 1
+        self._expected = list(zip(self._shapes, self._dtypes, strict=True))
+        unchecked = getattr(self.compiled, "unchecked", None)
+        if (
+            unchecked is not None
+            and self.static_inputs is not None
+            and self.static_outputs is not None
+            and all(isinstance(t, TensorType) for t in self.param_types)
+        ):
+            self._fast = unchecked()
 
     @property
     def __name__(self) -> str:
@@ -199,6 +217,24 @@ class PrimitiveCall:
         return found
 
     def __call__(self, args: tuple[OpInput, ...], attrs: Attrs | None) -> object:
+        fast = self._fast
+        if fast is not None and len(args) == len(self._expected):
+            for a, (shape, dtype) in zip(args, self._expected, strict=False):
+                if (
+                    type(a) is not np.ndarray
+                    or a.shape != shape
+                    or (a.dtype is not dtype and a.dtype != dtype)
+                    or not a.flags.c_contiguous
+                ):
+                    break
+            else:
+                if self._single:
+                    out = np.empty(self._outs[0][0], self._outs[0][1])
+                    fast(args, (out,))  # type: ignore[arg-type]
+                    return out
+                outputs = [np.empty(shape, dtype) for shape, dtype in self._outs]
+                fast(args, outputs)  # type: ignore[arg-type]
+                return _build(self.ret_type, outputs)
         inputs = self.flatten(args)
         if self.static_inputs is not None and (
             [a.shape for a in inputs] != self._shapes or [a.dtype for a in inputs] != self._dtypes
