@@ -232,7 +232,9 @@ def check_target_outcome(
 
     def judge() -> tuple[str, TargetVerdict | None]:
         try:
-            actual = exe.evaluate(args, fuel=None)
+            # Four times the input's fuel: compiled code may take other steps, but a target
+            # that loops where the interpreter stops is an error, not a hang.
+            actual = exe.evaluate(args, fuel=4 * fuel)
         except RelayError as err:
             if expected_error is not None and type(err) is type(expected_error):
                 return PASS
@@ -351,11 +353,12 @@ def _recording(exe: Executable) -> Iterator[list[_Recorded]]:
             k.compiled = saved[name]
 
 
-def failing_kernel(exe: Executable, args: Sequence[Value]) -> str | None:
-    """The first kernel whose outputs, on the inputs it got in a run of ``@main(args)``, differ
-    from the interpreter's value of the primitive function it was compiled from."""
+def failing_kernel(exe: Executable, args: Sequence[Value], fuel: int = 4 * FUEL) -> str | None:
+    """The first kernel whose outputs, on the inputs it got in a run of ``@main(args)``
+    (within ``fuel``), differ from the interpreter's value of the primitive function it was
+    compiled from."""
     with _recording(exe) as calls, suppress(RelayError, TypeError):
-        exe.evaluate(args, fuel=None)
+        exe.evaluate(args, fuel=fuel)
     for call in calls:
         mod = IRModule({GlobalVar("main"): Function(call.fn.params, call.fn.body,
                                                     call.fn.ret_type)})  # fmt: skip
@@ -447,9 +450,12 @@ def fuzz_target(
     progress: Callable[[str], None] | None = None,
     max_nodes: int = 12,
     isolate: bool = True,
+    fuel: int = FUEL,
 ) -> TargetFuzzResult:
     """Check ``target`` on generated programs until the first failure (shrunk, then written to
     ``out_dir``) or until ``max_examples`` (``None``: no bound) or ``time_budget`` runs out.
+    ``fuel`` bounds the interpreter's run of each program (a program that exhausts it is
+    inconclusive, and its compiled code is not run).
     With ``isolate``, each program's compiled code runs in a forked process
     (``check_target_outcome``): a crash of compiled code is a failure to shrink and report,
     not the end of the campaign."""
@@ -470,7 +476,9 @@ def fuzz_target(
             rate = result.examples / max(now - start, 1e-9)
             progress(f"[{target.name}] {result.examples} examples, {len(best[:1])} failures, "
                      f"{rate:.1f}/s")  # fmt: skip
-        skipped, verdict = check_target_outcome(target, case.mod, case.args, isolate=isolate)
+        skipped, verdict = check_target_outcome(
+            target, case.mod, case.args, isolate=isolate, fuel=fuel
+        )
         if skipped:
             result.skipped += 1
             result.skip_reasons[skipped.split(":")[0]] += 1

@@ -115,7 +115,13 @@ def test_fuzzing_finds_and_shrinks_a_broken_kernel(
 ) -> None:
     target = CpuTarget(backend=BrokenBackend(broken="*"))
     result = fuzz_target(
-        target, max_examples=150, time_budget=12, seed=1, out_dir=tmp_path, isolate=False
+        target,
+        max_examples=150,
+        time_budget=12,
+        seed=1,
+        out_dir=tmp_path,
+        isolate=False,
+        fuel=5_000,  # the stand-in backend interprets every kernel: keep programs short
     )
     assert result.verdict is not None and result.path is not None
     text = Path(result.path).read_text()

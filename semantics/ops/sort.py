@@ -247,8 +247,7 @@ def _searchsorted_reference(args: tuple[Tensor, ...], attrs: Attrs | None) -> Te
     assert isinstance(t, TensorType)
     if seq.dtype.kind == "f" and (np.isnan(seq).any() or np.isnan(values).any()):
         raise UndefinedBehavior("searchsorted with NaN (its binary search assumes order)")
-    rows = seq.reshape(-1, seq.shape[-1])
-    if seq.shape[-1] > 1 and np.less(rows[:, 1:], rows[:, :-1]).any():
+    if seq.size and seq.shape[-1] > 1 and np.less(seq[..., 1:], seq[..., :-1]).any():
         raise UndefinedBehavior("searchsorted on a sequence that is not sorted ascending")
     side: Literal["left", "right"] = "right" if a.right else "left"
     out = np.zeros(values.shape, dtype=t.dtype)

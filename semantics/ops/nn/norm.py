@@ -437,6 +437,8 @@ def _lrn_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     a = _attrs(attrs, LRNAttrs)
     data = args[0]
     x = _float_data(data, "nn.lrn")
+    if x.shape[a.axis] == 0:
+        return np.asarray(x).astype(data.dtype)  # no channels: nothing to normalise
     half = a.size // 2
     pads = [(0, 0)] * 4
     pads[a.axis] = (half, half)
