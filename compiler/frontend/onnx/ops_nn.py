@@ -1,0 +1,392 @@
+"""Converters of ONNX's neural-network operators: convolution, pooling, normalisation,
+matrix products, dropout.
+
+ONNX pads are ``[x1_begin, x2_begin, ..., x1_end, x2_end, ...]``, the order of Relay's
+``padding`` attribute; ``auto_pad`` is resolved here from the static input shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ....semantics.syntax import Expr, TupleGetItem
+from .importer import NodeContext, static_dims
+from .ops_math import scalar_like
+from .table import converter
+
+
+def _pads(
+    ctx: NodeContext,
+    spatial: Sequence[int] | None,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> tuple[int, ...]:
+    """The explicit pads: the ``pads`` attribute, or what ``auto_pad`` asks for."""
+    n = len(kernel)
+    auto = ctx.attr("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        pads = ctx.attr("pads")
+        return tuple(int(p) for p in pads) if pads is not None else (0,) * (2 * n)
+    if auto == "VALID":
+        return (0,) * (2 * n)
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise ctx.fail(f'auto_pad="{auto}" is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER')
+    if spatial is None:
+        raise ctx.fail("auto_pad needs a static input shape")
+    begins, ends = [], []
+    for size, k, s, d in zip(spatial, kernel, strides, dilations, strict=True):
+        out = -(-size // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
+        small, large = total // 2, total - total // 2
+        begins.append(small if auto == "SAME_UPPER" else large)
+        ends.append(large if auto == "SAME_UPPER" else small)
+    return (*begins, *ends)
+
+
+def _spatial(ctx: NodeContext) -> tuple[int, ...] | None:
+    return static_dims(ctx.type(0).shape[2:])
+
+
+_LAYOUTS = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
+
+
+@converter("Conv")
+def conv(ctx: NodeContext) -> Expr:
+    """``nn.conv{1,2,3}d`` then ``nn.bias_add`` on axis 1 when there is a bias."""
+    x, w = ctx.input(0), ctx.input(1)
+    wshape = ctx.shape(1)
+    n = len(wshape) - 2
+    if n not in _LAYOUTS:
+        raise ctx.fail(f"{n}-d convolution is not supported (1-d, 2-d and 3-d are)")
+    kernel = [int(k) for k in ctx.attr("kernel_shape", wshape[2:])]
+    strides = [int(s) for s in ctx.attr("strides", [1] * n)]
+    dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
+    pads = _pads(ctx, _spatial(ctx), kernel, strides, dilations)
+    data_layout, kernel_layout = _LAYOUTS[n]
+    out = ctx.call(
+        f"nn.conv{n}d",
+        x,
+        w,
+        strides=tuple(strides),
+        padding=pads,
+        dilation=tuple(dilations),
+        groups=int(ctx.attr("group", 1)),
+        channels=int(wshape[0]),
+        kernel_size=tuple(kernel),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+    )
+    bias = ctx.optional(2)
+    return out if bias is None else ctx.call("nn.bias_add", out, bias, axis=1)
+
+
+@converter("ConvTranspose")
+def conv_transpose(ctx: NodeContext) -> Expr:
+    """``nn.conv{1,2}d_transpose`` (weight layout IOW/IOHW, ONNX's), then the bias."""
+    x, w = ctx.input(0), ctx.input(1)
+    wshape = ctx.shape(1)
+    n = len(wshape) - 2
+    if n not in (1, 2):
+        raise ctx.fail(f"{n}-d transposed convolution is not supported (1-d and 2-d are)")
+    group = int(ctx.attr("group", 1))
+    kernel = [int(k) for k in ctx.attr("kernel_shape", wshape[2:])]
+    strides = [int(s) for s in ctx.attr("strides", [1] * n)]
+    dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
+    output_padding = [int(p) for p in ctx.attr("output_padding", [0] * n)]
+    spatial = _spatial(ctx)
+    output_shape = ctx.attr("output_shape")
+    auto = ctx.attr("auto_pad", "NOTSET")
+    if output_shape is not None or auto in ("SAME_UPPER", "SAME_LOWER"):
+        if spatial is None:
+            raise ctx.fail("output_shape and auto_pad need a static input shape")
+        if output_shape is not None:
+            target = [int(o) for o in output_shape][-n:]
+        else:
+            target = [size * s for size, s in zip(spatial, strides, strict=True)]
+        begins, ends = [], []
+        for i in range(n):
+            full = (spatial[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1
+            total = full + output_padding[i] - target[i]
+            if total < 0:
+                output_padding[i] -= total
+                total = 0
+            small, large = total // 2, total - total // 2
+            upper = auto != "SAME_LOWER"
+            begins.append(small if upper else large)
+            ends.append(large if upper else small)
+        pads: tuple[int, ...] = (*begins, *ends)
+    else:
+        pads = _pads(ctx, spatial, kernel, strides, dilations)
+    out = ctx.call(
+        f"nn.conv{n}d_transpose",
+        x,
+        w,
+        channels=int(wshape[1]) * group,
+        kernel_size=tuple(kernel),
+        strides=tuple(strides),
+        output_padding=tuple(output_padding),
+        padding=pads,
+        dilation=tuple(dilations),
+        groups=group,
+        data_layout=_LAYOUTS[n][0],
+        kernel_layout="IOW" if n == 1 else "IOHW",
+    )
+    bias = ctx.optional(2)
+    return out if bias is None else ctx.call("nn.bias_add", out, bias, axis=1)
+
+
+def _pool(ctx: NodeContext, kind: str) -> Expr:
+    x = ctx.input(0)
+    n = ctx.rank(0) - 2
+    if n not in _LAYOUTS:
+        raise ctx.fail(f"{n}-d pooling is not supported (1-d, 2-d and 3-d are)")
+    if len(ctx.node.output) > 1 and ctx.node.output[1]:
+        raise ctx.fail("output 1 (Indices) is not supported")
+    if int(ctx.attr("storage_order", 0)) != 0:
+        raise ctx.fail("storage_order=1 is not supported")
+    kernel = [int(k) for k in ctx.attr("kernel_shape")]
+    strides = [int(s) for s in ctx.attr("strides", [1] * n)]
+    dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
+    pads = _pads(ctx, _spatial(ctx), kernel, strides, dilations)
+    fields: dict[str, object] = {
+        "pool_size": tuple(kernel),
+        "strides": tuple(strides),
+        "dilation": tuple(dilations),
+        "padding": pads,
+        "layout": _LAYOUTS[n][0],
+        "ceil_mode": bool(ctx.attr("ceil_mode", 0)),
+    }
+    if kind == "avg":
+        fields["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
+    return ctx.call(f"nn.{kind}_pool{n}d", x, **fields)
+
+
+@converter("MaxPool")
+def max_pool(ctx: NodeContext) -> Expr:
+    """``nn.max_pool{1,2,3}d``."""
+    return _pool(ctx, "max")
+
+
+@converter("AveragePool")
+def average_pool(ctx: NodeContext) -> Expr:
+    """``nn.avg_pool{1,2,3}d``."""
+    return _pool(ctx, "avg")
+
+
+@converter("GlobalAveragePool")
+def global_average_pool(ctx: NodeContext) -> Expr:
+    """``mean`` over the spatial axes, kept as size 1."""
+    axes = tuple(range(2, ctx.rank(0)))
+    return ctx.call("mean", ctx.input(0), axis=axes, keepdims=True)
+
+
+@converter("GlobalMaxPool")
+def global_max_pool(ctx: NodeContext) -> Expr:
+    """``max`` over the spatial axes, kept as size 1."""
+    axes = tuple(range(2, ctx.rank(0)))
+    return ctx.call("max", ctx.input(0), axis=axes, keepdims=True)
+
+
+@converter("BatchNormalization")
+def batch_norm(ctx: NodeContext) -> Expr:
+    """Inference mode: field 0 of ``nn.batch_norm`` (the running statistics are used)."""
+    if int(ctx.attr("training_mode", 0)) or (
+        ctx.opset < 9 and int(ctx.attr("is_test", 0)) == 0 and ctx.opset < 7
+    ):
+        raise ctx.fail("training mode is not supported")
+    if sum(1 for o in ctx.node.output if o) > 1:
+        raise ctx.fail("the running-statistics outputs (training mode) are not supported")
+    args = [ctx.input(i) for i in range(5)]
+    out = ctx.call("nn.batch_norm", *args, axis=1, epsilon=float(ctx.attr("epsilon", 1e-5)))
+    return TupleGetItem(out, 0)
+
+
+@converter("InstanceNormalization")
+def instance_norm(ctx: NodeContext) -> Expr:
+    """``nn.instance_norm`` on axis 1."""
+    return ctx.call("nn.instance_norm", ctx.input(0), ctx.input(1), ctx.input(2), axis=1,
+                    epsilon=float(ctx.attr("epsilon", 1e-5)))  # fmt: skip
+
+
+@converter("LRN")
+def lrn(ctx: NodeContext) -> Expr:
+    """``nn.lrn`` across channels (axis 1)."""
+    return ctx.call(
+        "nn.lrn",
+        ctx.input(0),
+        size=int(ctx.attr("size")),
+        axis=1,
+        bias=float(ctx.attr("bias", 1.0)),
+        alpha=float(ctx.attr("alpha", 1e-4)),
+        beta=float(ctx.attr("beta", 0.75)),
+    )
+
+
+def _normalize(
+    ctx: NodeContext, x: Expr, axes: tuple[int, ...], epsilon: float
+) -> tuple[Expr, Expr, Expr]:
+    """``(x - mean) * inv_std`` over ``axes``, with the mean and ``1 / sqrt(var + eps)``."""
+    mean = ctx.call("mean", x, axis=axes, keepdims=True)
+    centred = ctx.call("subtract", x, mean)
+    var = ctx.call("mean", ctx.call("multiply", centred, centred), axis=axes, keepdims=True)
+    inv_std = ctx.call("rsqrt", ctx.call("add", var, scalar_like(ctx, epsilon, x)))
+    return ctx.call("multiply", centred, inv_std), mean, inv_std
+
+
+@converter("LayerNormalization", since=17)
+def layer_norm(ctx: NodeContext) -> Sequence[Expr]:
+    """``(x - mean) / sqrt(var + eps) * scale + bias`` over the axes from ``axis`` on; outputs
+    1 and 2 are the mean and the inverse standard deviation."""
+    x = ctx.input(0)
+    rank = ctx.rank(0)
+    axis = int(ctx.attr("axis", -1)) % rank
+    y, mean, inv_std = _normalize(
+        ctx, x, tuple(range(axis, rank)), float(ctx.attr("epsilon", 1e-5))
+    )
+    y = ctx.call("multiply", y, ctx.input(1))
+    bias = ctx.optional(2)
+    if bias is not None:
+        y = ctx.call("add", y, bias)
+    return [y, mean, inv_std]
+
+
+@converter("RMSNormalization", since=23)
+def rms_norm(ctx: NodeContext) -> Expr:
+    """``x / sqrt(mean(x^2) + eps) * scale`` over the axes from ``axis`` on."""
+    x = ctx.input(0)
+    rank = ctx.rank(0)
+    axis = int(ctx.attr("axis", -1)) % rank
+    axes = tuple(range(axis, rank))
+    square = ctx.call("mean", ctx.call("multiply", x, x), axis=axes, keepdims=True)
+    eps = scalar_like(ctx, float(ctx.attr("epsilon", 1e-5)), x)
+    y = ctx.call("multiply", x, ctx.call("rsqrt", ctx.call("add", square, eps)))
+    return ctx.call("multiply", y, ctx.input(1))
+
+
+@converter("GroupNormalization", since=18)
+def group_norm(ctx: NodeContext) -> Expr:
+    """Normalise each group of channels, then scale and shift per channel (opset 21) or per
+    group (opset 18)."""
+    x = ctx.input(0)
+    shape = ctx.shape(0)
+    groups = int(ctx.attr("num_groups"))
+    grouped = ctx.call("reshape", x, newshape=(shape[0], groups, -1))
+    y, _, _ = _normalize(ctx, grouped, (2,), float(ctx.attr("epsilon", 1e-5)))
+    scale, bias = ctx.input(1), ctx.input(2)
+    if ctx.opset < 21:
+        scale = ctx.call("reshape", scale, newshape=(groups, 1))
+        bias = ctx.call("reshape", bias, newshape=(groups, 1))
+        y = ctx.call("add", ctx.call("multiply", y, scale), bias)
+        return ctx.call("reshape", y, newshape=shape)
+    y = ctx.call("reshape", y, newshape=shape)
+    per_channel = (shape[1],) + (1,) * (len(shape) - 2)
+    scale = ctx.call("reshape", scale, newshape=per_channel)
+    bias = ctx.call("reshape", bias, newshape=per_channel)
+    return ctx.call("add", ctx.call("multiply", y, scale), bias)
+
+
+@converter("MeanVarianceNormalization")
+def mean_variance_norm(ctx: NodeContext) -> Expr:
+    """``(x - mean) / sqrt(var)`` over ``axes`` (default 0, 2, 3), as ONNX's function body
+    (no epsilon)."""
+    axes = tuple(int(a) for a in ctx.attr("axes", [0, 2, 3]))
+    x = ctx.input(0)
+    mean = ctx.call("mean", x, axis=axes, keepdims=True)
+    centred = ctx.call("subtract", x, mean)
+    var = ctx.call("mean", ctx.call("multiply", centred, centred), axis=axes, keepdims=True)
+    return ctx.call("divide", centred, ctx.call("sqrt", var))
+
+
+@converter("LpNormalization")
+def lp_normalization(ctx: NodeContext) -> Expr:
+    """``x / norm_p(x)`` along ``axis`` (p is 1 or 2)."""
+    x = ctx.input(0)
+    axis = int(ctx.attr("axis", -1)) % ctx.rank(0)
+    p = int(ctx.attr("p", 2))
+    if p == 1:
+        norm = ctx.call("sum", ctx.call("abs", x), axis=(axis,), keepdims=True)
+    elif p == 2:
+        norm = ctx.call("sqrt", ctx.call("sum", ctx.call("multiply", x, x), axis=(axis,),
+                                          keepdims=True))  # fmt: skip
+    else:
+        raise ctx.fail(f"p={p} is not supported (1 or 2)")
+    return ctx.call("divide", x, norm)
+
+
+@converter("Dropout")
+def dropout(ctx: NodeContext) -> Sequence[Expr]:
+    """Inference: the input, and an all-true mask."""
+    if ctx.opset >= 12:
+        training = ctx.const(2)
+        if ctx.optional(2) is not None and (training is None or bool(training)):
+            raise ctx.fail("training mode is not supported")
+    elif int(ctx.attr("is_test", 1)) == 0 and ctx.opset < 7:
+        raise ctx.fail("training mode is not supported")
+    x = ctx.input(0)
+    outputs: list[Expr] = [x]
+    if len(ctx.node.output) > 1 and ctx.node.output[1]:
+        outputs.append(ctx.call("ones", shape=ctx.shape(0), dtype="bool"))
+    return outputs
+
+
+def matmul_exprs(ctx: NodeContext, a: Expr, b: Expr) -> Expr:
+    """numpy's ``matmul``: 1-d operands promoted and the added axis dropped, batch
+    dimensions broadcast, then ``nn.batch_matmul`` on the flattened batch."""
+    ashape, bshape = ctx.static_shape(a), ctx.static_shape(b)
+    if len(ashape) == 1:
+        a, ashape = ctx.call("reshape", a, newshape=(1, ashape[0])), (1, ashape[0])
+        drop_rows = True
+    else:
+        drop_rows = False
+    if len(bshape) == 1:
+        b, bshape = ctx.call("reshape", b, newshape=(bshape[0], 1)), (bshape[0], 1)
+        drop_cols = True
+    else:
+        drop_cols = False
+    if len(ashape) == 2 and len(bshape) == 2:
+        out = ctx.call("nn.matmul", a, b, units=None)
+        batch: tuple[int, ...] = ()
+    else:
+        batch = tuple(np.broadcast_shapes(ashape[:-2], bshape[:-2]))
+        m, k = ashape[-2:]
+        n = bshape[-1]
+        flat = int(np.prod(batch, dtype=np.int64))
+        a3 = ctx.call("reshape", ctx.call("broadcast_to", a, shape=(*batch, m, k)),
+                      newshape=(flat, m, k))  # fmt: skip
+        b3 = ctx.call("reshape", ctx.call("broadcast_to", b, shape=(*batch, k, n)),
+                      newshape=(flat, k, n))  # fmt: skip
+        out = ctx.call("nn.batch_matmul", a3, b3, transpose_a=False, transpose_b=False)
+        out = ctx.call("reshape", out, newshape=(*batch, m, n))
+    final = list(batch) + ([] if drop_rows else [ashape[-2]]) + ([] if drop_cols else [bshape[-1]])
+    if drop_rows or drop_cols:
+        out = ctx.call("reshape", out, newshape=tuple(final))
+    return out
+
+
+@converter("MatMul")
+def matmul(ctx: NodeContext) -> Expr:
+    """numpy ``matmul`` semantics (see ``matmul_exprs``)."""
+    return matmul_exprs(ctx, ctx.input(0), ctx.input(1))
+
+
+@converter("Gemm")
+def gemm(ctx: NodeContext) -> Expr:
+    """``alpha * A' B' + beta * C`` with ``nn.dense`` (which multiplies by B's transpose)."""
+    a, b = ctx.input(0), ctx.input(1)
+    if int(ctx.attr("transA", 0)):
+        a = ctx.call("transpose", a, axes=(1, 0))
+    if not int(ctx.attr("transB", 0)):
+        b = ctx.call("transpose", b, axes=(1, 0))
+    out = ctx.call("nn.dense", a, b, units=None)
+    alpha, beta = float(ctx.attr("alpha", 1.0)), float(ctx.attr("beta", 1.0))
+    if alpha != 1.0:
+        out = ctx.call("multiply", out, scalar_like(ctx, alpha, out))
+    c = ctx.optional(2)
+    if c is not None and beta != 0.0:
+        if beta != 1.0:
+            c = ctx.call("multiply", c, scalar_like(ctx, beta, c))
+        out = ctx.call("add", out, c)
+    return out
