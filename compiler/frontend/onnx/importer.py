@@ -21,9 +21,9 @@ attribute value the converter cannot translate, an input that must be a constant
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,11 +92,26 @@ _ONNX_DTYPE_NAMES = {
 
 
 class OnnxImportError(RelayError):
-    """An ONNX model that cannot be imported; ``source`` names the file (or ``<model>``)."""
+    """An ONNX model that cannot be imported; ``source`` names the file (or ``<model>``).
 
-    def __init__(self, message: str, source: str = "<model>") -> None:
+    ``kind`` is ``unsupported`` (an op, element type or feature with no translation),
+    ``constant`` (a value Relay takes as an attribute is a graph input: ``value_name`` names
+    it, and importing with that input bound, ``from_onnx(..., bind=...)``, may succeed) or
+    ``invalid`` (the model itself is malformed).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        source: str = "<model>",
+        *,
+        kind: str = "unsupported",
+        value_name: str = "",
+    ) -> None:
         super().__init__(message)
         self.source = source
+        self.kind = kind
+        self.value_name = value_name
 
     def render(self) -> str:
         """``FILE: error: message`` (a binary file has no source line to show)."""
@@ -113,6 +128,14 @@ def relay_dtype(code: int, what: str) -> str:
         name = _ONNX_DTYPE_NAMES.get(code, str(code))
         raise OnnxImportError(f"{what} has ONNX element type {name}, which Relay does not have")
     return dtype
+
+
+def onnx_dtype_code_of(a: Array) -> int:
+    """The ONNX element type code of an array's dtype (0 if Relay has no such dtype)."""
+    try:
+        return onnx_dtype_code(a.dtype.name)
+    except ValueError:
+        return 0
 
 
 def onnx_dtype_code(dtype: str) -> int:
@@ -245,11 +268,15 @@ class NodeContext:
         """The value of input ``i`` (``what`` says what it is), which must be a constant."""
         value = self.const(i)
         if value is None:
-            if self.optional(i) is None:
+            e = self.optional(i)
+            if e is None:
                 raise self.fail(f"input {i} ({what}) is required")
-            raise self.fail(
+            err = self.fail(
                 f"input {i} ({what}) must be a constant: Relay takes it as an attribute"
             )
+            err.kind = "constant"
+            err.value_name = self.importer.input_names.get(e, "") if isinstance(e, Var) else ""
+            raise err
         return value
 
     def ints(self, i: int, what: str) -> list[int]:
@@ -290,9 +317,13 @@ class NodeContext:
 class GraphImporter:
     """Imports one ONNX graph; ``from_onnx`` is the entry point."""
 
-    def __init__(self, model: onnx.ModelProto, source: str) -> None:
+    def __init__(
+        self, model: onnx.ModelProto, source: str, bind: Mapping[str, Array] | None = None
+    ) -> None:
         self.model = model
         self.source = source
+        self.bind = dict(bind or {})
+        self.input_names: dict[Expr, str] = {}
         self.values: dict[str, Expr | None] = {"": None}
         self.types: dict[Expr, Type] = {}
         self.ops: dict[str, Op] = {}
@@ -305,8 +336,9 @@ class GraphImporter:
             if entry.domain in ("", "ai.onnx"):
                 opset = int(entry.version)
         if opset is None:
-            raise OnnxImportError("the model imports no opset of the default ONNX domain",
-                                  self.source)  # fmt: skip
+            domains = ", ".join(f"'{e.domain}'" for e in self.model.opset_import) or "none"
+            raise OnnxImportError(f"the model imports no opset of the default ONNX domain (it "
+                                  f"imports {domains}), which is not supported", self.source)  # fmt: skip
         return opset
 
     def op(self, name: str) -> Op:
@@ -396,6 +428,11 @@ class GraphImporter:
         for value_info in graph.input:
             if value_info.name in self.values:
                 continue
+            if value_info.name in self.bind:
+                given = np.array(self.bind[value_info.name], order="C")
+                relay_dtype(onnx_dtype_code_of(given), f"graph input '{value_info.name}'")
+                self.values[value_info.name] = Constant(given)
+                continue
             what = f"graph input '{value_info.name}'"
             try:
                 t = tensor_type_of(value_info, what)
@@ -403,6 +440,7 @@ class GraphImporter:
                 raise OnnxImportError(err.message, self.source) from None
             var = Var(self.fresh_name(value_info.name), t)
             self.types[var] = t
+            self.input_names[var] = value_info.name
             self.values[value_info.name] = var
             params.append(var)
         for node in graph.node:
@@ -412,7 +450,7 @@ class GraphImporter:
             e = self.values.get(out.name)
             if e is None:
                 raise OnnxImportError(f"graph output '{out.name}' is not computed by any node",
-                                      self.source)  # fmt: skip
+                                      self.source, kind="invalid")  # fmt: skip
             outputs.append(e)
         body: Expr = outputs[0] if len(outputs) == 1 else Tuple(tuple(outputs))
         mod = IRModule({GlobalVar("main"): Function(tuple(params), body)})
@@ -434,7 +472,7 @@ class GraphImporter:
         for name in node.input:
             if name not in self.values:
                 raise OnnxImportError(f"node '{node.name}' reads '{name}', which is not defined "
-                                      "before it", self.source)  # fmt: skip
+                                      "before it", self.source, kind="invalid")  # fmt: skip
             inputs.append(self.values[name])
         ctx = NodeContext(self, node, self.opset, inputs)
         for attr in node.attribute:
@@ -452,7 +490,7 @@ class GraphImporter:
             if isinstance(err, OnnxImportError):
                 raise
             raise ctx.fail(f"the Relay program built for it is rejected: {err}") from err
-        outs: list[Expr] = [result] if _is_expr(result) else list(result)
+        outs = result if isinstance(result, list) else [result]
         names = list(node.output)
         for i, name in enumerate(names):
             if not name:
@@ -497,10 +535,6 @@ def static_dims(dims: Sequence[Dim]) -> tuple[int, ...] | None:
     return tuple(out)
 
 
-def _is_expr(x: Expr | Sequence[Expr]) -> TypeGuard[Expr]:
-    return not isinstance(x, list | tuple)
-
-
 def _operands(e: Expr) -> Sequence[Expr]:
     match e:
         case Call(_, args):
@@ -543,12 +577,20 @@ def iter_values(mod: IRModule) -> Iterator[Constant]:
         stack.extend(_operands(x))
 
 
-def from_onnx(model: onnx.ModelProto, *, source: str = "<model>") -> IRModule:
+def from_onnx(
+    model: onnx.ModelProto, *, source: str = "<model>", bind: Mapping[str, Array] | None = None
+) -> IRModule:
     """Import ``model`` as a Relay module whose ``@main`` computes the graph's outputs (one
-    output: a tensor; several: a tuple). Raises ``OnnxImportError``."""
+    output: a tensor; several: a tuple). The graph inputs named in ``bind`` are constants of
+    the given values (not parameters): the model specialised to them. Raises
+    ``OnnxImportError``."""
     from . import converters  # noqa: F401  (registers the converter table)
 
-    return GraphImporter(model, source).import_model()
+    try:
+        return GraphImporter(model, source, bind).import_model()
+    except OnnxImportError as err:
+        err.source = source
+        raise
 
 
 __all__ = [

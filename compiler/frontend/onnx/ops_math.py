@@ -7,7 +7,6 @@ Where Relay has the operation it is one call; the rest are compositions of Relay
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -534,7 +533,7 @@ _register_softmax("LogSoftmax", "log_softmax")
 _register_softmax("Hardmax", "hardmax")
 
 
-def items(e: Expr, n: int) -> Sequence[Expr]:
+def items(e: Expr, n: int) -> list[Expr]:
     """The ``n`` fields of a tuple-valued expression."""
     return [TupleGetItem(e, i) for i in range(n)]
 

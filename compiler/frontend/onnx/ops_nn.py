@@ -237,7 +237,7 @@ def _normalize(
 
 
 @converter("LayerNormalization", since=17)
-def layer_norm(ctx: NodeContext) -> Sequence[Expr]:
+def layer_norm(ctx: NodeContext) -> list[Expr]:
     """``(x - mean) / sqrt(var + eps) * scale + bias`` over the axes from ``axis`` on; outputs
     1 and 2 are the mean and the inverse standard deviation."""
     x = ctx.input(0)
@@ -317,7 +317,7 @@ def lp_normalization(ctx: NodeContext) -> Expr:
 
 
 @converter("Dropout")
-def dropout(ctx: NodeContext) -> Sequence[Expr]:
+def dropout(ctx: NodeContext) -> list[Expr]:
     """Inference: the input, and an all-true mask."""
     if ctx.opset >= 12:
         training = ctx.const(2)

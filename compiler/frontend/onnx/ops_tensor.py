@@ -148,7 +148,7 @@ def concat(ctx: NodeContext) -> Expr:
 
 
 @converter("Split")
-def split(ctx: NodeContext) -> Sequence[Expr]:
+def split(ctx: NodeContext) -> list[Expr]:
     """``split`` at the indices the ``split`` sizes (attribute, input from opset 13) give,
     or into ``num_outputs`` chunks of ``ceil(n / num_outputs)`` (the last smaller)."""
     dims = ctx.type(0).shape
@@ -414,7 +414,7 @@ def cum_prod(ctx: NodeContext) -> Expr:
 
 
 @converter("TopK")
-def top_k(ctx: NodeContext) -> Sequence[Expr]:
+def top_k(ctx: NodeContext) -> list[Expr]:
     """``topk`` (values and int64 indices); ``largest=0`` sorts ascending."""
     k = ctx.ints(1, "k")[0] if ctx.opset >= 10 else int(ctx.attr("k"))
     axis = int(ctx.attr("axis", -1))

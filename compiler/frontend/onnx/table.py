@@ -14,7 +14,7 @@ node declares, or a single expression for a one-output node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
 from ....semantics.syntax import Expr
@@ -22,7 +22,7 @@ from ....semantics.syntax import Expr
 if TYPE_CHECKING:
     from .importer import NodeContext
 
-Converter: TypeAlias = "Callable[[NodeContext], Expr | Sequence[Expr]]"
+Converter: TypeAlias = "Callable[[NodeContext], Expr | list[Expr]]"
 
 CONVERTERS: dict[str, list[tuple[int, Converter]]] = {}
 """The converters of each ONNX op (default domain), by the opset each one starts at."""
