@@ -6,6 +6,6 @@ each translation starts at) to Relay, filled by ``ops_math``, ``ops_nn`` and ``o
 """
 
 from .importer import OnnxImportError, from_onnx
-from .table import CONVERTERS, UNSUPPORTED
+from .table import CONVERTERS, NOT_YET, UNSUPPORTED
 
-__all__ = ["CONVERTERS", "UNSUPPORTED", "OnnxImportError", "from_onnx"]
+__all__ = ["CONVERTERS", "NOT_YET", "UNSUPPORTED", "OnnxImportError", "from_onnx"]

@@ -275,7 +275,14 @@ class NodeContext:
                 f"input {i} ({what}) must be a constant: Relay takes it as an attribute"
             )
             err.kind = "constant"
-            err.value_name = self.importer.input_names.get(e, "") if isinstance(e, Var) else ""
+            err.value_name = next(
+                (
+                    self.importer.input_names[v]
+                    for v in free_vars(e)
+                    if v in self.importer.input_names
+                ),
+                "",
+            )
             raise err
         return value
 
@@ -337,8 +344,8 @@ class GraphImporter:
                 opset = int(entry.version)
         if opset is None:
             domains = ", ".join(f"'{e.domain}'" for e in self.model.opset_import) or "none"
-            raise OnnxImportError(f"the model imports no opset of the default ONNX domain (it "
-                                  f"imports {domains}), which is not supported", self.source)  # fmt: skip
+            message = f"the model imports no opset of the default ONNX domain (only {domains})"
+            raise OnnxImportError(f"{message}, which is not supported", self.source)
         return opset
 
     def op(self, name: str) -> Op:
@@ -481,7 +488,7 @@ class GraphImporter:
             ctx.attrs[attr.name] = _attribute_value(attr)
         convert = table.lookup(node.op_type, self.opset)
         if convert is None:
-            reason = table.UNSUPPORTED.get(node.op_type)
+            reason = table.UNSUPPORTED.get(node.op_type) or table.NOT_YET.get(node.op_type)
             detail = f": {reason}" if reason else ""
             raise OnnxImportError(f"{ctx.where()} is not supported{detail}", self.source)
         try:
@@ -508,7 +515,7 @@ class GraphImporter:
         if isinstance(e, Constant | Var) or not isinstance(t, TensorType):
             return e
         dims = static_dims(t.shape)
-        if dims is None or int(np.prod(dims, dtype=np.int64)) > FOLD_LIMIT:
+        if dims is not None and int(np.prod(dims, dtype=np.int64)) > FOLD_LIMIT:
             return e
         if not _reads_only_constants(e):
             return e
@@ -518,10 +525,9 @@ class GraphImporter:
             value = evaluate(IRModule({GlobalVar("main"): Function((), e)}), ()).value
         except RelayError:
             return e  # left for run time, where the error belongs
-        if not isinstance(value, TensorValue):
+        if not isinstance(value, TensorValue) or value.data.size > FOLD_LIMIT:
             return e
         c = Constant(np.array(value.data, order="C"))
-        self.types[c] = t
         return c
 
 
@@ -545,6 +551,22 @@ def _operands(e: Expr) -> Sequence[Expr]:
             return (t,)
         case _:
             return ()
+
+
+def free_vars(e: Expr) -> list[Var]:
+    """The variables ``e`` reads (the graph inputs it depends on), in the order found."""
+    out: list[Var] = []
+    stack = [e]
+    seen: set[Expr] = set()
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if isinstance(x, Var):
+            out.append(x)
+        stack.extend(_operands(x))
+    return out
 
 
 def _reads_only_constants(e: Expr) -> bool:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ....semantics.syntax import Constant, Expr, TupleGetItem
 from .importer import ONNX_DTYPES, NodeContext, OnnxImportError, relay_dtype
-from .table import converter, unsupported
+from .table import converter, not_yet, unsupported
 
 UNARY = {
     "Abs": "abs",
@@ -103,10 +103,16 @@ def identity(ctx: NodeContext) -> Expr:
 
 @converter("Pow")
 def pow_(ctx: NodeContext) -> Expr:
-    """``power(x, cast(y, x.dtype))``: ONNX lets the exponent have another dtype."""
+    """``power(x, cast(y, x.dtype))``: ONNX lets the exponent have another dtype; integer
+    powers are computed in float64 and cast back (exact below 2^53)."""
     x, y = ctx.input(0), ctx.input(1)
-    if ctx.dtype(1) != ctx.dtype(0):
-        y = ctx.call("cast", y, dtype=ctx.dtype(0))
+    dtype = ctx.dtype(0)
+    if dtype.startswith(("int", "uint")):  # Relay's power is for floats: exact in float64
+        x = ctx.call("cast", x, dtype="float64")
+        y = ctx.call("cast", y, dtype="float64")
+        return ctx.call("cast", ctx.call("power", x, y), dtype=dtype)
+    if ctx.dtype(1) != dtype:
+        y = ctx.call("cast", y, dtype=dtype)
     return ctx.call("power", x, y)
 
 
@@ -119,12 +125,27 @@ def mod(ctx: NodeContext) -> Expr:
 
 @converter("BitShift")
 def bit_shift(ctx: NodeContext) -> Expr:
-    """``left_shift`` or ``right_shift`` by ``direction``."""
+    """``left_shift`` or ``right_shift`` by ``direction``. ONNX defines the shifts by an
+    amount outside ``[0, bits)``, which Relay leaves undefined: a left shift gives 0, a right
+    shift gives the sign fill (-1 for a negative signed value, else 0). So the Relay shift
+    runs on the in-range amounts only and a ``where`` supplies the rest."""
     direction = ctx.attr("direction", "")
     op = {"LEFT": "left_shift", "RIGHT": "right_shift"}.get(direction)
     if op is None:
         raise ctx.fail(f'expected direction "LEFT" or "RIGHT", found "{direction}"')
-    return ctx.call(op, ctx.input(0), ctx.input(1))
+    x, amount = ctx.input(0), ctx.input(1)
+    dtype = ctx.dtype(0)
+    bits = np.dtype(dtype).itemsize * 8
+    zero = ctx.scalar(0, dtype)
+    valid = ctx.call("less", amount, ctx.scalar(bits, dtype))
+    if not dtype.startswith("uint"):
+        valid = ctx.call("logical_and", valid, ctx.call("greater_equal", amount, zero))
+    shifted = ctx.call(op, x, ctx.call("where", valid, amount, zero))
+    fill: Expr = zero
+    if op == "right_shift" and not dtype.startswith("uint"):
+        negative = ctx.call("less", x, zero)
+        fill = ctx.call("where", negative, ctx.scalar(-1, dtype), zero)
+    return ctx.call("where", valid, shifted, fill)
 
 
 def _variadic(ctx: NodeContext, op: str) -> Expr:
@@ -547,7 +568,8 @@ unsupported(
     "TfIdfVectorizer",
 )
 unsupported(
-    "the output's shape depends on the input's values (no static Relay type)",
+    "its output's shape depends on the input's values, and the registry has no Relay operator "
+    "for it (TVM's argwhere, unique, vision.non_max_suppression)",
     "NonZero",
     "Unique",
     "Compress",
@@ -555,7 +577,6 @@ unsupported(
 )
 unsupported("random number generation has no Relay operator", "Bernoulli", "RandomUniformLike",
             "RandomNormalLike", "RandomUniform", "RandomNormal", "Multinomial")  # fmt: skip
-unsupported("training operators are not imported", "Adagrad", "Adam", "Momentum", "Gradient")
 unsupported(
     "ONNX sequences and optionals have no Relay counterpart here",
     "SequenceEmpty",
@@ -571,8 +592,28 @@ unsupported(
     "OptionalGetElement",
     "Optional",
 )
-unsupported("control flow subgraphs are not imported", "If", "Loop", "Scan")
 unsupported(
+    "the operator registry has no Relay operator computing it (TVM's dft, det, grid_sample, "
+    "affine_grid, roi_align, deformable_conv2d and image decoding are not in it)",
+    "DFT",
+    "STFT",
+    "Det",
+    "ImageDecoder",
+    "GridSample",
+    "AffineGrid",
+    "RoiAlign",
+    "DeformConv",
+    "Col2Im",
+    "MaxUnpool",
+)
+not_yet(
+    "control flow subgraphs are not imported yet (Relay's if and recursive functions could "
+    "express them)",
+    "If",
+    "Loop",
+    "Scan",
+)
+not_yet(
     "quantized ONNX operators are not mapped to qnn.* yet",
     "QuantizeLinear",
     "DequantizeLinear",
@@ -582,26 +623,21 @@ unsupported(
     "MatMulInteger",
     "ConvInteger",
 )
-unsupported(
-    "no Relay operator computes it (a composition would be a new operator)",
-    "DFT",
-    "STFT",
-    "Det",
-    "ImageDecoder",
-    "MelWeightMatrix",
+not_yet(
+    "no converter yet: a composition of Relay operators could compute it",
+    "Attention",
+    "RotaryEmbedding",
+    "SwiGLU",
+    "RNN",
+    "GRU",
+    "LSTM",
+    "BitCast",
+    "CenterCropPad",
     "BlackmanWindow",
     "HammingWindow",
     "HannWindow",
-    "GridSample",
-    "AffineGrid",
-    "RoiAlign",
-    "DeformConv",
-    "Col2Im",
-    "MaxUnpool",
-    "CenterCropPad",
-    "BitCast",
+    "MelWeightMatrix",
     "TensorScatter",
     "CausalConvWithState",
     "LinearAttention",
-    "FlexAttention",
 )

@@ -302,7 +302,8 @@ def mean_variance_norm(ctx: NodeContext) -> Expr:
 
 @converter("LpNormalization")
 def lp_normalization(ctx: NodeContext) -> Expr:
-    """``x / norm_p(x)`` along ``axis`` (p is 1 or 2)."""
+    """``x / norm_p(x)`` along ``axis`` (p is 1 or 2); 0 where the norm is 0 (as ONNX's own
+    cases define it)."""
     x = ctx.input(0)
     axis = int(ctx.attr("axis", -1)) % ctx.rank(0)
     p = int(ctx.attr("p", 2))
@@ -313,7 +314,8 @@ def lp_normalization(ctx: NodeContext) -> Expr:
                                           keepdims=True))  # fmt: skip
     else:
         raise ctx.fail(f"p={p} is not supported (1 or 2)")
-    return ctx.call("divide", x, norm)
+    zero = scalar_like(ctx, 0, x)
+    return ctx.call("where", ctx.call("equal", norm, zero), zero, ctx.call("divide", x, norm))
 
 
 @converter("Dropout")
@@ -390,3 +392,174 @@ def gemm(ctx: NodeContext) -> Expr:
             c = ctx.call("multiply", c, scalar_like(ctx, beta, c))
         out = ctx.call("add", out, c)
     return out
+
+
+def _nll(
+    ctx: NodeContext, log_prob: Expr, target: Expr, weight: Expr | None, reduction: str
+) -> Expr:
+    """``-log_prob[n, target[n, d], d] * weight[target[n, d]]``, zero where the target is
+    ``ignore_index``; ``mean`` divides the sum by the sum of the weights used."""
+    ttype = ctx.tensor_type(target)
+    ignore = ctx.attr("ignore_index")
+    if ignore is not None:
+        keep = ctx.call("not_equal", target, ctx.scalar(int(ignore), ttype.dtype))
+        target = ctx.call("where", keep, target, ctx.scalar(0, ttype.dtype))
+    picked = ctx.call("gather", log_prob, ctx.call("expand_dims", target, axis=1), axis=1)
+    picked = ctx.call("squeeze", picked, axis=(1,))
+    dtype = ctx.tensor_type(log_prob).dtype
+    if weight is None:
+        w = ctx.call("ones_like", picked)
+    else:
+        w = ctx.call("take", weight, target, axis=0, mode="clip")
+    if ignore is not None:
+        w = ctx.call("where", keep, w, ctx.scalar(0, dtype))
+    loss = ctx.call("negative", ctx.call("multiply", picked, w))
+    match reduction:
+        case "none":
+            return loss
+        case "sum":
+            return ctx.call("sum", loss, axis=None, keepdims=False)
+        case "mean":
+            total = ctx.call("sum", loss, axis=None, keepdims=False)
+            return ctx.call("divide", total, ctx.call("sum", w, axis=None, keepdims=False))
+        case _:
+            raise ctx.fail(f'reduction="{reduction}" is not one of none, sum, mean')
+
+
+@converter("NegativeLogLikelihoodLoss", since=12)
+def nll_loss(ctx: NodeContext) -> Expr:
+    """The loss of ``_nll`` on the given log-probabilities (axis 1 holds the classes)."""
+    reduction = str(ctx.attr("reduction", "mean"))
+    return _nll(ctx, ctx.input(0), ctx.input(1), ctx.optional(2), reduction)
+
+
+@converter("SoftmaxCrossEntropyLoss", since=12)
+def softmax_cross_entropy_loss(ctx: NodeContext) -> list[Expr]:
+    """``_nll`` of ``nn.log_softmax`` over axis 1; output 1 is the log-probabilities."""
+    log_prob = ctx.call("nn.log_softmax", ctx.input(0), axis=1)
+    reduction = str(ctx.attr("reduction", "mean"))
+    return [_nll(ctx, log_prob, ctx.input(1), ctx.optional(2), reduction), log_prob]
+
+
+@converter("LpPool")
+def lp_pool(ctx: NodeContext) -> Expr:
+    """``(sum over the window of |x|^p)^(1/p)``: an average pool counting the padding,
+    times the window size."""
+    x = ctx.input(0)
+    n = ctx.rank(0) - 2
+    if n not in _LAYOUTS:
+        raise ctx.fail(f"{n}-d pooling is not supported (1-d, 2-d and 3-d are)")
+    p = float(ctx.attr("p", 2))
+    kernel = [int(k) for k in ctx.attr("kernel_shape")]
+    strides = [int(s) for s in ctx.attr("strides", [1] * n)]
+    dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
+    pads = _pads(ctx, _spatial(ctx), kernel, strides, dilations)
+    powered = ctx.call("power", ctx.call("abs", x), scalar_like(ctx, p, x))
+    mean = ctx.call(
+        f"nn.avg_pool{n}d",
+        powered,
+        pool_size=tuple(kernel),
+        strides=tuple(strides),
+        dilation=tuple(dilations),
+        padding=pads,
+        layout=_LAYOUTS[n][0],
+        ceil_mode=bool(ctx.attr("ceil_mode", 0)),
+        count_include_pad=True,
+    )
+    total = ctx.call("multiply", mean, scalar_like(ctx, float(np.prod(kernel)), x))
+    return ctx.call("power", total, scalar_like(ctx, 1.0 / p, x))
+
+
+_RESIZE_METHODS = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}
+_NEAREST_MODES = {
+    "round_prefer_floor": "round_prefer_floor",
+    "round_prefer_ceil": "round_prefer_ceil",
+    "floor": "floor",
+    "ceil": "ceil",
+}
+
+
+def _resize(
+    ctx: NodeContext,
+    scales: Sequence[float] | None,
+    sizes: Sequence[int] | None,
+    roi: Sequence[float] | None,
+    coordinate_mode: str,
+) -> Expr:
+    """``image.resize2d`` on NCHW data whose N and C are not resized."""
+    dims = ctx.shape(0)
+    if len(dims) != 4:
+        raise ctx.fail(f"resizing rank-{len(dims)} data is not supported (rank 4, NCHW)")
+    if ctx.attr("antialias", 0) or ctx.attr("axes") is not None:
+        raise ctx.fail("the antialias and axes attributes are not supported")
+    if ctx.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise ctx.fail("keep_aspect_ratio_policy other than stretch is not supported")
+    if sizes is not None:
+        out = [int(s) for s in sizes]
+    elif scales is not None:
+        out = [int(np.floor(d * s)) for d, s in zip(dims, scales, strict=True)]
+    else:
+        raise ctx.fail("needs scales or sizes")
+    if out[:2] != list(dims[:2]):
+        raise ctx.fail("resizing the batch or channel axis is not supported")
+    mode = str(ctx.attr("mode", "nearest"))
+    method = _RESIZE_METHODS.get(mode)
+    if method is None:
+        raise ctx.fail(f'mode="{mode}" is not supported')
+    nearest = str(ctx.attr("nearest_mode", "round_prefer_floor"))
+    rounding = _NEAREST_MODES.get(nearest, "") if method == "nearest_neighbor" else ""
+    region = (0.0, 0.0, 0.0, 0.0)
+    if roi is not None and len(roi) == 8:
+        region = (float(roi[2]), float(roi[3]), float(roi[6]), float(roi[7]))
+    return ctx.call(
+        "image.resize2d",
+        ctx.input(0),
+        size=tuple(out[2:]),
+        roi=region,
+        layout="NCHW",
+        method=method,
+        coordinate_transformation_mode=coordinate_mode,
+        rounding_method=rounding,
+        cubic_alpha=float(ctx.attr("cubic_coeff_a", -0.75)),
+        cubic_exclude=int(ctx.attr("exclude_outside", 0)),
+        extrapolation_value=float(ctx.attr("extrapolation_value", 0.0)),
+    )
+
+
+@converter("Resize", since=10)
+def resize_10(ctx: NodeContext) -> Expr:
+    """Opset 10: ``scales`` is input 1; coordinates are asymmetric."""
+    scales = [float(s) for s in ctx.require_const(1, "scales").reshape(-1)]
+    return _resize(ctx, scales, None, None, "asymmetric")
+
+
+@converter("Resize", since=11)
+def resize(ctx: NodeContext) -> Expr:
+    """``image.resize2d``; ``roi`` (tf_crop_and_resize), ``scales`` or ``sizes`` constant."""
+    roi_value = ctx.const(1)
+    scales_value = ctx.const(2)
+    sizes_value = ctx.const(3)
+    if ctx.optional(2) is not None and scales_value is None:
+        ctx.require_const(2, "scales")
+    if ctx.optional(3) is not None and sizes_value is None:
+        ctx.require_const(3, "sizes")
+    scales = None
+    if scales_value is not None and scales_value.size:
+        scales = [float(s) for s in scales_value.reshape(-1)]
+    sizes = None if sizes_value is None or not sizes_value.size else list(sizes_value.reshape(-1))
+    roi = None if roi_value is None or not roi_value.size else list(roi_value.reshape(-1))
+    mode = str(ctx.attr("coordinate_transformation_mode", "half_pixel"))
+    if mode == "half_pixel_symmetric":
+        raise ctx.fail('coordinate_transformation_mode="half_pixel_symmetric" is not supported')
+    return _resize(ctx, scales, [int(s) for s in sizes] if sizes else None, roi, mode)
+
+
+@converter("Upsample", since=7)
+def upsample(ctx: NodeContext) -> Expr:
+    """``image.resize2d`` with asymmetric coordinates (nearest rounds down)."""
+    if ctx.opset >= 9:
+        scales = [float(s) for s in ctx.require_const(1, "scales").reshape(-1)]
+    else:
+        scales = [float(s) for s in ctx.attr("scales")]
+    ctx.attrs.setdefault("nearest_mode", "floor")
+    return _resize(ctx, scales, None, None, "asymmetric")

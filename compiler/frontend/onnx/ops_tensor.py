@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ....semantics.syntax import Expr, Tuple, TupleGetItem
-from .importer import NodeContext
+from .importer import NodeContext, static_dims
 from .table import converter
 
 
@@ -73,7 +73,11 @@ def shape(ctx: NodeContext) -> Expr:
 
 @converter("Size")
 def size(ctx: NodeContext) -> Expr:
-    """``ndarray_size`` as int64."""
+    """The element count as an int64 constant when the shape is static, else
+    ``ndarray_size``."""
+    dims = static_dims(ctx.type(0).shape)
+    if dims is not None:
+        return ctx.scalar(int(np.prod(dims, dtype=np.int64)), "int64")
     return ctx.call("ndarray_size", ctx.input(0), dtype="int64")
 
 
@@ -168,6 +172,16 @@ def split(ctx: NodeContext) -> list[Expr]:
             sizes = [min(chunk, extent - i * chunk) for i in range(outputs)]
         else:
             sizes = [extent // outputs] * outputs
+    if 0 in sizes:  # Relay's split needs strictly increasing indices: slice each part
+        starts = [0, *np.cumsum(sizes)[:-1].tolist()]
+        rank = len(dims)
+        parts: list[Expr] = []
+        for start, n in zip(starts, sizes, strict=True):
+            begin, end = [0] * rank, [int(d) if isinstance(d, int) else -1 for d in dims]
+            begin[axis], end[axis] = int(start), int(start) + int(n)
+            parts.append(ctx.call("strided_slice", ctx.input(0), begin=tuple(begin),
+                                  end=tuple(end), strides=(1,) * rank, axes=None))  # fmt: skip
+        return parts
     indices = tuple(int(i) for i in np.cumsum(sizes)[:-1])
     out = ctx.call("split", ctx.input(0), indices_or_sections=indices, axis=axis)
     return [TupleGetItem(out, i) for i in range(len(sizes))]
@@ -326,7 +340,10 @@ def one_hot(ctx: NodeContext) -> Expr:
     vtype = ctx.type(2)
     off = ctx.call("take", values, ctx.scalar(0, "int64"), axis=0, mode="clip")
     on = ctx.call("take", values, ctx.scalar(1, "int64"), axis=0, mode="clip")
-    indices = _non_negative(ctx, ctx.input(0), depth)
+    indices = ctx.input(0)
+    if not ctx.dtype(0).startswith(("int", "uint")):  # ONNX casts other indices to int64
+        indices = ctx.call("cast", indices, dtype="int64")
+    indices = _non_negative(ctx, indices, depth)
     axis = int(ctx.attr("axis", -1))
     return ctx.call("one_hot", indices, on, off, depth=depth, axis=axis, dtype=vtype.dtype)
 
@@ -376,8 +393,9 @@ def depth_to_space(ctx: NodeContext) -> Expr:
 
 @converter("SpaceToDepth")
 def space_to_depth(ctx: NodeContext) -> Expr:
-    """``nn.space_to_depth``."""
-    return ctx.call("nn.space_to_depth", ctx.input(0), block_size=int(ctx.attr("blocksize")))
+    """``nn.space_to_depth`` (DCR or CRD)."""
+    return ctx.call("nn.space_to_depth", ctx.input(0), block_size=int(ctx.attr("blocksize")),
+                    mode=ctx.attr("mode", "DCR"))  # fmt: skip
 
 
 @converter("Trilu")

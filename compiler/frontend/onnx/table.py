@@ -4,8 +4,9 @@
 converter for a model whose default-domain opset is ``v`` is the one with the largest
 ``since <= v`` (an ONNX operator changes meaning only at the opsets its schema lists, so a
 converter registered ``since=13`` serves opsets 13 up to the next entry). ``UNSUPPORTED``
-names the ONNX operators that are known to have no Relay translation here, with the reason
-the import error gives.
+names the ONNX operators that have no Relay equivalent (no operator of the registry, nor a
+composition of them, computes them), ``NOT_YET`` those that a composition could compute but
+that have no converter yet; each with the reason the import error gives.
 
 A converter takes the node's ``NodeContext`` (inputs as Relay expressions, attributes,
 types through the Relay type checker) and returns one expression per ONNX output that the
@@ -28,7 +29,10 @@ CONVERTERS: dict[str, list[tuple[int, Converter]]] = {}
 """The converters of each ONNX op (default domain), by the opset each one starts at."""
 
 UNSUPPORTED: dict[str, str] = {}
-"""ONNX ops known to have no translation, with the reason."""
+"""ONNX ops with no Relay equivalent, with the reason."""
+
+NOT_YET: dict[str, str] = {}
+"""ONNX ops that Relay could express but that have no converter yet, with the reason."""
 
 
 def converter(op_type: str, since: int = 1) -> Callable[[Converter], Converter]:
@@ -51,6 +55,12 @@ def unsupported(reason: str, *op_types: str) -> None:
         UNSUPPORTED[op_type] = reason
 
 
+def not_yet(reason: str, *op_types: str) -> None:
+    """Record ``op_types`` as expressible in Relay but not translated yet, for ``reason``."""
+    for op_type in op_types:
+        NOT_YET[op_type] = reason
+
+
 def lookup(op_type: str, opset: int) -> Converter | None:
     """The converter of ``op_type`` for a model of default-domain opset ``opset``, if any."""
     chosen: Converter | None = None
@@ -60,4 +70,13 @@ def lookup(op_type: str, opset: int) -> Converter | None:
     return chosen
 
 
-__all__ = ["CONVERTERS", "UNSUPPORTED", "Converter", "converter", "lookup", "unsupported"]
+__all__ = [
+    "CONVERTERS",
+    "NOT_YET",
+    "UNSUPPORTED",
+    "Converter",
+    "converter",
+    "lookup",
+    "not_yet",
+    "unsupported",
+]
