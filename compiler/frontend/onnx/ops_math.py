@@ -410,6 +410,54 @@ def cast_like(ctx: NodeContext) -> Expr:
     return ctx.call("cast", ctx.input(0), dtype=ctx.dtype(1))
 
 
+@converter("BitCast", since=26)
+def bit_cast(ctx: NodeContext) -> Expr:
+    """``reinterpret(x, dtype)`` between element types of the same width."""
+    code = int(ctx.attr("to"))
+    try:
+        dtype = relay_dtype(code, "the target of the bit cast")
+    except OnnxImportError as err:
+        raise ctx.fail(err.message) from None
+    if np.dtype(dtype).itemsize != np.dtype(ctx.dtype(0)).itemsize:
+        raise ctx.fail("a bit cast between element types of different widths is not supported")
+    return ctx.call("reinterpret", ctx.input(0), dtype=dtype)
+
+
+def _window(ctx: NodeContext, terms: tuple[float, ...]) -> Expr:
+    """``sum_k terms[k] * cos(2 pi k n / N) * (-1)^k`` for ``n`` in ``[0, size)``, with
+    ``N = size`` (periodic) or ``size - 1`` (symmetric), in float32, cast to
+    ``output_datatype``."""
+    size = int(ctx.require_const(0, "size").reshape(()))
+    denominator = size if int(ctx.attr("periodic", 1)) else size - 1
+    dtype = relay_dtype(int(ctx.attr("output_datatype", 1)), "output_datatype")
+    n = ctx.call("arange", ctx.scalar(0, "float32"), ctx.scalar(size, "float32"),
+                 ctx.scalar(1, "float32"), dtype="float32")  # fmt: skip
+    out: Expr = ctx.call("full", ctx.scalar(terms[0], "float32"), shape=(size,), dtype="float32")
+    for k, a in enumerate(terms[1:], start=1):
+        angle = ctx.call("multiply", n, ctx.scalar(2 * math.pi * k / denominator, "float32"))
+        term = ctx.call("multiply", ctx.call("cos", angle), ctx.scalar(a * (-1) ** k, "float32"))
+        out = ctx.call("add", out, term)
+    return ctx.call("cast", out, dtype=dtype)
+
+
+@converter("HannWindow", since=17)
+def hann_window(ctx: NodeContext) -> Expr:
+    """``0.5 - 0.5 cos(2 pi n / N)``."""
+    return _window(ctx, (0.5, 0.5))
+
+
+@converter("HammingWindow", since=17)
+def hamming_window(ctx: NodeContext) -> Expr:
+    """``25/46 - 21/46 cos(2 pi n / N)``."""
+    return _window(ctx, (25 / 46, 21 / 46))
+
+
+@converter("BlackmanWindow", since=17)
+def blackman_window(ctx: NodeContext) -> Expr:
+    """``0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N)``."""
+    return _window(ctx, (0.42, 0.5, 0.08))
+
+
 # -- reductions ----------------------------------------------------------------------------
 
 
@@ -625,17 +673,12 @@ not_yet(
 )
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
-    "Attention",
     "RotaryEmbedding",
     "SwiGLU",
     "RNN",
     "GRU",
     "LSTM",
-    "BitCast",
     "CenterCropPad",
-    "BlackmanWindow",
-    "HammingWindow",
-    "HannWindow",
     "MelWeightMatrix",
     "TensorScatter",
     "CausalConvWithState",

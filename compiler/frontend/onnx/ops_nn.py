@@ -536,6 +536,9 @@ def resize_10(ctx: NodeContext) -> Expr:
 @converter("Resize", since=11)
 def resize(ctx: NodeContext) -> Expr:
     """``image.resize2d``; ``roi`` (tf_crop_and_resize), ``scales`` or ``sizes`` constant."""
+    mode = str(ctx.attr("coordinate_transformation_mode", "half_pixel"))
+    if mode == "tf_crop_and_resize" and ctx.optional(1) is not None:
+        ctx.require_const(1, "roi")
     roi_value = ctx.const(1)
     scales_value = ctx.const(2)
     sizes_value = ctx.const(3)
@@ -548,7 +551,6 @@ def resize(ctx: NodeContext) -> Expr:
         scales = [float(s) for s in scales_value.reshape(-1)]
     sizes = None if sizes_value is None or not sizes_value.size else list(sizes_value.reshape(-1))
     roi = None if roi_value is None or not roi_value.size else list(roi_value.reshape(-1))
-    mode = str(ctx.attr("coordinate_transformation_mode", "half_pixel"))
     if mode == "half_pixel_symmetric":
         raise ctx.fail('coordinate_transformation_mode="half_pixel_symmetric" is not supported')
     return _resize(ctx, scales, [int(s) for s in sizes] if sizes else None, roi, mode)

@@ -345,6 +345,8 @@ def one_hot(ctx: NodeContext) -> Expr:
         indices = ctx.call("cast", indices, dtype="int64")
     indices = _non_negative(ctx, indices, depth)
     axis = int(ctx.attr("axis", -1))
+    if axis < -1:  # ONNX counts a negative axis in the output's rank; Relay only takes -1
+        axis += ctx.rank(0) + 1
     return ctx.call("one_hot", indices, on, off, depth=depth, axis=axis, dtype=vtype.dtype)
 
 
