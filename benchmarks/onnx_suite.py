@@ -151,9 +151,10 @@ def main() -> int:
         for o in outcomes
     )  # fmt: skip
     counted = len(outcomes) - unsupported
+    rate = 100 * passed / max(counted, 1)
     print(f"\n{len(outcomes)} cases: {passed} pass ({100 * passed / len(outcomes):.1f}%); "
           f"{unsupported} need what Relay has no equivalent for; goal figure: {passed} of "
-          f"{counted} cases with a Relay equivalent pass ({100 * passed / max(counted, 1):.1f}%)")  # fmt: skip
+          f"{counted} cases with a Relay equivalent pass ({rate:.1f}%)")  # fmt: skip
     unexpected = [o for o in outcomes if o.status != "pass" and o.name not in expected]
     fixed = [o for o in outcomes if o.status == "pass" and o.name in expected]
     print(f"generated the cases in {loaded:.1f} s, ran them in {ran:.1f} s (measured under load); "

@@ -90,7 +90,7 @@ def attention(ctx: NodeContext) -> list[Expr]:
         mask_shape = ctx.static_shape(mask)
         pad = kv_len - mask_shape[-1]
         if pad > 0:
-            width = tuple((0, 0) for _ in mask_shape[:-1]) + ((0, pad),)
+            width = (*((0, 0) for _ in mask_shape[:-1]), (0, pad))
             mask = ctx.call("nn.pad", mask, neg_inf, pad_width=width, pad_mode="constant")
         bias = mask
     causal = bool(ctx.attr("is_causal", 0))
