@@ -197,7 +197,11 @@ def reciprocal(ctx: NodeContext) -> Expr:
 def round_(ctx: NodeContext) -> Expr:
     """Halves to even: Relay's ``round`` takes halves away from zero, so at a half the result
     is ``2 * round(x / 2)`` instead."""
-    x = ctx.input(0)
+    return round_half_even(ctx, ctx.input(0))
+
+
+def round_half_even(ctx: NodeContext, x: Expr) -> Expr:
+    """``x`` rounded to the nearest integer, halves to even (``Round``'s rule)."""
     away = ctx.call("round", x)
     fraction = ctx.call("abs", ctx.call("subtract", x, ctx.call("trunc", x)))
     tie = ctx.call("equal", fraction, scalar_like(ctx, 0.5, x))
@@ -220,6 +224,81 @@ def is_inf(ctx: NodeContext) -> Expr:
     if neg:
         return ctx.call("logical_and", inf, ctx.call("less", x, zero))
     return ctx.call("logical_and", inf, ctx.call("logical_not", inf))
+
+
+@converter("SwiGLU", since=28)
+def swiglu(ctx: NodeContext) -> Expr:
+    """``a * sigmoid(alpha * a) * b``."""
+    a, b = ctx.input(0), ctx.input(1)
+    alpha = scalar_like(ctx, ctx.attr("alpha", 1.0), a)
+    gate = ctx.call("multiply", a, ctx.call("sigmoid", ctx.call("multiply", alpha, a)))
+    return ctx.call("multiply", gate, b)
+
+
+def _per_axis(ctx: NodeContext, param: Expr, x_rank: int) -> Expr:
+    """A 1-d per-axis (or blocked) scale or zero point shaped to broadcast against x."""
+    shape = ctx.static_shape(param)
+    if not shape:
+        return param
+    axis = int(ctx.attr("axis", 1)) % x_rank
+    block = int(ctx.attr("block_size", 0))
+    if block > 0:
+        param = ctx.call("repeat", param, repeats=block, axis=axis)
+        x_extent = ctx.shape(0)[axis]
+        if ctx.static_shape(param)[axis] != x_extent:
+            full = list(ctx.static_shape(param))
+            full[axis] = x_extent
+            param = ctx.call("strided_slice", param, begin=(0,) * x_rank, end=tuple(full),
+                             strides=(1,) * x_rank, axes=None)  # fmt: skip
+        return param
+    if len(shape) != 1:
+        raise ctx.fail("a scale of rank > 1 needs block_size")
+    target = [1] * x_rank
+    target[axis] = shape[0]
+    return ctx.call("reshape", param, newshape=tuple(target))
+
+
+@converter("DequantizeLinear", since=10)
+def dequantize_linear(ctx: NodeContext) -> Expr:
+    """``(x - zero_point) * scale`` in the scale's dtype, per tensor, axis or block."""
+    rank = ctx.rank(0)
+    scale = _per_axis(ctx, ctx.input(1), rank)
+    dtype = ctx.dtype(1)
+    x = ctx.call("cast", ctx.input(0), dtype=dtype)
+    zp = ctx.optional(2)
+    if zp is not None:
+        x = ctx.call("subtract", x, ctx.call("cast", _per_axis(ctx, zp, rank), dtype=dtype))
+    out = ctx.call("multiply", x, scale)
+    code = ctx.attr("output_dtype")
+    if code:
+        out = ctx.call("cast", out, dtype=relay_dtype(int(code), "output_dtype"))
+    return out
+
+
+@converter("QuantizeLinear", since=10)
+def quantize_linear(ctx: NodeContext) -> Expr:
+    """``clip(round_half_even(x / scale) + zero_point)`` to the range of the zero point's
+    dtype (uint8 without one), per tensor, axis or block."""
+    rank = ctx.rank(0)
+    scale = _per_axis(ctx, ctx.input(1), rank)
+    zp = ctx.optional(2)
+    code = ctx.attr("output_dtype")
+    if code:
+        dtype = relay_dtype(int(code), "output_dtype")
+    else:
+        dtype = "uint8" if zp is None else ctx.tensor_type(zp).dtype
+    if not dtype.startswith(("int", "uint")):
+        raise ctx.fail(f"quantizing to {dtype} is not supported")
+    work = ctx.dtype(1)
+    x = ctx.input(0)
+    if ctx.dtype(0) != work:
+        x = ctx.call("cast", x, dtype=work)
+    y = round_half_even(ctx, ctx.call("divide", x, scale))
+    if zp is not None:
+        y = ctx.call("add", y, ctx.call("cast", _per_axis(ctx, zp, rank), dtype=work))
+    info = np.iinfo(dtype)
+    y = ctx.call("clip", y, a_min=float(info.min), a_max=float(info.max))
+    return ctx.call("cast", y, dtype=dtype)
 
 
 # -- activations ---------------------------------------------------------------------------
@@ -663,8 +742,6 @@ not_yet(
 )
 not_yet(
     "quantized ONNX operators are not mapped to qnn.* yet",
-    "QuantizeLinear",
-    "DequantizeLinear",
     "DynamicQuantizeLinear",
     "QLinearMatMul",
     "QLinearConv",
@@ -674,11 +751,9 @@ not_yet(
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "RotaryEmbedding",
-    "SwiGLU",
     "RNN",
     "GRU",
     "LSTM",
-    "CenterCropPad",
     "MelWeightMatrix",
     "TensorScatter",
     "CausalConvWithState",

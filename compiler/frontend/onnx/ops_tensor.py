@@ -395,9 +395,46 @@ def depth_to_space(ctx: NodeContext) -> Expr:
 
 @converter("SpaceToDepth")
 def space_to_depth(ctx: NodeContext) -> Expr:
-    """``nn.space_to_depth`` (DCR or CRD)."""
-    return ctx.call("nn.space_to_depth", ctx.input(0), block_size=int(ctx.attr("blocksize")),
-                    mode=ctx.attr("mode", "DCR"))  # fmt: skip
+    """``nn.space_to_depth`` (DCR); CRD (opset 28) as ONNX defines it, a reshape to
+    ``(N, C, H/b, b, W/b, b)``, a transpose to ``(N, C, b, b, H/b, W/b)`` and a reshape."""
+    block = int(ctx.attr("blocksize"))
+    mode = ctx.attr("mode", "DCR")
+    if mode == "DCR":
+        return ctx.call("nn.space_to_depth", ctx.input(0), block_size=block)
+    if mode != "CRD":
+        raise ctx.fail(f'mode="{mode}" is not DCR or CRD')
+    n, c, h, w = ctx.shape(0)
+    blocks = ctx.call(
+        "reshape", ctx.input(0), newshape=(n, c, h // block, block, w // block, block)
+    )
+    moved = ctx.call("transpose", blocks, axes=(0, 1, 3, 5, 2, 4))
+    return ctx.call("reshape", moved, newshape=(n, c * block * block, h // block, w // block))
+
+
+@converter("CenterCropPad", since=18)
+def center_crop_pad(ctx: NodeContext) -> Expr:
+    """Per axis in ``axes`` (default all): a centred ``strided_slice`` where the target is
+    smaller, a centred ``nn.pad`` with zeros where it is larger (the extra element goes at
+    the end)."""
+    dims = ctx.shape(0)
+    rank = len(dims)
+    target = ctx.ints(1, "shape")
+    axes_attr = ctx.attr("axes")
+    axes = list(range(rank)) if axes_attr is None else [_axis(int(a), rank) for a in axes_attr]
+    begin, end = [0] * rank, list(dims)
+    width = [[0, 0] for _ in range(rank)]
+    for a, t in zip(axes, target, strict=True):
+        if t < dims[a]:
+            begin[a] = (dims[a] - t) // 2
+            end[a] = begin[a] + t
+        elif t > dims[a]:
+            width[a] = [(t - dims[a]) // 2, t - dims[a] - (t - dims[a]) // 2]
+    out = ctx.call("strided_slice", ctx.input(0), begin=tuple(begin), end=tuple(end),
+                   strides=(1,) * rank, axes=None)  # fmt: skip
+    if any(p for pair in width for p in pair):
+        zero = ctx.scalar(0, ctx.dtype(0))
+        out = ctx.call("nn.pad", out, zero, pad_width=tuple(tuple(p) for p in width))
+    return out
 
 
 @converter("Trilu")
