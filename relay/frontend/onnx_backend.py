@@ -16,9 +16,11 @@ case's own ``rtol``/``atol``), but returning an outcome instead of raising, for 
 holds the results against the expected-failure list and for ``benchmarks/onnx_suite.py``.
 
 The expected-failure list (``read_expected_failures``) is data: one line per case,
-``test_name: category: reason``, ``#`` comments and blank lines ignored. The category is
-``unsupported`` (the case needs an ONNX op or feature with no Relay equivalent: those cases are
-outside the pass-rate goal) or ``wrong`` (Relay has the op but the case fails: counted).
+``test_name: category: reason`` (the reason may contain colons), ``#`` comments and blank
+lines ignored. The category is ``unsupported`` (the case needs an ONNX op, element type or
+feature with no Relay equivalent: those cases are outside the pass-rate goal), ``missing``
+(Relay could express it; the importer does not translate it yet) or ``wrong`` (translated, but
+the result differs: the reason says how).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from . import OnnxImportError, from_onnx
 
 Array = npt.NDArray[Any]
 
-CATEGORIES = ("unsupported", "wrong")
+CATEGORIES = ("unsupported", "missing", "wrong")
 """The categories of an expected failure."""
 
 
