@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from relay.frontend.onnx_backend import (  # noqa: E402
+from relay.frontend.onnx_backend import (
     CATEGORIES,
     Outcome,
     RelayBackend,
