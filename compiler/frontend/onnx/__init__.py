@@ -5,6 +5,7 @@ each translation starts at) to Relay, filled by ``ops_math``, ``ops_nn`` and ``o
 ``onnx`` itself is imported only when a model is imported.
 """
 
+from . import converters  # noqa: F401  (fills the table)
 from .importer import OnnxImportError, from_onnx
 from .table import CONVERTERS, NOT_YET, UNSUPPORTED
 

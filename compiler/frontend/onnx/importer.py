@@ -606,8 +606,6 @@ def from_onnx(
     output: a tensor; several: a tuple). The graph inputs named in ``bind`` are constants of
     the given values (not parameters): the model specialised to them. Raises
     ``OnnxImportError``."""
-    from . import converters  # noqa: F401  (registers the converter table)
-
     try:
         return GraphImporter(model, source, bind).import_model()
     except OnnxImportError as err:
