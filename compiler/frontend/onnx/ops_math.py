@@ -751,9 +751,6 @@ not_yet(
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "RotaryEmbedding",
-    "RNN",
-    "GRU",
-    "LSTM",
     "MelWeightMatrix",
     "TensorScatter",
     "CausalConvWithState",
