@@ -79,7 +79,7 @@ def _activations(ctx: NodeContext, defaults: list[str], directions: int) -> list
     return [
         _activation(
             ctx, n, alphas[i] if i < len(alphas) else None, betas[i] if i < len(betas) else None
-        )  # fmt: skip
+        )
         for i, n in enumerate(names)
     ]
 
