@@ -556,10 +556,32 @@ def reduce_axes(ctx: NodeContext, from_input: bool) -> tuple[int, ...] | None:
 
 
 def _reduce(ctx: NodeContext, op: str, x: Expr, axes: tuple[int, ...] | None) -> Expr:
+    """``op`` over ``axes``. ONNX defines a max or min over no elements as -inf or inf (the
+    integer extreme), where Relay's starts from the lowest or highest finite value (TVM's
+    init): over an empty static axis the result is that constant, and a float max (min) of
+    elements that are all -inf (inf) is made -inf (inf) with a ``where``."""
     keepdims = bool(ctx.attr("keepdims", 1))
     if axes == ():
         return x
-    return ctx.call(op, x, axis=axes, keepdims=keepdims)
+    out = ctx.call(op, x, axis=axes, keepdims=keepdims)
+    if op in ("max", "min"):
+        t = ctx.tensor_type(x)
+        reduced = range(len(t.shape)) if axes is None else axes
+        if any(t.shape[a] == 0 for a in reduced):
+            dtype = t.dtype
+            if dtype.startswith("float"):
+                value: float = -np.inf if op == "max" else np.inf
+            elif dtype == "bool":
+                value = op == "min"
+            else:
+                value = np.iinfo(dtype).min if op == "max" else np.iinfo(dtype).max
+            shape = ctx.static_shape(out)
+            return ctx.call("full", ctx.scalar(value, dtype), shape=shape, dtype=dtype)
+        if t.dtype.startswith("float"):  # all -inf (max) or all inf (min): the same reason
+            extreme = ctx.scalar(-np.inf if op == "max" else np.inf, t.dtype)
+            every = ctx.call("all", ctx.call("equal", x, extreme), axis=axes, keepdims=keepdims)
+            out = ctx.call("where", every, extreme, out)
+    return out
 
 
 def _register_reduce(onnx_op: str, moved: int, build: str) -> None:

@@ -150,18 +150,47 @@ def _pool(ctx: NodeContext, kind: str) -> Expr:
     kernel = [int(k) for k in ctx.attr("kernel_shape")]
     strides = [int(s) for s in ctx.attr("strides", [1] * n)]
     dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
-    pads = _pads(ctx, _spatial(ctx), kernel, strides, dilations)
+    spatial = _spatial(ctx)
+    pads = _pads(ctx, spatial, kernel, strides, dilations)
+    ceil_mode = bool(ctx.attr("ceil_mode", 0))
+    if ceil_mode and spatial is not None:
+        ceil_mode = _onnx_ceil_mode(ctx, spatial, kernel, strides, dilations, pads)
     fields: dict[str, object] = {
         "pool_size": tuple(kernel),
         "strides": tuple(strides),
         "dilation": tuple(dilations),
         "padding": pads,
         "layout": _LAYOUTS[n][0],
-        "ceil_mode": bool(ctx.attr("ceil_mode", 0)),
+        "ceil_mode": ceil_mode,
     }
     if kind == "avg":
         fields["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
     return ctx.call(f"nn.{kind}_pool{n}d", x, **fields)
+
+
+def _onnx_ceil_mode(
+    ctx: NodeContext,
+    spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+) -> bool:
+    """The Relay ``ceil_mode`` that gives ONNX's ceil-mode output size. ONNX drops a last
+    window that would start in the end padding; Relay (TVM) keeps it, so on such an axis the
+    ONNX size is the floor-mode one."""
+    n = len(spatial)
+    modes = set()
+    for i in range(n):
+        span = spatial[i] + pads[i] + pads[i + n] - ((kernel[i] - 1) * dilations[i] + 1)
+        ceil_out = -(-span // strides[i]) + 1
+        floor_out = span // strides[i] + 1
+        if ceil_out == floor_out:
+            continue
+        modes.add((ceil_out - 1) * strides[i] < spatial[i] + pads[i])
+    if len(modes) > 1:
+        raise ctx.fail("ceil_mode with a window dropped on some axes only is not supported")
+    return modes.pop() if modes else True
 
 
 @converter("MaxPool")
