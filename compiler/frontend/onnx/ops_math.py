@@ -118,9 +118,20 @@ def pow_(ctx: NodeContext) -> Expr:
 
 @converter("Mod")
 def mod(ctx: NodeContext) -> Expr:
-    """``fmod=1``: ``trunc_mod`` (C's fmod); otherwise ``floor_mod`` (sign of the divisor)."""
-    op = "trunc_mod" if ctx.attr("fmod", 0) else "floor_mod"
-    return ctx.call(op, ctx.input(0), ctx.input(1))
+    """``fmod=1``: ``trunc_mod`` (C's fmod); otherwise the result takes the divisor's sign:
+    ``floor_mod`` for integers, a corrected ``trunc_mod`` for floats."""
+    x, y = ctx.input(0), ctx.input(1)
+    if ctx.attr("fmod", 0):
+        return ctx.call("trunc_mod", x, y)
+    if not ctx.dtype(0).startswith("float"):
+        return ctx.call("floor_mod", x, y)
+    # Floats: floor_mod's x - floor(x / y) * y is NaN for an infinite y; ONNX means numpy's
+    # mod: the C fmod, moved by y when it is non-zero and its sign differs from y's.
+    r = ctx.call("trunc_mod", x, y)
+    zero = scalar_like(ctx, 0, x)
+    differ = ctx.call("not_equal", ctx.call("less", r, zero), ctx.call("less", y, zero))
+    move = ctx.call("logical_and", ctx.call("not_equal", r, zero), differ)
+    return ctx.call("where", move, ctx.call("add", r, y), r)
 
 
 @converter("BitShift")
