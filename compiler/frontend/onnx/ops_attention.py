@@ -1,5 +1,6 @@
-"""The converter of ONNX's ``Attention`` (opset 23): scaled dot-product attention composed from
-Relay's matrix products, softmax and masks.
+"""The converters of ONNX's transformer operators, composed from Relay's matrix products,
+softmax, masks and slices: ``Attention`` (opset 23, scaled dot-product attention) and
+``RotaryEmbedding`` (opset 23).
 
 Following ONNX's definition, with ``s = sqrt(scale)`` (default ``scale = 1 / sqrt(head
 size)``)::
@@ -182,3 +183,61 @@ def _tuple(*fields: Expr) -> Expr:
     from ....semantics.syntax import Tuple
 
     return Tuple(tuple(fields))
+
+
+def _slice_last(ctx: NodeContext, x: Expr, start: int, stop: int, step: int = 1) -> Expr:
+    shape = ctx.static_shape(x)
+    rank = len(shape)
+    begin = [0] * rank
+    end = list(shape)
+    strides = [1] * rank
+    begin[-1], end[-1], strides[-1] = start, stop, step
+    return ctx.call("strided_slice", x, begin=tuple(begin), end=tuple(end),
+                    strides=tuple(strides), axes=None)  # fmt: skip
+
+
+@converter("RotaryEmbedding", since=23)
+def rotary_embedding(ctx: NodeContext) -> Expr:
+    """Rotary positional embedding, as ONNX's definition: on (batch, seq, heads, head) data,
+    ``x1, x2`` (the halves of the rotated part, or its even and odd elements when
+    ``interleaved``) become ``cos * x1 - sin * x2`` and ``sin * x1 + cos * x2``, with the
+    caches indexed by ``position_ids`` when given."""
+    x = ctx.input(0)
+    shape = ctx.shape(0)
+    if len(shape) == 4:
+        x = ctx.call("transpose", x, axes=(0, 2, 1, 3))
+    else:
+        heads = int(ctx.attr("num_heads", 0))
+        if heads == 0:
+            raise ctx.fail("3-d input needs num_heads")
+        b, s, hidden = shape
+        x = ctx.call("reshape", x, newshape=(b, s, heads, hidden // heads))
+    head = ctx.static_shape(x)[3]
+    dim = int(ctx.attr("rotary_embedding_dim", 0)) or head
+    half = dim // 2
+    cos, sin = ctx.input(1), ctx.input(2)
+    positions = ctx.optional(3)
+    if positions is not None:
+        cos = ctx.call("take", cos, positions, axis=0, mode="clip")
+        sin = ctx.call("take", sin, positions, axis=0, mode="clip")
+    cos = ctx.call("expand_dims", cos, axis=2)
+    sin = ctx.call("expand_dims", sin, axis=2)
+    rotate = _slice_last(ctx, x, 0, dim)
+    interleaved = bool(ctx.attr("interleaved", 0))
+    if interleaved:
+        x1, x2 = _slice_last(ctx, rotate, 0, dim, 2), _slice_last(ctx, rotate, 1, dim, 2)
+    else:
+        x1, x2 = _slice_last(ctx, rotate, 0, half), _slice_last(ctx, rotate, half, dim)
+    real = ctx.call("subtract", ctx.call("multiply", cos, x1), ctx.call("multiply", sin, x2))
+    imag = ctx.call("add", ctx.call("multiply", sin, x1), ctx.call("multiply", cos, x2))
+    if interleaved:
+        pairs = ctx.call("stack", _tuple(real, imag), axis=-1)
+        rotated = ctx.call("reshape", pairs, newshape=ctx.static_shape(rotate))
+    else:
+        rotated = ctx.call("concatenate", _tuple(real, imag), axis=-1)
+    out = rotated
+    if dim < head:
+        out = ctx.call("concatenate", _tuple(rotated, _slice_last(ctx, x, dim, head)), axis=-1)
+    if len(shape) == 3:
+        return ctx.call("reshape", out, newshape=shape)
+    return ctx.call("transpose", out, axes=(0, 2, 1, 3))

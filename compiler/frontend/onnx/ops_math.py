@@ -783,7 +783,6 @@ not_yet(
 )
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
-    "RotaryEmbedding",
     "MelWeightMatrix",
     "TensorScatter",
     "CausalConvWithState",
