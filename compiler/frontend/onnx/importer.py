@@ -88,6 +88,9 @@ _ONNX_DTYPE_NAMES = {
     21: "UINT4",
     22: "INT4",
     23: "FLOAT4E2M1",
+    24: "FLOAT8E8M0",
+    25: "UINT2",
+    26: "INT2",
 }
 
 

@@ -728,8 +728,8 @@ unsupported(
     "TfIdfVectorizer",
 )
 unsupported(
-    "its output's shape depends on the input's values, and the registry has no Relay operator "
-    "for it (TVM's argwhere, unique, vision.non_max_suppression)",
+    "its output's shape depends on the input's values: it needs TVM's argwhere, unique or "
+    "vision.non_max_suppression, which the operator registry does not have",
     "NonZero",
     "Unique",
     "Compress",
@@ -753,8 +753,9 @@ unsupported(
     "Optional",
 )
 unsupported(
-    "the operator registry has no Relay operator computing it (TVM's dft, det, grid_sample, "
-    "affine_grid, roi_align, deformable_conv2d and image decoding are not in it)",
+    "it needs a Relay operator the registry does not have (TVM's dft, image.grid_sample, "
+    "image.affine_grid, vision.roi_align, nn.deformable_conv2d; no Relay operator inverts "
+    "matrices, folds columns to images, unpools or decodes images)",
     "DFT",
     "STFT",
     "Det",

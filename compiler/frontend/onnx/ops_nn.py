@@ -519,8 +519,10 @@ def _resize(
     dims = ctx.shape(0)
     if len(dims) != 4:
         raise ctx.fail(f"resizing rank-{len(dims)} data is not supported (rank 4, NCHW)")
-    if ctx.attr("antialias", 0) or ctx.attr("axes") is not None:
-        raise ctx.fail("the antialias and axes attributes are not supported")
+    if ctx.attr("antialias", 0):
+        raise ctx.fail("antialias=1 is not supported: image.resize2d does not antialias")
+    if ctx.attr("axes") is not None:
+        raise ctx.fail("the axes attribute is not supported yet")
     if ctx.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
         raise ctx.fail("keep_aspect_ratio_policy other than stretch is not supported")
     if sizes is not None:
