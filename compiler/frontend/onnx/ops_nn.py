@@ -521,10 +521,6 @@ def _resize(
         raise ctx.fail(f"resizing rank-{len(dims)} data is not supported (rank 4, NCHW)")
     if ctx.attr("antialias", 0):
         raise ctx.fail("antialias=1 is not supported: image.resize2d does not antialias")
-    if ctx.attr("axes") is not None:
-        raise ctx.fail("the axes attribute is not supported yet")
-    if ctx.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
-        raise ctx.fail("keep_aspect_ratio_policy other than stretch is not supported")
     if sizes is not None:
         out = [int(s) for s in sizes]
     elif scales is not None:
@@ -584,6 +580,30 @@ def resize(ctx: NodeContext) -> Expr:
     roi = None if roi_value is None or not roi_value.size else list(roi_value.reshape(-1))
     if mode == "half_pixel_symmetric":
         raise ctx.fail('coordinate_transformation_mode="half_pixel_symmetric" is not supported')
+    dims = ctx.shape(0)
+    axes = list(range(len(dims)))
+    if ctx.attr("axes") is not None:  # scales/sizes/roi name only these axes
+        axes = [int(a) % len(dims) for a in ctx.attr("axes")]
+        if scales is not None:
+            full_scales = [1.0] * len(dims)
+            for a, v in zip(axes, scales, strict=True):
+                full_scales[a] = v
+            scales = full_scales
+        if sizes:
+            full_sizes = list(dims)
+            for a, v in zip(axes, sizes, strict=True):
+                full_sizes[a] = int(v)
+            sizes = full_sizes
+        if roi is not None:
+            full_roi = [0.0] * len(dims) + [1.0] * len(dims)
+            for i, a in enumerate(axes):
+                full_roi[a], full_roi[a + len(dims)] = roi[i], roi[i + len(axes)]
+            roi = full_roi
+    policy = str(ctx.attr("keep_aspect_ratio_policy", "stretch"))
+    if policy != "stretch" and sizes:
+        ratios = [int(sizes[a]) / dims[a] for a in axes]
+        scale = min(ratios) if policy == "not_larger" else max(ratios)
+        sizes = [int(scale * dims[i] + 0.5) if i in axes else dims[i] for i in range(len(dims))]
     return _resize(ctx, scales, [int(s) for s in sizes] if sizes else None, roi, mode)
 
 
