@@ -312,6 +312,84 @@ def quantize_linear(ctx: NodeContext) -> Expr:
     return ctx.call("cast", y, dtype=dtype)
 
 
+def dequantized(ctx: NodeContext, x: Expr, scale: Expr, zp: Expr | None) -> Expr:
+    """``(x - zp) * scale`` in the scale's dtype (per-tensor parameters)."""
+    dtype = ctx.tensor_type(scale).dtype
+    out = ctx.call("cast", x, dtype=dtype)
+    if zp is not None:
+        out = ctx.call("subtract", out, ctx.call("cast", zp, dtype=dtype))
+    return ctx.call("multiply", out, scale)
+
+
+def quantized(ctx: NodeContext, y: Expr, scale: Expr, zp: Expr | None, dtype: str) -> Expr:
+    """``clip(round_half_even(y / scale) + zp)`` to ``dtype``'s range, cast to it."""
+    q = round_half_even(ctx, ctx.call("divide", y, scale))
+    if zp is not None:
+        q = ctx.call("add", q, ctx.call("cast", zp, dtype=ctx.tensor_type(q).dtype))
+    info = np.iinfo(dtype)
+    q = ctx.call("clip", q, a_min=float(info.min), a_max=float(info.max))
+    return ctx.call("cast", q, dtype=dtype)
+
+
+@converter("QLinearMatMul", since=10)
+def qlinear_matmul(ctx: NodeContext) -> Expr:
+    """``quantize(dequantize(a) @ dequantize(b))`` with the output's scale and zero point,
+    in float32 (the scales' dtype); exact for the int32 accumulations float32 holds."""
+    from .ops_nn import matmul_exprs
+
+    a = dequantized(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
+    b = dequantized(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
+    for i in (1, 4, 6):
+        if ctx.type(i).shape and int(np.prod(ctx.shape(i))) != 1:
+            raise ctx.fail("per-axis scales are not supported")
+    product = matmul_exprs(ctx, a, b)
+    y_scale, y_zp = ctx.input(6), ctx.input(7)
+    if ctx.dtype(6) != ctx.tensor_type(product).dtype:
+        product = ctx.call("cast", product, dtype=ctx.dtype(6))
+    return quantized(ctx, product, y_scale, y_zp, ctx.dtype(7))
+
+
+def _integer_operands(ctx: NodeContext) -> tuple[Expr, Expr]:
+    """``a - a_zero_point`` and ``b - b_zero_point`` as int32."""
+    out = []
+    for data, zp_index in ((0, 2), (1, 3)):
+        x = ctx.call("cast", ctx.input(data), dtype="int32")
+        zp = ctx.optional(zp_index)
+        if zp is not None:
+            zp32 = ctx.call("cast", zp, dtype="int32")
+            if data == 0 and ctx.tensor_type(zp).shape:  # per-row zero point of a
+                zp32 = ctx.call("expand_dims", zp32, axis=1)
+            x = ctx.call("subtract", x, zp32)
+        out.append(x)
+    return out[0], out[1]
+
+
+@converter("MatMulInteger", since=10)
+def matmul_integer(ctx: NodeContext) -> Expr:
+    """``(a - a_zero_point) @ (b - b_zero_point)`` in int32."""
+    from .ops_nn import matmul_exprs
+
+    a, b = _integer_operands(ctx)
+    return matmul_exprs(ctx, a, b)
+
+
+@converter("DynamicQuantizeLinear", since=11)
+def dynamic_quantize_linear(ctx: NodeContext) -> list[Expr]:
+    """uint8 quantization with ``scale = (max(0, max x) - min(0, min x)) / 255`` and
+    ``zero_point = clip(round_half_even(-min(0, min x) / scale))``."""
+    x = ctx.input(0)
+    zero = scalar_like(ctx, 0, x)
+    high = ctx.call("maximum", ctx.call("max", x, axis=None, keepdims=False), zero)
+    low = ctx.call("minimum", ctx.call("min", x, axis=None, keepdims=False), zero)
+    scale = ctx.call("divide", ctx.call("subtract", high, low), scalar_like(ctx, 255, x))
+    zp_float = round_half_even(ctx, ctx.call("divide", ctx.call("negative", low), scale))
+    zp_float = ctx.call("clip", zp_float, a_min=0.0, a_max=255.0)
+    zp = ctx.call("cast", zp_float, dtype="uint8")
+    q = round_half_even(ctx, ctx.call("divide", x, scale))
+    q = ctx.call("clip", ctx.call("add", q, zp_float), a_min=0.0, a_max=255.0)
+    return [ctx.call("cast", q, dtype="uint8"), scale, zp]
+
+
 # -- activations ---------------------------------------------------------------------------
 
 
@@ -508,6 +586,8 @@ def bit_cast(ctx: NodeContext) -> Expr:
         dtype = relay_dtype(code, "the target of the bit cast")
     except OnnxImportError as err:
         raise ctx.fail(err.message) from None
+    if "bool" in (dtype, ctx.dtype(0)) and np.dtype(dtype).itemsize == 1:
+        return ctx.call("cast", ctx.input(0), dtype=dtype)  # bool is one byte, 0 or 1
     if np.dtype(dtype).itemsize != np.dtype(ctx.dtype(0)).itemsize:
         raise ctx.fail("a bit cast between element types of different widths is not supported")
     return ctx.call("reinterpret", ctx.input(0), dtype=dtype)
@@ -773,14 +853,6 @@ not_yet(
     "If",
     "Loop",
     "Scan",
-)
-not_yet(
-    "quantized ONNX operators are not mapped to qnn.* yet",
-    "DynamicQuantizeLinear",
-    "QLinearMatMul",
-    "QLinearConv",
-    "MatMulInteger",
-    "ConvInteger",
 )
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",

@@ -56,8 +56,57 @@ _LAYOUTS = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
 @converter("Conv")
 def conv(ctx: NodeContext) -> Expr:
     """``nn.conv{1,2,3}d`` then ``nn.bias_add`` on axis 1 when there is a bias."""
-    x, w = ctx.input(0), ctx.input(1)
-    wshape = ctx.shape(1)
+    out = _conv(ctx, ctx.input(0), ctx.input(1))
+    bias = ctx.optional(2)
+    return out if bias is None else ctx.call("nn.bias_add", out, bias, axis=1)
+
+
+@converter("ConvInteger", since=10)
+def conv_integer(ctx: NodeContext) -> Expr:
+    """The convolution of ``x - x_zero_point`` and ``w - w_zero_point`` (per output channel
+    or per tensor) in int32."""
+    x = ctx.call("cast", ctx.input(0), dtype="int32")
+    w = ctx.call("cast", ctx.input(1), dtype="int32")
+    x_zp, w_zp = ctx.optional(2), ctx.optional(3)
+    if x_zp is not None:
+        x = ctx.call("subtract", x, ctx.call("cast", x_zp, dtype="int32"))
+    if w_zp is not None:
+        zp = ctx.call("cast", w_zp, dtype="int32")
+        if ctx.tensor_type(w_zp).shape:
+            rank = ctx.rank(1)
+            zp = ctx.call("reshape", zp, newshape=(-1,) + (1,) * (rank - 1))
+        w = ctx.call("subtract", w, zp)
+    return _conv(ctx, x, w)
+
+
+@converter("QLinearConv", since=10)
+def qlinear_conv(ctx: NodeContext) -> Expr:
+    """``quantize(conv(dequantize(x), dequantize(w)) + bias * x_scale * w_scale)`` in the
+    scales' dtype; ``w``'s scale and zero point per output channel or per tensor."""
+    from .ops_math import dequantized, quantized
+
+    rank = ctx.rank(3)
+
+    def per_channel(e: Expr) -> Expr:
+        if ctx.tensor_type(e).shape and int(np.prod(ctx.static_shape(e))) > 1:
+            return ctx.call("reshape", e, newshape=(-1,) + (1,) * (rank - 1))
+        return ctx.call("reshape", e, newshape=())
+
+    x = dequantized(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
+    w = dequantized(ctx, ctx.input(3), per_channel(ctx.input(4)), per_channel(ctx.input(5)))
+    out = _conv(ctx, x, w)
+    bias = ctx.optional(8)
+    if bias is not None:
+        scale = ctx.call("multiply", ctx.call("reshape", ctx.input(1), newshape=()),
+                         ctx.call("reshape", ctx.input(4), newshape=(-1,)))  # fmt: skip
+        real = ctx.call("multiply", ctx.call("cast", bias, dtype=ctx.dtype(1)), scale)
+        out = ctx.call("nn.bias_add", out, real, axis=1)
+    return quantized(ctx, out, ctx.input(6), ctx.input(7), ctx.dtype(7))
+
+
+def _conv(ctx: NodeContext, x: Expr, w: Expr) -> Expr:
+    """The convolution of ``x`` and ``w`` with the node's attributes."""
+    wshape = ctx.static_shape(w)
     n = len(wshape) - 2
     if n not in _LAYOUTS:
         raise ctx.fail(f"{n}-d convolution is not supported (1-d, 2-d and 3-d are)")
@@ -79,8 +128,7 @@ def conv(ctx: NodeContext) -> Expr:
         data_layout=data_layout,
         kernel_layout=kernel_layout,
     )
-    bias = ctx.optional(2)
-    return out if bias is None else ctx.call("nn.bias_add", out, bias, axis=1)
+    return out
 
 
 @converter("ConvTranspose")
