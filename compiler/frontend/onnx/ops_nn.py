@@ -268,17 +268,43 @@ def global_max_pool(ctx: NodeContext) -> Expr:
 
 
 @converter("BatchNormalization")
-def batch_norm(ctx: NodeContext) -> Expr:
-    """Inference mode: field 0 of ``nn.batch_norm`` (the running statistics are used)."""
-    if int(ctx.attr("training_mode", 0)) or (
-        ctx.opset < 9 and int(ctx.attr("is_test", 0)) == 0 and ctx.opset < 7
-    ):
-        raise ctx.fail("training mode is not supported")
-    if sum(1 for o in ctx.node.output if o) > 1:
-        raise ctx.fail("the running-statistics outputs (training mode) are not supported")
-    args = [ctx.input(i) for i in range(5)]
-    out = ctx.call("nn.batch_norm", *args, axis=1, epsilon=float(ctx.attr("epsilon", 1e-5)))
-    return TupleGetItem(out, 0)
+def batch_norm(ctx: NodeContext) -> Expr | list[Expr]:
+    """Inference: field 0 of ``nn.batch_norm`` (the running statistics are used). Training
+    (``training_mode=1``, opset 14 on): normalised by the batch's mean and (population)
+    variance over every axis but 1, and outputs 1 and 2 are the running statistics moved by
+    ``momentum``: ``running * momentum + batch * (1 - momentum)``."""
+    training = int(ctx.attr("training_mode", 0)) == 1
+    if ctx.opset < 7 and int(ctx.attr("is_test", 0)) == 0:
+        raise ctx.fail("training mode (is_test=0) is not supported before opset 7")
+    if not training:
+        if sum(1 for o in ctx.node.output if o) > 1:
+            raise ctx.fail("the statistics outputs are only defined in training mode")
+        args = [ctx.input(i) for i in range(5)]
+        out = ctx.call("nn.batch_norm", *args, axis=1, epsilon=float(ctx.attr("epsilon", 1e-5)))
+        return TupleGetItem(out, 0)
+    x = ctx.input(0)
+    rank = ctx.rank(0)
+    axes = (0, *range(2, rank))
+    mean = ctx.call("mean", x, axis=axes, keepdims=False)
+    var = ctx.call("variance", x, ctx.call("mean", x, axis=axes, keepdims=True), axis=axes,
+                   keepdims=False)  # fmt: skip
+    moved = ctx.call(
+        "nn.batch_norm",
+        x,
+        ctx.input(1),
+        ctx.input(2),
+        mean,
+        var,
+        axis=1,
+        epsilon=float(ctx.attr("epsilon", 1e-5)),
+    )
+    momentum = float(ctx.attr("momentum", 0.9))
+    keep, take = scalar_like(ctx, momentum, x), scalar_like(ctx, 1 - momentum, x)
+
+    def running(old: Expr, batch: Expr) -> Expr:
+        return ctx.call("add", ctx.call("multiply", old, keep), ctx.call("multiply", batch, take))
+
+    return [TupleGetItem(moved, 0), running(ctx.input(3), mean), running(ctx.input(4), var)]
 
 
 @converter("InstanceNormalization")

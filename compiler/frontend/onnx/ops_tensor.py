@@ -360,7 +360,8 @@ def pad_legacy(ctx: NodeContext) -> Expr:
 
 @converter("Pad", since=11)
 def pad(ctx: NodeContext) -> Expr:
-    """``nn.pad`` (constant, edge or reflect); pads per axis from ``axes`` when given."""
+    """``nn.pad`` (constant, edge or reflect) or slices concatenated around the data (wrap);
+    pads per axis from ``axes`` when given."""
     pads = ctx.ints(1, "pads")
     value = ctx.optional(2)
     fill = ctx.scalar(0, ctx.dtype(0)) if value is None else value
@@ -380,10 +381,35 @@ def _pad(ctx: NodeContext, pads: list[int], fill: Expr, axes: list[int] | None) 
     if any(p < 0 for pair in width for p in pair):
         raise ctx.fail("negative pads (cropping) are not supported")
     mode = ctx.attr("mode", "constant")
+    if mode == "wrap":
+        return _wrap_pad(ctx, width)
     if mode not in ("constant", "edge", "reflect"):
         raise ctx.fail(f'mode="{mode}" is not supported (constant, edge, reflect)')
     pad_width = tuple(tuple(p) for p in width)
     return ctx.call("nn.pad", ctx.input(0), fill, pad_width=pad_width, pad_mode=mode)
+
+
+def _wrap_pad(ctx: NodeContext, width: list[list[int]]) -> Expr:
+    """``mode="wrap"``: per axis, the last ``before`` and the first ``after`` elements
+    concatenated around the data (each at most the axis' size)."""
+    out = ctx.input(0)
+    dims = list(ctx.shape(0))
+    rank = len(dims)
+    for a, (before, after) in enumerate(width):
+        if not before and not after:
+            continue
+        if before > dims[a] or after > dims[a]:
+            raise ctx.fail("wrap padding wider than the axis is not supported")
+        parts: list[Expr] = []
+        for start, stop in ((dims[a] - before, dims[a]), (0, dims[a]), (0, after)):
+            if stop > start:
+                begin, end = [0] * rank, list(dims)
+                begin[a], end[a] = start, stop
+                parts.append(ctx.call("strided_slice", out, begin=tuple(begin), end=tuple(end),
+                                      strides=(1,) * rank, axes=None))  # fmt: skip
+        out = ctx.call("concatenate", Tuple(tuple(parts)), axis=a)
+        dims[a] += before + after
+    return out
 
 
 @converter("DepthToSpace")
