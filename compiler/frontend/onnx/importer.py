@@ -10,18 +10,24 @@ so the whole import checks each node once.
 
 Constant propagation: a node whose inputs are all constants, and whose result has at most
 ``FOLD_LIMIT`` elements, is evaluated by the interpreter at import time and becomes a
-constant. This is what makes ``Shape -> Gather -> Concat -> Reshape`` chains static (the
+constant (a result whose type has a ``?`` dimension, such as ``arange``'s, is evaluated and
+kept if it is that small). This is what makes ``Shape -> Gather -> Concat -> Reshape`` chains static (the
 Relay operators those feed take their shapes as attributes), and it is the same meaning: the
 interpreter runs the same Relay expression the converter built.
 
+``from_onnx(model, bind={name: array})`` makes the named graph inputs constants: the model
+specialised to those values, which is how ``relay.frontend.onnx_backend`` runs graphs whose
+shapes or axes arrive as inputs.
+
 Errors (``OnnxImportError``) say which node and op: an operator without a converter, an
-attribute value the converter cannot translate, an input that must be a constant and is not.
+attribute value the converter cannot translate, an input that must be a constant and is not
+(``kind="constant"``, naming the graph input it depends on).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -588,20 +594,6 @@ def _reads_only_constants(e: Expr) -> bool:
     return True
 
 
-def iter_values(mod: IRModule) -> Iterator[Constant]:
-    """The constants of ``mod``'s ``@main`` (the imported weights)."""
-    stack: list[Expr] = [mod["main"].body]
-    seen: set[Expr] = set()
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if isinstance(x, Constant):
-            yield x
-        stack.extend(_operands(x))
-
-
 def from_onnx(
     model: onnx.ModelProto, *, source: str = "<model>", bind: Mapping[str, Array] | None = None
 ) -> IRModule:
@@ -623,7 +615,6 @@ __all__ = [
     "NodeContext",
     "OnnxImportError",
     "from_onnx",
-    "iter_values",
     "onnx_dtype_code",
     "relay_dtype",
     "sanitize",
