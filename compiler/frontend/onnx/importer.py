@@ -11,9 +11,9 @@ so the whole import checks each node once.
 Constant propagation: a node whose inputs are all constants, and whose result has at most
 ``FOLD_LIMIT`` elements, is evaluated by the interpreter at import time and becomes a
 constant (a result whose type has a ``?`` dimension, such as ``arange``'s, is evaluated and
-kept if it is that small). This is what makes ``Shape -> Gather -> Concat -> Reshape`` chains static (the
-Relay operators those feed take their shapes as attributes), and it is the same meaning: the
-interpreter runs the same Relay expression the converter built.
+kept if it is that small). This is what makes ``Shape -> Gather -> Concat -> Reshape``
+chains static (the Relay operators those feed take their shapes as attributes), and it is
+the same meaning: the interpreter runs the same Relay expression the converter built.
 
 ``from_onnx(model, bind={name: array})`` makes the named graph inputs constants: the model
 specialised to those values, which is how ``relay.frontend.onnx_backend`` runs graphs whose
