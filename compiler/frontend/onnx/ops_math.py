@@ -858,6 +858,5 @@ not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "MelWeightMatrix",
     "TensorScatter",
-    "CausalConvWithState",
     "LinearAttention",
 )

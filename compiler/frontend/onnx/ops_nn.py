@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....semantics.syntax import Expr, TupleGetItem
+from ....semantics.syntax import Expr, Tuple, TupleGetItem
 from .importer import NodeContext, static_dims
 from .ops_math import scalar_like
 from .table import converter
@@ -690,3 +690,31 @@ def upsample(ctx: NodeContext) -> Expr:
         scales = [float(s) for s in ctx.attr("scales")]
     ctx.attrs.setdefault("nearest_mode", "floor")
     return _resize(ctx, scales, None, None, "asymmetric")
+
+
+@converter("CausalConvWithState", since=27)
+def causal_conv_with_state(ctx: NodeContext) -> list[Expr]:
+    """Depthwise causal ``nn.conv1d`` over ``concat(past_state or zeros, input)`` on the
+    length axis (groups = channels, no padding), plus the bias, then SiLU if ``activation``
+    asks; ``present_state`` is the last ``k - 1`` positions of that concatenation."""
+    x, w = ctx.input(0), ctx.input(1)
+    batch, channels, length = ctx.shape(0)
+    k = ctx.shape(1)[2]
+    past = ctx.optional(3)
+    if past is None:
+        past = ctx.call("zeros", shape=(batch, channels, k - 1), dtype=ctx.dtype(0))
+    padded = ctx.call("concatenate", Tuple((past, x)), axis=2)
+    out = ctx.call("nn.conv1d", padded, w, strides=(1,), padding=(0, 0), dilation=(1,),
+                   groups=channels, channels=channels, kernel_size=(k,))  # fmt: skip
+    bias = ctx.optional(2)
+    if bias is not None:
+        out = ctx.call("nn.bias_add", out, bias, axis=1)
+    activation = str(ctx.attr("activation", "none"))
+    if activation in ("silu", "swish"):
+        out = ctx.call("multiply", out, ctx.call("sigmoid", out))
+    elif activation != "none":
+        raise ctx.fail(f'activation="{activation}" is not one of none, silu, swish')
+    total = length + k - 1
+    state = ctx.call("strided_slice", padded, begin=(0, 0, total - (k - 1)),
+                     end=(batch, channels, total), strides=(1, 1, 1), axes=None)  # fmt: skip
+    return [out, state]
