@@ -857,6 +857,5 @@ not_yet(
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "MelWeightMatrix",
-    "TensorScatter",
     "LinearAttention",
 )

@@ -531,3 +531,33 @@ def eye_like(ctx: NodeContext) -> Expr:
 
     dtype = ctx.dtype(0) if dtype_code is None else relay_dtype(int(dtype_code), "dtype")
     return ctx.constant(np.eye(rows, cols, k=int(ctx.attr("k", 0)), dtype=dtype))
+
+
+@converter("TensorScatter", since=24)
+def tensor_scatter(ctx: NodeContext) -> Expr:
+    """``scatter_elements`` of ``update`` into ``past_cache`` along ``axis`` at positions
+    ``write_indices[batch] + s`` for the update's position ``s`` (modulo the cache length in
+    ``circular`` mode); without ``write_indices``, from position 0."""
+    cache, update = ctx.input(0), ctx.input(1)
+    cache_shape, update_shape = ctx.shape(0), ctx.shape(1)
+    rank = len(cache_shape)
+    axis = _axis(int(ctx.attr("axis", -2)), rank)
+    mode = str(ctx.attr("mode", "linear"))
+    if mode not in ("linear", "circular"):
+        raise ctx.fail(f'mode="{mode}" is not linear or circular')
+    along = [1] * rank
+    along[axis] = update_shape[axis]
+    positions = ctx.constant(np.arange(update_shape[axis], dtype=np.int64).reshape(along))
+    starts = ctx.optional(2)
+    index: Expr = positions
+    if starts is not None:
+        per_batch = [1] * rank
+        per_batch[0] = cache_shape[0]
+        start = ctx.call(
+            "reshape", ctx.call("cast", starts, dtype="int64"), newshape=tuple(per_batch)
+        )
+        index = ctx.call("add", start, positions)
+    if mode == "circular":
+        index = ctx.call("floor_mod", index, ctx.scalar(cache_shape[axis], "int64"))
+    index = ctx.call("broadcast_to", index, shape=update_shape)
+    return ctx.call("scatter_elements", cache, index, update, axis=axis, reduction="update")
