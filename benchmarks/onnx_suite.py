@@ -72,6 +72,11 @@ FEATURE_REASONS: tuple[tuple[str, str, str], ...] = (
         "needs scatter_nd's mul/min/max modes, which the registry's scatter_nd lacks ({m})",
     ),
     (r"antialias", "unsupported", "image.resize2d has no antialiasing ({m})"),
+    (
+        r"half_pixel_symmetric",
+        "unsupported",
+        "image.resize2d has no half_pixel_symmetric coordinate mode ({m})",
+    ),
     (r"subgraphs", "missing", "control flow subgraphs are not imported yet: {m}"),
     (r".", "missing", "{m}"),
 )
