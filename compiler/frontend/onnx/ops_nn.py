@@ -191,10 +191,6 @@ def _pool(ctx: NodeContext, kind: str) -> Expr:
     n = ctx.rank(0) - 2
     if n not in _LAYOUTS:
         raise ctx.fail(f"{n}-d pooling is not supported (1-d, 2-d and 3-d are)")
-    if len(ctx.node.output) > 1 and ctx.node.output[1]:
-        raise ctx.fail("output 1 (Indices) is not supported")
-    if int(ctx.attr("storage_order", 0)) != 0:
-        raise ctx.fail("storage_order=1 is not supported")
     kernel = [int(k) for k in ctx.attr("kernel_shape")]
     strides = [int(s) for s in ctx.attr("strides", [1] * n)]
     dilations = [int(d) for d in ctx.attr("dilations", [1] * n)]
@@ -242,9 +238,53 @@ def _onnx_ceil_mode(
 
 
 @converter("MaxPool")
-def max_pool(ctx: NodeContext) -> Expr:
-    """``nn.max_pool{1,2,3}d``."""
-    return _pool(ctx, "max")
+def max_pool(ctx: NodeContext) -> Expr | list[Expr]:
+    """``nn.max_pool{1,2,3}d``; with output 1 (Indices), see ``_max_pool_indices``."""
+    out = _pool(ctx, "max")
+    if len(ctx.node.output) > 1 and ctx.node.output[1]:
+        return [out, _max_pool_indices(ctx)]
+    return out
+
+
+def _max_pool_indices(ctx: NodeContext) -> Expr:
+    """The flat input index of each window's first maximum (2-d, no dilation or ceil mode):
+    the windows of the input padded with -inf (``sliding_window``), ``argmax`` over each,
+    and the position computed back, row-major (``storage_order=0``) or column-major."""
+    dims = ctx.shape(0)
+    if len(dims) != 4:
+        raise ctx.fail("output 1 (Indices) is supported for 2-d pooling only")
+    n, c, h, w = dims
+    kernel = [int(k) for k in ctx.attr("kernel_shape")]
+    strides = [int(s) for s in ctx.attr("strides", [1, 1])]
+    dilations = [int(d) for d in ctx.attr("dilations", [1, 1])]
+    if dilations != [1, 1] or int(ctx.attr("ceil_mode", 0)):
+        raise ctx.fail("output 1 (Indices) with dilation or ceil_mode is not supported")
+    top, left, bottom, right = _pads(ctx, (h, w), kernel, strides, dilations)
+    x = ctx.input(0)
+    dtype = ctx.dtype(0)
+    low = ctx.scalar(-np.inf if dtype.startswith("float") else np.iinfo(dtype).min, dtype)
+    width = ((0, 0), (0, 0), (top, bottom), (left, right))
+    padded = ctx.call("nn.pad", x, low, pad_width=width, pad_mode="constant")
+    windows = ctx.call("sliding_window", padded, axis=2, window_shape=tuple(kernel),
+                       strides=tuple(strides))  # fmt: skip
+    _, _, oh, ow, _, _ = ctx.static_shape(windows)
+    flat = ctx.call("reshape", windows, newshape=(n, c, oh, ow, kernel[0] * kernel[1]))
+    r = ctx.call("cast", ctx.call("argmax", flat, axis=(4,), keepdims=False), dtype="int64")
+    kw = ctx.scalar(kernel[1], "int64")
+    row_in_window = ctx.call("floor_divide", r, kw)
+    col_in_window = ctx.call("floor_mod", r, kw)
+
+    def position(count: int, stride: int, pad: int, shape: tuple[int, ...]) -> Expr:
+        return ctx.constant((np.arange(count, dtype=np.int64) * stride - pad).reshape(shape))
+
+    row = ctx.call("add", position(oh, strides[0], top, (1, 1, oh, 1)), row_in_window)
+    col = ctx.call("add", position(ow, strides[1], left, (1, 1, 1, ow)), col_in_window)
+    plane = ctx.constant((np.arange(n * c, dtype=np.int64) * h * w).reshape(n, c, 1, 1))
+    if int(ctx.attr("storage_order", 0)):
+        inner = ctx.call("add", ctx.call("multiply", col, ctx.scalar(h, "int64")), row)
+    else:
+        inner = ctx.call("add", ctx.call("multiply", row, ctx.scalar(w, "int64")), col)
+    return ctx.call("add", plane, inner)
 
 
 @converter("AveragePool")
