@@ -329,3 +329,34 @@ def test_constants_stay_constants() -> None:
     )
     body = from_onnx(m)["main"].body
     assert isinstance(body, Constant) and body.data.tolist() == [1.0, 2.0]
+
+
+def test_maxpool_indices_against_onnxruntime() -> None:
+    node = helper.make_node(
+        "MaxPool", ["x"], ["y", "i"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]
+    )
+    m = model(
+        [node], [("x", F32, [2, 3, 7, 7])], [("y", F32, None), ("i", TensorProto.INT64, None)]
+    )
+    x = rng.standard_normal((2, 3, 7, 7)).astype(np.float32)
+    assert_same_as_ort(m, x)
+
+
+def test_bidirectional_lstm_against_onnxruntime() -> None:
+    hidden, inputs, seq, batch = 3, 4, 5, 2
+    w = rng.standard_normal((2, 4 * hidden, inputs)).astype(np.float32)
+    r = rng.standard_normal((2, 4 * hidden, hidden)).astype(np.float32)
+    b = rng.standard_normal((2, 8 * hidden)).astype(np.float32)
+    node = helper.make_node(
+        "LSTM", ["x", "w", "r", "b"], ["y", "h", "c"], hidden_size=hidden, direction="bidirectional"
+    )
+    inits = [numpy_helper.from_array(a, n) for a, n in ((w, "w"), (r, "r"), (b, "b"))]
+    m = model(
+        [node],
+        [("x", F32, [seq, batch, inputs])],
+        [("y", F32, None), ("h", F32, None), ("c", F32, None)],
+        inits,
+        opset=14,
+    )
+    x = rng.standard_normal((seq, batch, inputs)).astype(np.float32)
+    assert_same_as_ort(m, x, reduction_length=inputs + hidden)
