@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....semantics.syntax import Expr
+from ....semantics.syntax import Expr, Tuple
 from .importer import NodeContext, relay_dtype
 from .ops_math import scalar_like
 from .ops_nn import matmul_exprs
@@ -180,8 +180,6 @@ def _external_cache_bias(
 
 
 def _tuple(*fields: Expr) -> Expr:
-    from ....semantics.syntax import Tuple
-
     return Tuple(tuple(fields))
 
 

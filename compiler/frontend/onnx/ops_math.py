@@ -331,48 +331,6 @@ def quantized(ctx: NodeContext, y: Expr, scale: Expr, zp: Expr | None, dtype: st
     return ctx.call("cast", q, dtype=dtype)
 
 
-@converter("QLinearMatMul", since=10)
-def qlinear_matmul(ctx: NodeContext) -> Expr:
-    """``quantize(dequantize(a) @ dequantize(b))`` with the output's scale and zero point,
-    in float32 (the scales' dtype); exact for the int32 accumulations float32 holds."""
-    from .ops_nn import matmul_exprs
-
-    a = dequantized(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
-    b = dequantized(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
-    for i in (1, 4, 6):
-        if ctx.type(i).shape and int(np.prod(ctx.shape(i))) != 1:
-            raise ctx.fail("per-axis scales are not supported")
-    product = matmul_exprs(ctx, a, b)
-    y_scale, y_zp = ctx.input(6), ctx.input(7)
-    if ctx.dtype(6) != ctx.tensor_type(product).dtype:
-        product = ctx.call("cast", product, dtype=ctx.dtype(6))
-    return quantized(ctx, product, y_scale, y_zp, ctx.dtype(7))
-
-
-def _integer_operands(ctx: NodeContext) -> tuple[Expr, Expr]:
-    """``a - a_zero_point`` and ``b - b_zero_point`` as int32."""
-    out = []
-    for data, zp_index in ((0, 2), (1, 3)):
-        x = ctx.call("cast", ctx.input(data), dtype="int32")
-        zp = ctx.optional(zp_index)
-        if zp is not None:
-            zp32 = ctx.call("cast", zp, dtype="int32")
-            if data == 0 and ctx.tensor_type(zp).shape:  # per-row zero point of a
-                zp32 = ctx.call("expand_dims", zp32, axis=1)
-            x = ctx.call("subtract", x, zp32)
-        out.append(x)
-    return out[0], out[1]
-
-
-@converter("MatMulInteger", since=10)
-def matmul_integer(ctx: NodeContext) -> Expr:
-    """``(a - a_zero_point) @ (b - b_zero_point)`` in int32."""
-    from .ops_nn import matmul_exprs
-
-    a, b = _integer_operands(ctx)
-    return matmul_exprs(ctx, a, b)
-
-
 @converter("DynamicQuantizeLinear", since=11)
 def dynamic_quantize_linear(ctx: NodeContext) -> list[Expr]:
     """uint8 quantization with ``scale = (max(0, max x) - min(0, min x)) / 255`` and

@@ -13,7 +13,7 @@ import numpy as np
 
 from ....semantics.syntax import Expr, Tuple, TupleGetItem
 from .importer import NodeContext, static_dims
-from .ops_math import scalar_like
+from .ops_math import dequantized, quantized, scalar_like
 from .table import converter
 
 
@@ -83,8 +83,6 @@ def conv_integer(ctx: NodeContext) -> Expr:
 def qlinear_conv(ctx: NodeContext) -> Expr:
     """``quantize(conv(dequantize(x), dequantize(w)) + bias * x_scale * w_scale)`` in the
     scales' dtype; ``w``'s scale and zero point per output channel or per tensor."""
-    from .ops_math import dequantized, quantized
-
     rank = ctx.rank(3)
 
     def per_channel(e: Expr) -> Expr:
@@ -758,3 +756,41 @@ def causal_conv_with_state(ctx: NodeContext) -> list[Expr]:
     state = ctx.call("strided_slice", padded, begin=(0, 0, total - (k - 1)),
                      end=(batch, channels, total), strides=(1, 1, 1), axes=None)  # fmt: skip
     return [out, state]
+
+
+@converter("QLinearMatMul", since=10)
+def qlinear_matmul(ctx: NodeContext) -> Expr:
+    """``quantize(dequantize(a) @ dequantize(b))`` with the output's scale and zero point,
+    in float32 (the scales' dtype); exact for the int32 accumulations float32 holds."""
+    a = dequantized(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
+    b = dequantized(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
+    for i in (1, 4, 6):
+        if ctx.type(i).shape and int(np.prod(ctx.shape(i))) != 1:
+            raise ctx.fail("per-axis scales are not supported")
+    product = matmul_exprs(ctx, a, b)
+    y_scale, y_zp = ctx.input(6), ctx.input(7)
+    if ctx.dtype(6) != ctx.tensor_type(product).dtype:
+        product = ctx.call("cast", product, dtype=ctx.dtype(6))
+    return quantized(ctx, product, y_scale, y_zp, ctx.dtype(7))
+
+
+def _integer_operands(ctx: NodeContext) -> tuple[Expr, Expr]:
+    """``a - a_zero_point`` and ``b - b_zero_point`` as int32."""
+    out = []
+    for data, zp_index in ((0, 2), (1, 3)):
+        x = ctx.call("cast", ctx.input(data), dtype="int32")
+        zp = ctx.optional(zp_index)
+        if zp is not None:
+            zp32 = ctx.call("cast", zp, dtype="int32")
+            if data == 0 and ctx.tensor_type(zp).shape:  # per-row zero point of a
+                zp32 = ctx.call("expand_dims", zp32, axis=1)
+            x = ctx.call("subtract", x, zp32)
+        out.append(x)
+    return out[0], out[1]
+
+
+@converter("MatMulInteger", since=10)
+def matmul_integer(ctx: NodeContext) -> Expr:
+    """``(a - a_zero_point) @ (b - b_zero_point)`` in int32."""
+    a, b = _integer_operands(ctx)
+    return matmul_exprs(ctx, a, b)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ....semantics.syntax import Expr, Tuple, TupleGetItem
-from .importer import NodeContext, static_dims
+from .importer import NodeContext, relay_dtype, static_dims
 from .table import converter
 
 
@@ -527,8 +527,6 @@ def eye_like(ctx: NodeContext) -> Expr:
     """The identity matrix of the input's (static) shape, shifted by ``k``, as a constant."""
     rows, cols = ctx.shape(0)
     dtype_code = ctx.attr("dtype")
-    from .importer import relay_dtype
-
     dtype = ctx.dtype(0) if dtype_code is None else relay_dtype(int(dtype_code), "dtype")
     return ctx.constant(np.eye(rows, cols, k=int(ctx.attr("k", 0)), dtype=dtype))
 
