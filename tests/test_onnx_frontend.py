@@ -360,3 +360,22 @@ def test_bidirectional_lstm_against_onnxruntime() -> None:
     )
     x = rng.standard_normal((seq, batch, inputs)).astype(np.float32)
     assert_same_as_ort(m, x, reduction_length=inputs + hidden)
+
+
+def test_if_on_a_runtime_condition_is_relay_if() -> None:
+    def branch(name: str, op: str) -> Any:
+        return helper.make_graph(
+            [helper.make_node(op, ["x"], [f"{name}_y"])],
+            name,
+            [],
+            [helper.make_tensor_value_info(f"{name}_y", F32, [3])],
+        )
+
+    node = helper.make_node(
+        "If", ["c"], ["y"], then_branch=branch("t", "Neg"), else_branch=branch("e", "Abs")
+    )
+    m = model([node], [("c", TensorProto.BOOL, []), ("x", F32, [3])], [("y", F32, [3])])
+    assert "if (" in relay.astext(from_onnx(m))
+    x = rng.standard_normal(3).astype(np.float32)
+    for c in (True, False):
+        assert_same_as_ort(m, np.array(c), x)

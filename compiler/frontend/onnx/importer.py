@@ -45,6 +45,7 @@ from ....semantics.syntax import (
     Expr,
     Function,
     GlobalVar,
+    If,
     IRModule,
     Op,
     TensorType,
@@ -305,6 +306,13 @@ class NodeContext:
         """Attribute ``name``, or ``default`` when absent."""
         return self.attrs.get(name, default)
 
+    def subgraph(self, name: str) -> list[Expr]:
+        """The outputs of the graph attribute ``name``, imported in the current scope."""
+        graph = self.attrs.get(name)
+        if graph is None or isinstance(graph, str | int | float | list | np.ndarray):
+            raise self.fail(f"attribute {name} must be a graph")
+        return self.importer.import_subgraph(self, graph)  # type: ignore[arg-type]
+
     # -- builders -------------------------------------------------------------------------
 
     def call(self, op: str, *args: Expr, **attrs: object) -> Call:
@@ -418,6 +426,8 @@ class GraphImporter:
                     copies[x] = Tuple(tuple(copy_of(f) for f in fields))
                 case TupleGetItem(whole, index):
                     copies[x] = TupleGetItem(copy_of(whole), index)
+                case If(cond, then, otherwise):
+                    copies[x] = If(copy_of(cond), copy_of(then), copy_of(otherwise))
                 case _:
                     raise AssertionError(f"the ONNX frontend does not build {type(x).__name__}")
         fn = Function(tuple(params.values()), copies[e])
@@ -492,9 +502,9 @@ class GraphImporter:
             inputs.append(self.values[name])
         ctx = NodeContext(self, node, self.opset, inputs)
         for attr in node.attribute:
-            if attr.type in (attr.GRAPH, attr.GRAPHS):
-                raise ctx.fail("subgraphs (control flow) are not supported")
-            ctx.attrs[attr.name] = _attribute_value(attr)
+            if attr.type == attr.GRAPHS:
+                raise ctx.fail("lists of subgraphs are not supported")
+            ctx.attrs[attr.name] = attr.g if attr.type == attr.GRAPH else _attribute_value(attr)
         convert = table.lookup(node.op_type, self.opset)
         if convert is None:
             reason = table.UNSUPPORTED.get(node.op_type) or table.NOT_YET.get(node.op_type)
@@ -514,6 +524,31 @@ class GraphImporter:
             if i >= len(outs):
                 raise ctx.fail(f"output {i} is not supported")
             self.values[name] = self.fold(ctx, outs[i])
+
+    def import_subgraph(self, ctx: NodeContext, graph: onnx.GraphProto) -> list[Expr]:
+        """The outputs of ``graph`` (an ``If`` branch), imported in a scope that sees the
+        values defined so far; its own names do not leak out."""
+        from onnx import numpy_helper
+
+        if len(graph.input):
+            raise ctx.fail(f"subgraph '{graph.name}' has inputs, which are not supported")
+        outer = self.values
+        self.values = dict(outer)
+        try:
+            for init in graph.initializer:
+                relay_dtype(init.data_type, f"initializer '{init.name}'")
+                self.values[init.name] = Constant(np.array(numpy_helper.to_array(init), order="C"))
+            for node in graph.node:
+                self.import_node(node)
+            outputs = []
+            for out in graph.output:
+                e = self.values.get(out.name)
+                if e is None:
+                    raise ctx.fail(f"subgraph output '{out.name}' is not computed")
+                outputs.append(e)
+        finally:
+            self.values = outer
+        return outputs
 
     def fold(self, ctx: NodeContext, e: Expr) -> Expr:
         """``e`` evaluated to a constant when it reads only constants and is small."""
@@ -558,6 +593,8 @@ def _operands(e: Expr) -> Sequence[Expr]:
             return fields
         case TupleGetItem(t):
             return (t,)
+        case If(cond, then, otherwise):
+            return (cond, then, otherwise)
         case _:
             return ()
 
@@ -588,7 +625,7 @@ def _reads_only_constants(e: Expr) -> bool:
         seen.add(x)
         if isinstance(x, Var):
             return False
-        if not isinstance(x, Call | Tuple | TupleGetItem | Constant):
+        if not isinstance(x, Call | Tuple | TupleGetItem | If | Constant):
             return False
         stack.extend(_operands(x))
     return True

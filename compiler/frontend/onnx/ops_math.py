@@ -806,9 +806,7 @@ unsupported(
     "MaxUnpool",
 )
 not_yet(
-    "control flow subgraphs are not imported yet (Relay's if and recursive functions could "
-    "express them)",
-    "If",
+    "loops are not imported yet (Relay's recursive functions could express them)",
     "Loop",
     "Scan",
 )

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....semantics.syntax import Expr, Tuple, TupleGetItem
+from ....semantics.syntax import Expr, If, Tuple, TupleGetItem
 from .importer import NodeContext, relay_dtype, static_dims
 from .table import converter
 
@@ -169,7 +169,7 @@ def split(ctx: NodeContext) -> list[Expr]:
             raise ctx.fail("needs a static size on the split axis")
         chunk = -(-extent // outputs)
         if ctx.attr("num_outputs") is not None or extent % outputs:
-            sizes = [min(chunk, extent - i * chunk) for i in range(outputs)]
+            sizes = [max(0, min(chunk, extent - i * chunk)) for i in range(outputs)]
         else:
             sizes = [extent // outputs] * outputs
     if 0 in sizes:  # Relay's split needs strictly increasing indices: slice each part
@@ -259,7 +259,15 @@ def gather_elements(ctx: NodeContext) -> Expr:
     dims = ctx.shape(0)
     axis = _axis(int(ctx.attr("axis", 0)), len(dims))
     indices = _non_negative(ctx, ctx.input(1), dims[axis])
-    return ctx.call("gather", ctx.input(0), indices, axis=axis)
+    data = ctx.input(0)
+    index_dims = ctx.shape(1)
+    if any(i != d for a, (i, d) in enumerate(zip(index_dims, dims, strict=True)) if a != axis):
+        # ONNX lets the indices be smaller off the axis; Relay's gather wants data's extents
+        # there, and the elements beyond the indices' extents are never read: slice them off.
+        end = [i if a != axis else d for a, (i, d) in enumerate(zip(index_dims, dims, strict=True))]
+        data = ctx.call("strided_slice", data, begin=(0,) * len(dims), end=tuple(end),
+                        strides=(1,) * len(dims), axes=None)  # fmt: skip
+    return ctx.call("gather", data, indices, axis=axis)
 
 
 def _index_first(ctx: NodeContext, indices: Expr) -> Expr:
@@ -327,9 +335,13 @@ def tile(ctx: NodeContext) -> Expr:
 
 @converter("Range")
 def range_(ctx: NodeContext) -> Expr:
-    """``arange(start, limit, delta)`` of the inputs' dtype."""
+    """``arange(start, limit, delta)`` of the inputs' dtype (one-element inputs read as
+    scalars)."""
     dtype = ctx.dtype(0)
-    return ctx.call("arange", ctx.input(0), ctx.input(1), ctx.input(2), dtype=dtype)
+    bounds = [ctx.input(i) for i in range(3)]
+    bounds = [b if not ctx.tensor_type(b).shape else ctx.call("reshape", b, newshape=())
+              for b in bounds]  # fmt: skip
+    return ctx.call("arange", *bounds, dtype=dtype)
 
 
 @converter("OneHot")
@@ -559,3 +571,22 @@ def tensor_scatter(ctx: NodeContext) -> Expr:
         index = ctx.call("floor_mod", index, ctx.scalar(cache_shape[axis], "int64"))
     index = ctx.call("broadcast_to", index, shape=update_shape)
     return ctx.call("scatter_elements", cache, index, update, axis=axis, reduction="update")
+
+
+@converter("If")
+def if_(ctx: NodeContext) -> Expr | list[Expr]:
+    """The branch a constant condition selects; otherwise Relay's ``if`` on the condition
+    (as a rank-0 bool) over the two branches' outputs (a tuple when there are several), whose
+    types must then agree."""
+    known = ctx.const(0)
+    if known is not None:  # the other branch need not even type-check for these shapes
+        return ctx.subgraph("then_branch" if bool(known.reshape(-1)[0]) else "else_branch")
+    then_outputs = ctx.subgraph("then_branch")
+    else_outputs = ctx.subgraph("else_branch")
+    cond = ctx.input(0)
+    if ctx.type(0).shape:
+        cond = ctx.call("reshape", cond, newshape=())
+    if len(then_outputs) == 1:
+        return If(cond, then_outputs[0], else_outputs[0])
+    both = If(cond, Tuple(tuple(then_outputs)), Tuple(tuple(else_outputs)))
+    return [TupleGetItem(both, i) for i in range(len(then_outputs))]
