@@ -249,19 +249,6 @@ def run_cases(cases: Iterable[Any], engine: str = "interpreter") -> list[Outcome
     return [run_case(c, engine) for c in cases]
 
 
-def sample(cases: Sequence[Any], every: int) -> list[Any]:
-    """Every ``every``-th case by name order (deterministic), plus the first case of each op
-    set so that every op is tried."""
-    seen: set[tuple[str, ...]] = set()
-    out = []
-    for i, c in enumerate(cases):
-        ops = case_ops(c)
-        if i % every == 0 or ops not in seen:
-            out.append(c)
-        seen.add(ops)
-    return out
-
-
 __all__ = [
     "CATEGORIES",
     "Expected",
@@ -273,5 +260,4 @@ __all__ = [
     "read_expected_failures",
     "run_case",
     "run_cases",
-    "sample",
 ]
