@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
