@@ -1,6 +1,6 @@
 """The converters of ONNX's transformer operators, composed from Relay's matrix products,
-softmax, masks and slices: ``Attention`` (opset 23, scaled dot-product attention) and
-``RotaryEmbedding`` (opset 23).
+softmax, masks and slices: ``Attention`` (opset 23, scaled dot-product attention),
+``RotaryEmbedding`` (opset 23) and ``LinearAttention`` (opset 27, unrolled over the sequence).
 
 Following ONNX's definition, with ``s = sqrt(scale)`` (default ``scale = 1 / sqrt(head
 size)``)::
@@ -239,3 +239,74 @@ def rotary_embedding(ctx: NodeContext) -> Expr:
     if len(shape) == 3:
         return ctx.call("reshape", out, newshape=shape)
     return ctx.call("transpose", out, axes=(0, 2, 1, 3))
+
+
+@converter("LinearAttention", since=27)
+def linear_attention(ctx: NodeContext) -> list[Expr]:
+    """Linear attention with a (batch, kv heads, d_k, d_v) state, unrolled over the static
+    sequence in float32, as ONNX defines it: per step, ``S *= exp(decay)`` (gated rules),
+    ``v = beta * (v - S^T k)`` (delta rules), ``S += k v^T``, and the output is
+    ``scale * q^T S`` (the state's heads repeated for grouped queries)."""
+    rule = str(ctx.attr("update_rule", "gated_delta"))
+    if rule not in ("linear", "gated", "delta", "gated_delta"):
+        raise ctx.fail(f'update_rule="{rule}" is not supported')
+    gating, delta = rule in ("gated", "gated_delta"), rule in ("delta", "gated_delta")
+    q_heads, kv_heads = int(ctx.attr("q_num_heads")), int(ctx.attr("kv_num_heads"))
+    f32 = "float32"
+
+    def heads(e: Expr, n: int) -> Expr:
+        return ctx.call("cast", _heads(ctx, e, n), dtype=f32)
+
+    b, t, _ = ctx.shape(0)
+    q, k, v = (
+        heads(ctx.input(0), q_heads),
+        heads(ctx.input(1), kv_heads),
+        heads(ctx.input(2), kv_heads),
+    )
+    d_k, d_v = ctx.static_shape(q)[3], ctx.static_shape(v)[3]
+    decay = beta = None
+    if gating:
+        g = ctx.input(4)
+        last = ctx.shape(4)[-1]
+        if last == kv_heads:
+            g = ctx.call("transpose", ctx.call("reshape", g, newshape=(b, t, kv_heads, 1)),
+                         axes=(0, 2, 1, 3))  # fmt: skip
+        else:
+            g = _heads(ctx, g, kv_heads)
+        decay = ctx.call("cast", g, dtype=f32)
+    if delta:
+        bt = ctx.input(5)
+        last = ctx.shape(5)[-1]
+        bt = ctx.call("transpose", ctx.call("reshape", bt, newshape=(b, t, last, 1)),
+                      axes=(0, 2, 1, 3))  # fmt: skip
+        beta = ctx.call("cast", bt, dtype=f32)
+    past = ctx.optional(3)
+    state_dtype = ctx.dtype(0) if past is None else ctx.dtype(3)
+    if past is None:
+        state: Expr = ctx.call("zeros", shape=(b, kv_heads, d_k, d_v), dtype=f32)
+    else:
+        state = ctx.call("cast", past, dtype=f32)
+    scale = float(ctx.attr("scale", 0.0)) or 1 / float(np.sqrt(d_k))
+    group = q_heads // kv_heads
+
+    def step(x: Expr, i: int) -> Expr:
+        return ctx.call("take", x, ctx.scalar(i, "int64"), axis=2, mode="clip")
+
+    outputs = []
+    for i in range(t):
+        q_t, k_t, v_t = step(q, i), step(k, i), step(v, i)
+        if decay is not None:
+            state = ctx.call("multiply", state,
+                             ctx.call("expand_dims", ctx.call("exp", step(decay, i)), axis=-1))  # fmt: skip
+        if beta is not None:
+            retrieved = ctx.call("einsum", _tuple(state, k_t), equation="bhdm,bhd->bhm")
+            v_t = ctx.call("multiply", step(beta, i), ctx.call("subtract", v_t, retrieved))
+        outer = ctx.call("multiply", ctx.call("expand_dims", k_t, axis=-1),
+                         ctx.call("expand_dims", v_t, axis=-2))  # fmt: skip
+        state = ctx.call("add", state, outer)
+        read = state if group == 1 else ctx.call("repeat", state, repeats=group, axis=1)
+        out = ctx.call("einsum", _tuple(q_t, read), equation="bhd,bhdm->bhm")
+        outputs.append(ctx.call("multiply", out, ctx.scalar(scale, f32)))
+    stacked = ctx.call("stack", Tuple(tuple(outputs)), axis=1)  # (b, t, heads, d_v)
+    y = ctx.call("reshape", stacked, newshape=(b, t, q_heads * d_v))
+    return [ctx.call("cast", y, dtype=ctx.dtype(0)), ctx.call("cast", state, dtype=state_dtype)]

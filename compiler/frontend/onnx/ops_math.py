@@ -813,5 +813,4 @@ not_yet(
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "MelWeightMatrix",
-    "LinearAttention",
 )
