@@ -296,8 +296,8 @@ def linear_attention(ctx: NodeContext) -> list[Expr]:
     for i in range(t):
         q_t, k_t, v_t = step(q, i), step(k, i), step(v, i)
         if decay is not None:
-            state = ctx.call("multiply", state,
-                             ctx.call("expand_dims", ctx.call("exp", step(decay, i)), axis=-1))  # fmt: skip
+            factor = ctx.call("expand_dims", ctx.call("exp", step(decay, i)), axis=-1)
+            state = ctx.call("multiply", state, factor)
         if beta is not None:
             retrieved = ctx.call("einsum", _tuple(state, k_t), equation="bhdm,bhd->bhm")
             v_t = ctx.call("multiply", step(beta, i), ctx.call("subtract", v_t, retrieved))
