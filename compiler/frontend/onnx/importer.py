@@ -306,12 +306,13 @@ class NodeContext:
         """Attribute ``name``, or ``default`` when absent."""
         return self.attrs.get(name, default)
 
-    def subgraph(self, name: str) -> list[Expr]:
-        """The outputs of the graph attribute ``name``, imported in the current scope."""
+    def subgraph(self, name: str, inputs: Sequence[Expr] = ()) -> list[Expr]:
+        """The outputs of the graph attribute ``name``, imported in the current scope with
+        its inputs bound to ``inputs``."""
         graph = self.attrs.get(name)
         if graph is None or isinstance(graph, str | int | float | list | np.ndarray):
             raise self.fail(f"attribute {name} must be a graph")
-        return self.importer.import_subgraph(self, graph)  # type: ignore[arg-type]
+        return self.importer.import_subgraph(self, graph, inputs)  # type: ignore[arg-type]
 
     # -- builders -------------------------------------------------------------------------
 
@@ -525,15 +526,21 @@ class GraphImporter:
                 raise ctx.fail(f"output {i} is not supported")
             self.values[name] = self.fold(ctx, outs[i])
 
-    def import_subgraph(self, ctx: NodeContext, graph: onnx.GraphProto) -> list[Expr]:
-        """The outputs of ``graph`` (an ``If`` branch), imported in a scope that sees the
-        values defined so far; its own names do not leak out."""
+    def import_subgraph(
+        self, ctx: NodeContext, graph: onnx.GraphProto, inputs: Sequence[Expr] = ()
+    ) -> list[Expr]:
+        """The outputs of ``graph`` (an ``If`` branch, a loop body), imported in a scope that
+        sees the values defined so far, with the graph's inputs bound to ``inputs``; its own
+        names do not leak out. A loop is unrolled by importing its body once per step."""
         from onnx import numpy_helper
 
-        if len(graph.input):
-            raise ctx.fail(f"subgraph '{graph.name}' has inputs, which are not supported")
+        if len(graph.input) != len(inputs):
+            raise ctx.fail(f"subgraph '{graph.name}' has {len(graph.input)} inputs, "
+                           f"{len(inputs)} given")  # fmt: skip
         outer = self.values
         self.values = dict(outer)
+        for value_info, bound in zip(graph.input, inputs, strict=True):
+            self.values[value_info.name] = bound
         try:
             for init in graph.initializer:
                 relay_dtype(init.data_type, f"initializer '{init.name}'")

@@ -805,11 +805,7 @@ unsupported(
     "Col2Im",
     "MaxUnpool",
 )
-not_yet(
-    "loops are not imported yet (Relay's recursive functions could express them)",
-    "Loop",
-    "Scan",
-)
+not_yet("loops are not imported yet (Relay's recursive functions could express them)", "Loop")
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "MelWeightMatrix",

@@ -590,3 +590,42 @@ def if_(ctx: NodeContext) -> Expr | list[Expr]:
         return If(cond, then_outputs[0], else_outputs[0])
     both = If(cond, Tuple(tuple(then_outputs)), Tuple(tuple(else_outputs)))
     return [TupleGetItem(both, i) for i in range(len(then_outputs))]
+
+
+@converter("Scan", since=9)
+def scan(ctx: NodeContext) -> list[Expr]:
+    """Unrolled over the static scan length: the body is imported once per step with the
+    current states and the step's slice of each scan input (along its axis, backwards for
+    direction 1); the results are the final states and the per-step outputs stacked along
+    their axes (reversed for direction 1)."""
+    n_scan = int(ctx.attr("num_scan_inputs"))
+    n_state = ctx.num_inputs - n_scan
+    states = [ctx.input(i) for i in range(n_state)]
+    scans = [ctx.input(n_state + j) for j in range(n_scan)]
+    in_axes = [int(a) for a in ctx.attr("scan_input_axes", [0] * n_scan)]
+    in_dirs = [int(d) for d in ctx.attr("scan_input_directions", [0] * n_scan)]
+    in_axes = [_axis(a, len(ctx.static_shape(x))) for a, x in zip(in_axes, scans, strict=True)]
+    lengths = {ctx.static_shape(x)[a] for x, a in zip(scans, in_axes, strict=True)}
+    if len(lengths) != 1:
+        raise ctx.fail("the scan inputs have different lengths")
+    steps = lengths.pop()
+    per_step: list[list[Expr]] = []
+    for t in range(steps):
+        slices = []
+        for x, a, d in zip(scans, in_axes, in_dirs, strict=True):
+            index = steps - 1 - t if d else t
+            slices.append(ctx.call("take", x, ctx.scalar(index, "int64"), axis=a, mode="clip"))
+        outs = ctx.subgraph("body", [*states, *slices])
+        states = outs[:n_state]
+        per_step.append(outs[n_state:])
+    n_out = len(ctx.node.output) - n_state
+    out_axes = [int(a) for a in ctx.attr("scan_output_axes", [0] * n_out)]
+    out_dirs = [int(d) for d in ctx.attr("scan_output_directions", [0] * n_out)]
+    results = list(states)
+    for k in range(n_out):
+        items = [per_step[t][k] for t in range(steps)]
+        if out_dirs[k]:
+            items.reverse()
+        rank = len(ctx.static_shape(items[0])) + 1
+        results.append(ctx.call("stack", Tuple(tuple(items)), axis=_axis(out_axes[k], rank)))
+    return results
