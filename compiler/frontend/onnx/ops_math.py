@@ -805,7 +805,6 @@ unsupported(
     "Col2Im",
     "MaxUnpool",
 )
-not_yet("loops are not imported yet (Relay's recursive functions could express them)", "Loop")
 not_yet(
     "no converter yet: a composition of Relay operators could compute it",
     "MelWeightMatrix",

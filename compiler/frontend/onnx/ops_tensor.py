@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....semantics.syntax import Expr, If, Tuple, TupleGetItem
+from ....semantics.syntax import Constant, Expr, If, Tuple, TupleGetItem
 from .importer import NodeContext, relay_dtype, static_dims
 from .table import converter
 
@@ -628,4 +628,46 @@ def scan(ctx: NodeContext) -> list[Expr]:
             items.reverse()
         rank = len(ctx.static_shape(items[0])) + 1
         results.append(ctx.call("stack", Tuple(tuple(items)), axis=_axis(out_axes[k], rank)))
+    return results
+
+
+LOOP_LIMIT = 4096
+"""The most iterations ``Loop`` is unrolled to."""
+
+
+@converter("Loop", since=11)
+def loop(ctx: NodeContext) -> list[Expr]:
+    """Unrolled: the trip count ``M`` (when given) and the condition must be constants by
+    import time, and so must the condition each body step computes; the body is imported once
+    per step with the iteration number, the condition and the loop-carried values. The
+    results are the final carried values and the per-step scan outputs stacked on axis 0."""
+    trips = ctx.const(0)
+    limit = LOOP_LIMIT if trips is None else int(trips.reshape(()))
+    if trips is None and ctx.optional(0) is not None:
+        ctx.require_const(0, "M")
+    cond_value = ctx.const(1)
+    if ctx.optional(1) is not None and cond_value is None:
+        ctx.require_const(1, "cond")
+    running = True if cond_value is None else bool(cond_value.reshape(-1)[0])
+    carried = [ctx.input(i) for i in range(2, ctx.num_inputs)]
+    n_carried = len(carried)
+    scanned: list[list[Expr]] = []
+    step = 0
+    while running and step < limit:
+        cond_in = ctx.scalar(True, "bool")
+        outs = ctx.subgraph("body", [ctx.scalar(step, "int64"), cond_in, *carried])
+        cond_out, carried = outs[0], outs[1 : 1 + n_carried]
+        scanned.append(outs[1 + n_carried :])
+        if not isinstance(cond_out, Constant):
+            raise ctx.fail("a loop condition computed from run-time values is not supported")
+        running = bool(cond_out.data.reshape(-1)[0])
+        step += 1
+    if running and trips is None:
+        raise ctx.fail(f"the loop did not stop within {LOOP_LIMIT} unrolled steps")
+    n_scan = len(ctx.node.output) - n_carried
+    results = list(carried)
+    for k in range(n_scan):
+        if not scanned:
+            raise ctx.fail("a loop that runs no step has no scan output shape")
+        results.append(ctx.call("stack", Tuple(tuple(s[k] for s in scanned)), axis=0))
     return results
