@@ -1,0 +1,165 @@
+"""The light models of the onnx wheel: Relay's interpreter against onnxruntime and against
+``onnx.reference.ReferenceEvaluator``, in the same run, with 1 and 2 threads.
+
+For each model (``onnx/backend/test/data/light/``) and thread count, a child process (so that
+the thread settings take effect before numpy loads) imports the model (time printed apart),
+then runs each engine on ``onnx.backend.test``'s input (``arange(n) / n``) and takes the best
+of ``--repeat`` runs (ReferenceEvaluator: one run, it is slow). The interpreter's time is a
+compiled module's run (the first run compiles it and is not counted); numpy's BLAS gets the
+thread count through ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS``, onnxruntime through its
+intra-op thread setting. ``interp`` runs the module as imported, ``folded`` after the
+``fold-constant`` pass (the models' ``ConstantOfShape`` weight fills, ``full(...)`` calls in
+the import, become constants, as onnxruntime folds them at session creation). The ratios are
+ReferenceEvaluator / interpreter (the goal: >= 10) and folded interpreter / onnxruntime (the
+goal: <= 3). Run:
+
+    python benchmarks/models.py [--models squeezenet,resnet50] [--threads 1,2] [--repeat 3]
+                                [--no-reference]
+
+On a loaded machine the figures are noisy; say so when quoting them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+MODELS = (
+    "squeezenet",
+    "shufflenet",
+    "bvlc_alexnet",
+    "zfnet512",
+    "resnet50",
+    "inception_v1",
+    "inception_v2",
+    "densenet121",
+    "vgg19",
+)
+
+
+def light_dir() -> Path:
+    """The folder of the light models in the installed onnx."""
+    import onnx
+
+    return Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+
+
+def best(fn: Any, repeat: int) -> float:
+    """The best wall time of ``repeat`` calls of ``fn``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def measure(name: str, threads: int, repeat: int, reference: bool) -> dict[str, float]:
+    """The child's work: the figures of one model at one thread count."""
+    import numpy as np
+    import onnx
+    import onnxruntime
+    from onnx.reference import ReferenceEvaluator
+
+    from relay.frontend import from_onnx
+    from relay.interpreter import evaluate
+    from relay.semantics.values import TensorValue
+
+    path = light_dir() / f"light_{name}.onnx"
+    model = onnx.load(str(path))
+    start = time.perf_counter()
+    mod = from_onnx(model, source=str(path))
+    imported = time.perf_counter() - start
+    param = mod["main"].params[0]
+    shape = tuple(int(d) for d in param.type_annotation.shape)  # type: ignore[union-attr]
+    n = int(np.prod(shape))
+    x = (np.arange(n).reshape(shape) / n).astype(np.float32)
+    args = [TensorValue(x)]
+    start = time.perf_counter()
+    evaluate(mod, args, fuel=None)  # compiles the module
+    first = time.perf_counter() - start
+    interp = best(lambda: evaluate(mod, args, fuel=None), repeat)
+    # The light models' weights are ConstantOfShape fills, imported as full(...) calls that
+    # run every time (onnxruntime folds them when it builds its session): fold-constant
+    # makes them constants, and that module is timed too.
+    from relay.compiler.passes import BUILTIN_PASSES
+
+    folded = BUILTIN_PASSES["fold-constant"]()(mod)
+    evaluate(folded, args, fuel=None)
+    interp_folded = best(lambda: evaluate(folded, args, fuel=None), repeat)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    feed = {session.get_inputs()[0].name: x}
+    session.run(None, feed)
+    ort = best(lambda: session.run(None, feed), repeat)
+    figures = {
+        "import": imported,
+        "first": first,
+        "interpreter": interp,
+        "folded": interp_folded,
+        "onnxruntime": ort,
+    }
+    if reference:
+        evaluator = ReferenceEvaluator(model)
+        figures["reference"] = best(lambda: evaluator.run(None, feed), 1)
+    return figures
+
+
+def main() -> int:
+    """Spawn one child per model and thread count; print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated names")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per engine (best counts)")
+    parser.add_argument("--no-reference", action="store_true", help="skip ReferenceEvaluator")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        name, threads = args.child.split(":")
+        figures = measure(name, int(threads), args.repeat, not args.no_reference)
+        print(json.dumps(figures))
+        return 0
+    names = [m for m in args.models.split(",") if m]
+    unknown = sorted(set(names) - set(MODELS))
+    if unknown:
+        parser.error(f"unknown models {', '.join(unknown)}; the models are {', '.join(MODELS)}")
+    print(f"{'model':<14} {'thr':>3} {'import':>7} {'interp':>8} {'folded':>8} {'ort':>8} "
+          f"{'reference':>9} {'ref/interp':>10} {'interp/ort':>10}")  # fmt: skip
+    for name in names:
+        for threads in [int(t) for t in args.threads.split(",")]:
+            env = dict(os.environ)
+            for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+                env[var] = str(threads)
+            command = [sys.executable, __file__, "--child", f"{name}:{threads}",
+                       "--repeat", str(args.repeat)]  # fmt: skip
+            if args.no_reference:
+                command.append("--no-reference")
+            out = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                print(f"{name:<14} {threads:>3} failed: {out.stderr.strip().splitlines()[-1:]}")
+                continue
+            f = json.loads(out.stdout.strip().splitlines()[-1])
+            ref = f.get("reference")
+            ref_text = f"{ref:9.3f}" if ref is not None else "        -"
+            ratio_ref = f"{ref / f['interpreter']:10.1f}" if ref is not None else "         -"
+            print(f"{name:<14} {threads:>3} {f['import']:7.3f} {f['interpreter']:8.3f} "
+                  f"{f['folded']:8.3f} {f['onnxruntime']:8.3f} {ref_text} {ratio_ref} "
+                  f"{f['folded'] / f['onnxruntime']:10.1f}", flush=True)  # fmt: skip
+    print("seconds (best of --repeat; ReferenceEvaluator one run); measured under whatever load "
+          "the machine had")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
