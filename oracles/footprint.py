@@ -87,6 +87,7 @@ from .builders.core import ALL, MAX_RANK, DataflowProgram, Fits, _Entry, _Graph
 from .gen_args import arguments, arrays
 from .gen_dataflow import OP_ORDER
 from .pass_oracle import PassTimeout, time_limit
+from .stable import stable_draws
 
 SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math.inf)
 """The constant operands of ``constant`` motifs: the values algebraic rewrites special-case."""
@@ -420,7 +421,13 @@ class Corpus:
 @functools.cache
 def motif_corpus() -> Corpus:
     """The motif corpus (built once per process): singles, constructs around the first
-    operators, constants, and every pair of the first ``PAIR_CORE`` operators."""
+    operators, constants, and every pair of the first ``PAIR_CORE`` operators; the same in
+    every process (``stable.stable_draws``)."""
+    with stable_draws():
+        return _motif_corpus()
+
+
+def _motif_corpus() -> Corpus:
     start = time.monotonic()
     singles: dict[str, Motif] = {}
     for op in OP_ORDER:

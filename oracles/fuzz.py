@@ -96,6 +96,7 @@ from .pass_oracle import (
     run_checked,
 )
 from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
+from .stable import stable_draws
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the value comparison, in terms combined per element (see
@@ -493,7 +494,36 @@ def fuzz_pass(
     footprint: bool = True,
 ) -> PassResult:
     """Fuzz one pass; stop at the first failure (shrunk) or when a budget runs out. With
-    ``footprint``, learn what the pass touches first and steer towards it (module docstring)."""
+    ``footprint``, learn what the pass touches first and steer towards it (module docstring).
+    What a seed draws does not depend on what the process imported (``stable.stable_draws``)."""
+    with stable_draws():
+        return _fuzz_pass(
+            loaded,
+            max_examples=max_examples,
+            time_budget=time_budget,
+            seed=seed,
+            out_dir=out_dir,
+            database=database,
+            progress=progress,
+            example_timeout=example_timeout,
+            max_nodes=max_nodes,
+            footprint=footprint,
+        )
+
+
+def _fuzz_pass(
+    loaded: LoadedPass,
+    *,
+    max_examples: int | None,
+    time_budget: float,
+    seed: int,
+    out_dir: Path,
+    database: Path | None,
+    progress: Callable[[str], None] | None,
+    example_timeout: float,
+    max_nodes: int,
+    footprint: bool,
+) -> PassResult:
     start = time.monotonic()
     state = _State(deadline=start + time_budget)
     result = PassResult(loaded.label)
