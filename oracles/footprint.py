@@ -27,6 +27,9 @@ one gains or loses calls of it (the diff, ``diff``); a construct scores the same
 the campaign every changed program is diffed the same way and ``Footprint.record`` adds to the
 scores. ``Footprint.op_weights`` and ``construct_weights`` turn the scores into generator
 weights (1 for what the pass never touched, up to ``1 + BOOST`` for what it touched most).
+Constructs are named and counted as the module generator names and counts them
+(``gen_modules.CONSTRUCTS``, ``gen_modules.construct_counts``), so the weights steer
+``gen_modules.modules(construct_weights=...)`` directly.
 """
 
 from __future__ import annotations
@@ -72,7 +75,6 @@ from relay.semantics.syntax import (
     RefWrite,
     TensorType,
     Tuple,
-    TupleGetItem,
     TupleType,
     Type,
     TypeData,
@@ -86,6 +88,7 @@ from .builders import BUILDERS
 from .builders.core import ALL, MAX_RANK, DataflowProgram, Fits, _Entry, _Graph
 from .gen_args import arguments, arrays
 from .gen_dataflow import OP_ORDER
+from .gen_modules import CONSTRUCTS, construct_counts
 from .pass_oracle import PassTimeout, time_limit
 from .stable import stable_draws
 
@@ -95,8 +98,16 @@ SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math
 PAIR_CORE = 40
 """Every pair of the first ``PAIR_CORE`` operators of ``OP_ORDER`` is a ``pair`` motif."""
 
-CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
-"""The constructs a motif puts an operator call in (and that ``construct_counts`` counts)."""
+MOTIF_CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
+"""The constructs a ``construct`` motif puts an operator call in (names of the module
+generator's ``CONSTRUCTS``)."""
+
+SCORED_CONSTRUCTS: tuple[str, ...] = tuple(
+    c for c in CONSTRUCTS if c not in ("variable", "operator")
+)
+"""The constructs a footprint scores: the module generator's ``CONSTRUCTS`` (one set of names,
+so that ``construct_weights`` steer ``gen_modules.modules``), but for variable uses, which
+nearly every rewrite changes, and operator calls, which the operator scores cover."""
 
 BOOST = 20.0
 """The weight of the most touched operator or construct is ``1 + BOOST``."""
@@ -325,7 +336,7 @@ def constant_motif(op: str, at: int, value: float | None, seed: int = CORPUS_SEE
 
 
 def construct_motifs(base: Motif, index: int) -> list[Motif]:
-    """``base`` (a single motif) inside each of ``CONSTRUCTS``; ``index`` names helper
+    """``base`` (a single motif) inside each of ``MOTIF_CONSTRUCTS``; ``index`` names helper
     globals uniquely."""
     out: list[Motif] = []
     t = _result_type(base)
@@ -462,33 +473,6 @@ def _motif_corpus() -> Corpus:
 # Structural diffs
 
 
-def construct_counts(mod: IRModule) -> Counter[str]:
-    """How many of each of ``CONSTRUCTS`` (and ``tuple``, ``projection``) ``mod`` has."""
-    out: Counter[str] = Counter()
-    for fn in mod.functions.values():
-        for e in post_order(fn.body):
-            match e:
-                case Let():
-                    out["let"] += 1
-                case If():
-                    out["if"] += 1
-                case Match():
-                    out["match"] += 1
-                case RefCreate() | RefRead() | RefWrite():
-                    out["ref"] += 1
-                case Function():
-                    out["closure"] += 1
-                case Call(GlobalVar()):
-                    out["global-call"] += 1
-                case Tuple():
-                    out["tuple"] += 1
-                case TupleGetItem():
-                    out["projection"] += 1
-                case _:
-                    pass
-    return out
-
-
 def op_counts(mod: IRModule) -> Counter[str]:
     """Calls per operator, and per (operator, operator of its first argument) edge, written
     ``outer<inner`` (an edge that changes is an operator that moved)."""
@@ -555,7 +539,7 @@ class Footprint:
         for name in names:
             if name in BUILDERS:
                 self.ops[name] += amount  # type: ignore[assignment]
-            elif name in CONSTRUCTS:
+            elif name in SCORED_CONSTRUCTS:
                 self.constructs[name] += amount  # type: ignore[assignment]
 
     def record(self, before: IRModule, after: IRModule) -> Diff:
@@ -582,7 +566,7 @@ class Footprint:
 
     def construct_weights(self) -> dict[str, float]:
         """Generator weights per construct: 1, plus up to ``BOOST`` by score."""
-        return _weights(self.constructs, CONSTRUCTS)
+        return _weights(self.constructs, SCORED_CONSTRUCTS)
 
     def summary(self) -> str:
         """One line: what was learned."""
@@ -685,7 +669,9 @@ __all__ = [
     "BATCH",
     "BOOST",
     "CONSTRUCTS",
+    "MOTIF_CONSTRUCTS",
     "PAIR_CORE",
+    "SCORED_CONSTRUCTS",
     "SPECIAL_CONSTANTS",
     "Corpus",
     "Diff",

@@ -86,7 +86,6 @@ from relay.semantics.text.printer import astext
 from relay.semantics.values import Value
 
 from .footprint import Footprint, Motif, draws, learn, motif_corpus
-from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
 from .pass_oracle import (
@@ -298,10 +297,12 @@ def cases(
     modules); with ``focus`` operators (``steering.focus``, or ``focus``), three in four
     dataflow programs use some of them. Dataflow programs use a small random subset of the
     operators (swarm testing: a few operators, each used several times, find more bugs than
-    every operator once). Arguments are ``gen_args``' default ones, which keep values finite:
-    with special values (NaN, infinities, the largest floats) a correct rewrite that computes
-    in another order overflows where the input did not, beyond any tolerance. Shrinks towards
-    a small dataflow program of the first operators, and one argument tuple's values."""
+    every operator once). Arguments are drawn by the program (``argument_sets``: positive and
+    non-zero where it needs it), each tuple in special mode one time in
+    ``gen_args.SPECIAL_CHANCE`` (NaN, infinities, -0.0, subnormals, integer extremes; the oracle
+    compares only NaN and infinities of floats on such inputs, ``pass_oracle.extreme``).
+    Shrinks towards a small dataflow program of the first operators, and one argument tuple's
+    ordinary values."""
     steering = steering if steering is not None else Steering(tuple(focus))
     focus = tuple(n for n in steering.focus if n in OP_ORDER)
     swarm = st.lists(st.sampled_from(OP_ORDER), min_size=1, max_size=6, unique=True)
@@ -324,14 +325,14 @@ def cases(
         quarters = min(steering.module_quarters, 1) if focus else steering.module_quarters
         if kind >= 4 - quarters:
             case = draw(module_strategy)
-            sets = tuple(tuple(draw(values(t)) for t in case.param_types) for _ in range(arg_draws))
+            sets = draw(case.argument_sets(arg_draws))
             return Case(case.mod, sets[0], sets)
         ops: list[str] = draw(swarm)
         chosen: list[str] = draw(picks)
         if focus and kind != 2:
             ops = list(dict.fromkeys([*chosen, *ops]))
         program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops, **dataflow_kwargs))
-        sets = tuple(draw(program.arguments()) for _ in range(arg_draws))
+        sets = draw(program.argument_sets(arg_draws))
         return Case(program.mod, sets[0], sets)
 
     return build()
