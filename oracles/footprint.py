@@ -13,7 +13,12 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   (0, 1, -1, 0.5, 2, NaN, inf: what rewrites special-case), and with every input constant (what
   constant folding needs);
 - ``construct``: a single motif inside each language construct: ``let``, ``if``, ``match``
-  (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``.
+  (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``;
+  every ``EFFECT_STRIDE``-th one also in each shape in which effects interfere (a read bound
+  after the write, a read before it, a write through an alias, two references of the same
+  value, a store read then overwritten, a closure that writes); and operators around control
+  flow (``control_motifs``: an ``if`` on a negation or a comparison, a counting-down
+  recursive global).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
 typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
@@ -352,12 +357,13 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
         params: Sequence[Var],
         body: Expr,
         *helpers: tuple[GlobalVar, Function],
+        shape: str = "",
     ) -> None:
         positive = base.positive + (False,) * (len(params) - len(base.params))
         out.append(
             Motif(
                 "construct",
-                f"{construct}({base.name})",
+                f"{shape or construct}({base.name})",
                 tuple(params),
                 body,
                 positive,
@@ -390,6 +396,122 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
     g = GlobalVar(f"footprint_g{index}")
     inner = fresh_params()
     make("global-call", inner, Call(g, inner), (g, Function(base.params, b)))
+    if index % EFFECT_STRIDE == 0:
+        for body_of in _EFFECTS:
+            q2 = Var("q", t)
+            shape = "ref-" + body_of.__name__.strip("_").replace("_", "-")
+            make("ref", (*base.params, q2), body_of(b, q2), shape=shape)
+    return out
+
+
+EFFECT_STRIDE = 3
+"""Every ``EFFECT_STRIDE``-th single motif is also put in each of the ``_EFFECTS`` shapes."""
+
+
+def _v(name: str) -> Var:
+    return Var(name, None)
+
+
+def _write_then_let_read(b: Expr, q: Var) -> Expr:
+    """``let r = ref(q); let w = ref_write(r, b); let v = ref_read(r); v``: a read after a write
+    in adjacent ``let``s that data flow does not order."""
+    r, w, v = _v("r"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), Let(v, RefRead(r), v)))
+
+
+def _read_before_write(b: Expr, q: Var) -> Expr:
+    """``let v = ref_read(r); ref_write(r, b); (v, ref_read(r))``: a read that must not move
+    past the write after it (nor the later read before it)."""
+    r, w, v = _v("r"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(v, RefRead(r), Let(w, RefWrite(r, b), Tuple((v, RefRead(r))))))
+
+
+def _alias_write(b: Expr, q: Var) -> Expr:
+    """``let s = r; ref_write(s, b); ref_read(r)``: a write through an alias, read through the
+    other name."""
+    r, s, w = _v("r"), _v("s"), _v("w")
+    return Let(r, RefCreate(q), Let(s, r, Let(w, RefWrite(s, b), RefRead(r))))
+
+
+def _two_refs(b: Expr, q: Var) -> Expr:
+    """Two references made from the same value, one written: ``ref(q)`` twice is two cells."""
+    a, c, w = _v("a"), _v("c"), _v("w")
+    body = Let(w, RefWrite(a, b), Tuple((RefRead(c), RefRead(a))))
+    return Let(a, RefCreate(q), Let(c, RefCreate(q), body))
+
+
+def _overwritten(b: Expr, q: Var) -> Expr:
+    """A store read and then overwritten: ``ref_write(r, b); let v = ref_read(r);
+    ref_write(r, q); (v, ref_read(r))`` (the first write is not dead)."""
+    r, w, v, w2 = _v("r"), _v("w"), _v("v"), _v("w2")
+    tail = Let(v, RefRead(r), Let(w2, RefWrite(r, q), Tuple((v, RefRead(r)))))
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), tail))
+
+
+def _closure_writes(b: Expr, q: Var) -> Expr:
+    """A closure that writes the reference, called before the caller reads it."""
+    r, f, w = _v("r"), _v("f"), _v("w")
+    body = Let(w, Call(f, ()), RefRead(r))
+    return Let(r, RefCreate(q), Let(f, Function((), RefWrite(r, b)), body))
+
+
+_EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
+    _write_then_let_read,
+    _read_before_write,
+    _alias_write,
+    _two_refs,
+    _overwritten,
+    _closure_writes,
+)
+"""The shapes in which effects interfere: a motif's value is written to a reference made from
+another value, and what is read (before, after, through an alias, from a twin) is returned."""
+
+
+def control_motifs() -> list[Motif]:
+    """Control flow around operators: an ``if`` whose condition an operator computes (a
+    negation, each comparison of two scalars), and a counting-down recursive global whose
+    every step adds to the result (``@f(n) = if (n <= 0) { 0 } else { n + @f(n - 1) }``,
+    called on ``minimum(n, 3)``)."""
+    out: list[Motif] = []
+    t = TensorType((2,), "float32")
+    scalar = TensorType((), "float32")
+
+    def make(name: str, params: Sequence[Var], body: Expr, ops: Sequence[str],
+             construct: str, *helpers: tuple[GlobalVar, Function]) -> None:  # fmt: skip
+        positive = (False,) * len(params)
+        out.append(
+            Motif(
+                "construct",
+                name,
+                tuple(params),
+                body,
+                positive,
+                tuple(ops),
+                construct,
+                tuple(helpers),
+            )
+        )
+
+    c, a, b = Var("c", TensorType((), "bool")), Var("a", t), Var("b", t)
+    make("if(logical_not)", (c, a, b), If(Call(Op("logical_not"), (c,)), a, b),
+         ["logical_not"], "if")  # fmt: skip
+    for cmp in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        x, y, a, b = Var("x", scalar), Var("y", scalar), Var("a", t), Var("b", t)
+        make(f"if({cmp})", (x, y, a, b), If(Call(Op(cmp), (x, y)), a, b), [cmp], "if")
+    n, m = Var("n", TensorType((), "int32")), Var("m", TensorType((), "int32"))
+    f = GlobalVar("footprint_countdown")
+
+    def lit(k: int) -> Constant:
+        return Constant(np.array(k, dtype="int32"))
+
+    rec = If(
+        Call(Op("less_equal"), (n, lit(0))),
+        lit(0),
+        Call(Op("add"), (n, Call(f, (Call(Op("subtract"), (n, lit(1))),)))),
+    )
+    make("recursion(countdown)", (m,), Call(f, (Call(Op("minimum"), (m, lit(3))),)),
+         ["less_equal", "add", "subtract", "minimum"], "recursion",
+         (f, Function((n,), rec, TensorType((), "int32"))))  # fmt: skip
     return out
 
 
@@ -448,6 +570,7 @@ def _motif_corpus() -> Corpus:
     motifs: list[Motif] = list(singles.values())
     for i, m in enumerate(singles.values()):
         motifs += construct_motifs(m, i)
+    motifs += control_motifs()
     for op in OP_ORDER:
         whole = constant_motif(op, -1, None, _seed(op, "all"))
         if whole is not None:
@@ -680,6 +803,7 @@ __all__ = [
     "constant_motif",
     "construct_counts",
     "construct_motifs",
+    "control_motifs",
     "diff",
     "draws",
     "learn",
