@@ -198,6 +198,7 @@ class _MotifGraph(_Graph):
         self.all_constant = False
         self.requests = 0
         self.failed = False
+        self.share = False
 
     def tensor(
         self,
@@ -229,6 +230,15 @@ class _MotifGraph(_Graph):
                     chosen = entry if i is None else self.project(entry, i)
                     expr, _ = self.use(chosen)
                     return expr, t
+        if self.share and index > 0 and not (positive or nonzero):
+            # A later input of a call is the most recent parameter that fits: ``x * x``,
+            # ``(a + b) - b``.
+            for entry in reversed(self.entries):
+                if isinstance(entry.expr, Var):
+                    for i, t, _ in entry.offers:
+                        if i is None and ok(t):
+                            expr, _ = self.use(entry)
+                            return expr, t
         if self.all_constant or index == self.constant_at:
             t = (
                 fresh()
@@ -324,6 +334,20 @@ def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
     if program is None:
         return None
     return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
+
+
+def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``outer(inner(a, .., a), .., a)``: as ``pair_motif``, but every input after a call's
+    first is the latest parameter that fits (what ``x * x`` and ``(a + b) - b`` rewrites
+    need); ``None`` where nothing fits or the motif equals the plain pair."""
+
+    def setup(g: _MotifGraph, i: int) -> None:
+        g.share = True
+
+    program = _build(seed, [inner, outer], setup)
+    if program is None:
+        return None
+    return _program_motif("shared", f"{outer}({inner})", program, [inner, outer])
 
 
 def constant_motif(op: str, at: int, value: float | None, seed: int = CORPUS_SEED) -> Motif | None:
@@ -589,6 +613,10 @@ def _motif_corpus() -> Corpus:
             pm = pair_motif(inner, outer, _seed(inner, outer))
             if pm is not None:
                 motifs.append(pm)
+            if inner in singles and outer in singles and len(pm.params if pm else ()) > 1:
+                sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
+                if sm is not None and len(sm.params) < len(pm.params if pm else ()):
+                    motifs.append(sm)
     return Corpus(motifs, singles, time.monotonic() - start)
 
 
@@ -811,5 +839,6 @@ __all__ = [
     "op_counts",
     "pair_motif",
     "run_pass_only",
+    "shared_motif",
     "single_motif",
 ]

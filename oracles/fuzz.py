@@ -118,6 +118,10 @@ measured under load)."""
 MAX_TRIGGER_CHECKS = 96
 """At most this many of the motifs a pass changed are checked before the generated stream."""
 
+TRIGGER_TIMEOUT = 5.0
+"""Seconds the check of one motif may take (a motif is a few calls: a pass that runs this
+long on one loops, and a looping pass is then reported in seconds, not ``EXAMPLE_TIMEOUT``)."""
+
 LEARN_SHARE = 0.2
 """The share of a pass's time budget footprint learning may use (at most ``LEARN_MAX`` s)."""
 
@@ -543,7 +547,7 @@ def _fuzz_pass(
     def size(case: Case) -> int:
         return len(astext(case.mod))
 
-    def check(case: Case) -> Checked:
+    def check(case: Case, limit: float = example_timeout) -> Checked:
         now = time.monotonic()
         if now > state.deadline or (max_examples is not None and state.examples >= max_examples):
             raise _Stop()
@@ -559,7 +563,7 @@ def _fuzz_pass(
             loaded.pass_,
             case.mod,
             case.all_args,
-            timeout=min(example_timeout, max(state.deadline - now, 1.0)),
+            timeout=min(limit, max(state.deadline - now, 1.0)),
         )
         state.unchanged += checked.unchanged
         if checked.verdict is not None:
@@ -582,7 +586,8 @@ def _fuzz_pass(
                         sets = tuple(data.draw(m.arguments()) for _ in range(ARG_DRAWS))
                 except InvalidArgument:
                     continue  # a parameter of unknown shape: no arguments to draw
-                if check(Case(m.mod, sets[0], sets)).verdict is not None:
+                limit = min(example_timeout, TRIGGER_TIMEOUT)
+                if check(Case(m.mod, sets[0], sets), limit).verdict is not None:
                     break
         except _Stop:
             pass
