@@ -45,7 +45,7 @@ import random
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -102,6 +102,10 @@ SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math
 
 PAIR_CORE = 40
 """Every pair of the first ``PAIR_CORE`` operators of ``OP_ORDER`` is a ``pair`` motif."""
+
+PAIR_RING = 64
+"""``learn`` then tries the pairs among the first ``PAIR_RING`` operators, then all others
+(``extra_pairs``), as far as its budget goes."""
 
 MOTIF_CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
 """The constructs a ``construct`` motif puts an operator call in (names of the module
@@ -199,6 +203,10 @@ class _MotifGraph(_Graph):
         self.requests = 0
         self.failed = False
         self.share = False
+        self.rest_constant = False
+        self.prefer: str | None = None
+        self.special = False
+        self.constants_used = 0
 
     def tensor(
         self,
@@ -239,15 +247,19 @@ class _MotifGraph(_Graph):
                         if i is None and ok(t):
                             expr, _ = self.use(entry)
                             return expr, t
-        if self.all_constant or index == self.constant_at:
+        if self.all_constant or index == self.constant_at or (self.rest_constant and index):
             t = (
                 fresh()
                 if fresh is not None
                 else TensorType(self.shape(min_rank, max_rank), self.dtype(dtypes))
             )
+            if self.rest_constant:  # a scalar where it fits: the call keeps its input's type
+                scalar = next((u for d in dtypes if ok(u := TensorType((), d))), None)
+                t = scalar if scalar is not None else t
             if ok(t):
                 data = self._constant_data(t)
                 if data is not None:
+                    self.constants_used += 1
                     expr, _ = self.use(self.add(Constant(data), t, (bool(np.all(data > 0)),)))
                     return expr, t
             self.failed = True
@@ -261,12 +273,18 @@ class _MotifGraph(_Graph):
             nonzero=nonzero,
         )
 
+    def dtype(self, options: Sequence[str]) -> str:
+        """``prefer`` where it is an option, else as ``_Graph.dtype`` draws it."""
+        if self.prefer is not None and self.prefer in options:
+            return self.prefer
+        return super().dtype(options)
+
     def _constant_data(self, t: TensorType) -> npt.NDArray[Any] | None:
         shape = tuple(d for d in t.shape if isinstance(d, int))
         if len(shape) != len(t.shape):
             return None
         if self.constant is None:  # every input constant: values drawn as arguments are
-            data: npt.NDArray[Any] = self.draw(arrays(t.dtype, shape))
+            data: npt.NDArray[Any] = self.draw(arrays(t.dtype, shape, special=self.special))
             return data
         v = self.constant
         if t.dtype == "bool":
@@ -294,7 +312,11 @@ def _program_motif(kind: str, name: str, program: DataflowProgram, ops: Sequence
 
 
 def _build(
-    seed: int, ops: Sequence[str], setup: Callable[[_MotifGraph, int], None]
+    seed: int,
+    ops: Sequence[str],
+    setup: Callable[[_MotifGraph, int], None],
+    *,
+    need_constant: bool = False,
 ) -> DataflowProgram | None:
     """The calls of ``ops`` in one graph, each (after the first) fed the previous result;
     ``setup(g, i)`` prepares the graph before call ``i``. ``None`` where a call could not
@@ -315,6 +337,8 @@ def _build(
                 return None
             if g.constant is not None and g.requests <= g.constant_at:
                 return None
+        if need_constant and not g.constants_used:
+            return None
         return g.program()
 
 
@@ -350,18 +374,42 @@ def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | Non
     return _program_motif("shared", f"{outer}({inner})", program, [inner, outer])
 
 
-def constant_motif(op: str, at: int, value: float | None, seed: int = CORPUS_SEED) -> Motif | None:
+def constant_motif(
+    op: str, at: int, value: float | None, seed: int = CORPUS_SEED, *, special: bool = False
+) -> Motif | None:
     """``op`` with its input ``at`` a constant filled with ``value`` (``at=-1``: every input
-    constant, values drawn); ``None`` where that input does not exist or cannot hold it."""
+    constant, values drawn, in special mode with ``special``: integer extremes that overflow
+    when folded); ``None`` where that input does not exist or cannot hold it."""
 
     def setup(g: _MotifGraph, i: int) -> None:
         g.constant, g.constant_at, g.all_constant = value, at, at < 0
+        g.special = special
 
     program = _build(seed, [op], setup)
     if program is None:
         return None
-    label = f"{op}[all constant]" if at < 0 else f"{op}[{at}]={value}"
+    label = (
+        f"{op}[all constant{', special' if special else ''}]" if at < 0 else f"{op}[{at}]={value}"
+    )
     return _program_motif("constant", label, program, [op])
+
+
+def constant_pair_motif(
+    inner: str, outer: str, values: tuple[float, float], seed: int = CORPUS_SEED
+) -> Motif | None:
+    """``outer(inner(x, c1, ..), c2, ..)``: a pair whose inputs after each call's first are
+    scalar constants (float32 where allowed: what algebraic rewrites special-case) filled with
+    ``values[0]`` (inner) and ``values[1]`` (outer), what rewrites of ``min(max(x, lo), hi)``
+    or ``(x + c) - c`` match; ``None`` where no input is a constant."""
+
+    def setup(g: _MotifGraph, i: int) -> None:
+        g.constant, g.rest_constant, g.prefer = values[i], True, "float32"
+
+    program = _build(seed, [inner, outer], setup, need_constant=True)
+    if program is None:
+        return None
+    name = f"{outer}({inner}(.., {values[0]:g}), {values[1]:g})"
+    return _program_motif("constant-pair", name, program, [inner, outer])
 
 
 def construct_motifs(base: Motif, index: int) -> list[Motif]:
@@ -599,6 +647,9 @@ def _motif_corpus() -> Corpus:
         whole = constant_motif(op, -1, None, _seed(op, "all"))
         if whole is not None:
             motifs.append(whole)
+            extreme = constant_motif(op, -1, None, _seed(op, "all", "special"), special=True)
+            if extreme is not None:
+                motifs.append(extreme)
         # A unary operator's constant input is the all-constant motif already.
         if constant_motif(op, 1, 0.0, _seed(op)) is None:
             continue
@@ -613,9 +664,9 @@ def _motif_corpus() -> Corpus:
             pm = pair_motif(inner, outer, _seed(inner, outer))
             if pm is not None:
                 motifs.append(pm)
-            if inner in singles and outer in singles and len(pm.params if pm else ()) > 1:
+            if pm is not None:
                 sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
-                if sm is not None and len(sm.params) < len(pm.params if pm else ()):
+                if sm is not None and not alpha_equal(sm.mod, pm.mod):
                     motifs.append(sm)
     return Corpus(motifs, singles, time.monotonic() - start)
 
@@ -747,8 +798,13 @@ def run_pass_only(p: Pass, mod: IRModule, timeout: float) -> IRModule | None:
 def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Footprint:
     """``p``'s footprint on the motif corpus, within ``budget`` seconds (motifs not reached by
     then are not tested): group testing on batches of ``BATCH`` motifs, then pairs with every
-    operator the single motifs showed ``p`` touches."""
-    corpus = corpus if corpus is not None else motif_corpus()
+    operator the single motifs showed ``p`` touches, then pairs of all operators
+    (``extra_pairs``) until the budget is spent."""
+    with stable_draws():
+        return _learn(p, budget, corpus if corpus is not None else motif_corpus())
+
+
+def _learn(p: Pass, budget: float, corpus: Corpus) -> Footprint:
     start = time.monotonic()
     deadline = start + budget
     fp = Footprint()
@@ -812,8 +868,86 @@ def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Foo
                 if time.monotonic() > deadline:
                     break
         search(extra)
+    # Then pairs of every operator with every other, in the order of ``extra_pairs``, chunk
+    # by chunk while the budget lasts (what a rewrite of ``outer(inner(..))`` needs when
+    # neither operator alone is changed).
+    chunk: list[Motif] = []
+    for m in extra_pairs(list(corpus.singles)):
+        if time.monotonic() > deadline or fp.universal_stop:
+            break
+        chunk.append(m)
+        if len(chunk) == EXTRA_CHUNK:
+            search(chunk)
+            chunk = []
+    if chunk and time.monotonic() < deadline:
+        search(chunk)
     fp.seconds = time.monotonic() - start
     return fp
+
+
+CONSTANT_PAIRS: tuple[tuple[float, float], ...] = ((1.0, 2.0), (math.inf, math.inf))
+"""The constants of ``constant_pair_motif``s in ``extra_pairs``: two different bounds (valid in
+every numeric dtype), and the
+same infinite operand twice."""
+
+EXTRA_CHUNK = 4 * BATCH
+"""Pairs built and searched at a time beyond the corpus (``extra_pairs``)."""
+
+
+_EXTRA: list[Motif] = []
+_EXTRA_STREAM: list[Iterator[Motif]] = []
+
+
+def extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
+    """The pair motifs beyond the corpus, built lazily (about a millisecond each) and kept for
+    the next pass of the process (``names``: the corpus's single operators, the same in every
+    call): see ``_extra_pairs``."""
+    yield from list(_EXTRA)
+    if not _EXTRA_STREAM:
+        _EXTRA_STREAM.append(_extra_pairs(names))
+    with stable_draws():
+        for m in _EXTRA_STREAM[0]:
+            _EXTRA.append(m)
+            yield m
+
+
+def _extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
+    """In order: the core pairs with constant operands (``CONSTANT_PAIRS``); the pairs among
+    the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes and dtypes;
+    then every other pair, diagonal by diagonal (``names[i]`` into ``names[i + k]`` for ``k =
+    0, 1, ..``: each diagonal has every operator once as the inner and once as the outer one),
+    so that a short budget still spreads over every operator."""
+    core = set(OP_ORDER[:PAIR_CORE])
+    core_names = [n for n in names if n in core]
+    for inner in core_names:
+        for outer in core_names:
+            for values in CONSTANT_PAIRS:
+                cm = constant_pair_motif(inner, outer, values, _seed(inner, outer, "constant"))
+                if cm is not None:
+                    yield cm
+    ring = list(names[:PAIR_RING])
+    for inner in ring:
+        for outer in ring:
+            if inner in core and outer in core:
+                continue
+            m = pair_motif(inner, outer, _seed(inner, outer))
+            if m is not None:
+                yield m
+    for inner in core_names:  # the core pairs again, at other shapes and dtypes
+        for outer in core_names:
+            m = pair_motif(inner, outer, _seed(inner, outer, "again"))
+            if m is not None:
+                yield m
+    in_ring = set(ring)
+    n = len(names)
+    for k in range(n):
+        for i in range(n):
+            inner, outer = names[i], names[(i + k) % n]
+            if inner in in_ring and outer in in_ring:
+                continue
+            m = pair_motif(inner, outer, _seed(inner, outer))
+            if m is not None:
+                yield m
 
 
 __all__ = [
@@ -834,6 +968,7 @@ __all__ = [
     "control_motifs",
     "diff",
     "draws",
+    "extra_pairs",
     "learn",
     "motif_corpus",
     "op_counts",
