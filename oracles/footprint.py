@@ -55,6 +55,7 @@ from hypothesis import strategies as st
 from hypothesis.control import BuildContext
 from hypothesis.internal.conjecture.data import ConjectureData
 
+from relay.compiler.ir import substitute
 from relay.compiler.pass_manager import Pass, PassContext, Sequential, run_pass
 from relay.semantics.equality import alpha_equal
 from relay.semantics.syntax import (
@@ -124,6 +125,10 @@ BOOST = 20.0
 BATCH = 48
 """Motifs per pass run in discovery (a changed batch is bisected)."""
 
+RUN_TIMEOUT = 1.0
+"""Seconds one pass run on a batch of motifs may take in discovery (a batch is a few hundred
+calls: longer means the pass loops on one of them, and bisecting goes on with the halves)."""
+
 CORPUS_SEED = 20240917
 """The seed the motif corpus is drawn with (a constant: a pass's footprint is reproducible)."""
 
@@ -152,9 +157,10 @@ class Motif:
         """The motif as a module of its own."""
         return _module([self])
 
-    def arguments(self) -> st.SearchStrategy[tuple[Value, ...]]:
-        """Arguments for ``@main`` (positive where the operators need it)."""
-        return arguments(self.param_types, positive=self.positive)
+    def arguments(self, *, special: bool | None = False) -> st.SearchStrategy[tuple[Value, ...]]:
+        """Arguments for ``@main`` (positive where the operators need it; ``special`` as
+        ``gen_args.arguments`` takes it)."""
+        return arguments(self.param_types, special=special, positive=self.positive)
 
 
 def _annotation(v: Var) -> Type:
@@ -205,6 +211,7 @@ class _MotifGraph(_Graph):
         self.share = False
         self.rest_constant = False
         self.prefer: str | None = None
+        self.whole_tuple = False
         self.special = False
         self.constants_used = 0
 
@@ -230,7 +237,9 @@ class _MotifGraph(_Graph):
 
         index = self.requests
         self.requests += 1
-        if self.forced is not None:
+        if self.forced is not None and not (
+            self.whole_tuple and isinstance(self.forced.type, TupleType)
+        ):
             entry = self.forced
             for i, t, _ in entry.offers:
                 if ok(t):
@@ -253,7 +262,8 @@ class _MotifGraph(_Graph):
                 if fresh is not None
                 else TensorType(self.shape(min_rank, max_rank), self.dtype(dtypes))
             )
-            if self.rest_constant:  # a scalar where it fits: the call keeps its input's type
+            if self.rest_constant or (index == self.constant_at and not self.all_constant):
+                # a scalar where it fits: the call keeps its input's type (``x * 0f``)
                 scalar = next((u for d in dtypes if ok(u := TensorType((), d))), None)
                 t = scalar if scalar is not None else t
             if ok(t):
@@ -272,6 +282,16 @@ class _MotifGraph(_Graph):
             positive=positive,
             nonzero=nonzero,
         )
+
+    def tuple_values(self, fits: Callable[[tuple[TensorType, ...]], bool]) -> list[_Entry]:
+        """As ``_Graph.tuple_values``, but only the forced value when it is a tuple that
+        fits (``concatenate(split(..))``)."""
+        found = super().tuple_values(fits)
+        forced = self.forced
+        if forced is not None and any(e is forced for e in found):
+            self.forced = None
+            return [forced]
+        return found
 
     def dtype(self, options: Sequence[str]) -> str:
         """``prefer`` where it is an option, else as ``_Graph.dtype`` draws it."""
@@ -353,8 +373,22 @@ def single_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
 
 
 def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
-    """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result."""
-    program = _build(seed, [inner, outer], _no_setup)
+    """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result
+    (where ``inner`` makes a tuple, first with the tuple itself as the input, tried on
+    ``TUPLE_TRIES`` seeds: an operator taking a tuple draws whether it takes one of the pool,
+    ``concatenate(split(..))``)."""
+    program = None
+    if _makes_tuple(inner):  # first the tuple itself as the input, then a field of it
+
+        def whole(g: _MotifGraph, i: int) -> None:
+            g.whole_tuple = True
+
+        for k in range(TUPLE_TRIES):
+            program = _build(seed + k, [inner, outer], whole)
+            if program is not None:
+                break
+    if program is None:
+        program = _build(seed, [inner, outer], _no_setup)
     if program is None:
         return None
     return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
@@ -374,8 +408,41 @@ def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | Non
     return _program_motif("shared", f"{outer}({inner})", program, [inner, outer])
 
 
+def twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``(op(x, 0f), op(x, -0f))`` (float32 where allowed): the same call twice on the same
+    inputs but for a constant that compares equal and is not the same (what a CSE keyed by
+    value merges)."""
+    zero = constant_motif(op, 1, 0.0, seed, prefer="float32")
+    negative_zero = constant_motif(op, 1, -0.0, seed, prefer="float32")
+    if zero is None or negative_zero is None or len(zero.params) != len(negative_zero.params):
+        return None
+
+    second = substitute(
+        negative_zero.body, dict(zip(negative_zero.params, zero.params, strict=True))
+    )
+    body = Tuple((zero.body, second))
+    return Motif("twin", f"{op}[1]=0/-0", zero.params, body, zero.positive, (op,))
+
+
+TUPLE_TRIES = 6
+"""Seeds a pair whose inner operator makes a tuple is tried on (see ``pair_motif``)."""
+
+
+@functools.cache
+def _makes_tuple(op: str) -> bool:
+    """Whether ``op``'s single motif makes a tuple."""
+    m = single_motif(op, _seed(op))
+    return m is not None and isinstance(_result_type(m), TupleType)
+
+
 def constant_motif(
-    op: str, at: int, value: float | None, seed: int = CORPUS_SEED, *, special: bool = False
+    op: str,
+    at: int,
+    value: float | None,
+    seed: int = CORPUS_SEED,
+    *,
+    special: bool = False,
+    prefer: str | None = None,
 ) -> Motif | None:
     """``op`` with its input ``at`` a constant filled with ``value`` (``at=-1``: every input
     constant, values drawn, in special mode with ``special``: integer extremes that overflow
@@ -383,7 +450,7 @@ def constant_motif(
 
     def setup(g: _MotifGraph, i: int) -> None:
         g.constant, g.constant_at, g.all_constant = value, at, at < 0
-        g.special = special
+        g.special, g.prefer = special, prefer
 
     program = _build(seed, [op], setup)
     if program is None:
@@ -658,6 +725,10 @@ def _motif_corpus() -> Corpus:
                 cm = constant_motif(op, at, value, _seed(op))
                 if cm is not None:
                     motifs.append(cm)
+    for op in OP_ORDER[:PAIR_CORE]:
+        tm = twin_motif(op, _seed(op))
+        if tm is not None:
+            motifs.append(tm)
     core = OP_ORDER[:PAIR_CORE]
     for inner in core:
         for outer in core:
@@ -795,25 +866,50 @@ def run_pass_only(p: Pass, mod: IRModule, timeout: float) -> IRModule | None:
     return out if isinstance(out, IRModule) else None
 
 
-def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Footprint:
+def learn(
+    p: Pass,
+    *,
+    budget: float = 10.0,
+    corpus: Corpus | None = None,
+    found: Callable[[list[Motif]], bool] | None = None,
+) -> Footprint:
     """``p``'s footprint on the motif corpus, within ``budget`` seconds (motifs not reached by
     then are not tested): group testing on batches of ``BATCH`` motifs, then pairs with every
     operator the single motifs showed ``p`` touches, then pairs of all operators
-    (``extra_pairs``) until the budget is spent."""
+    (``extra_pairs``) until the budget is spent. After each of these steps (each chunk of
+    extra pairs) ``found`` is given the motifs newly found to change the pass or crash it (the
+    campaign checks them at once); learning stops when it returns true. Its time does not
+    count against ``budget``."""
     with stable_draws():
-        return _learn(p, budget, corpus if corpus is not None else motif_corpus())
+        return _learn(p, budget, corpus if corpus is not None else motif_corpus(), found)
 
 
-def _learn(p: Pass, budget: float, corpus: Corpus) -> Footprint:
+def _learn(
+    p: Pass, budget: float, corpus: Corpus, found: Callable[[list[Motif]], bool] | None
+) -> Footprint:
     start = time.monotonic()
     deadline = start + budget
     fp = Footprint()
+    reported: set[int] = set()
+    stopped = False
+
+    def report() -> bool:
+        """Hand the new triggers to ``found``; whether learning is to stop."""
+        nonlocal deadline, stopped
+        new = [m for m in fp.crashes + fp.triggers if id(m) not in reported]
+        reported.update(id(m) for m in new)
+        if found is None or not new or stopped:
+            return stopped
+        t0 = time.monotonic()
+        stopped = found(new)
+        deadline += time.monotonic() - t0
+        return stopped
 
     def changed(batch: Sequence[Motif]) -> bool | None:
         """Whether ``p`` changed the batch (``None``: it crashed or timed out)."""
         fp.runs += 1
         mod = _module(batch)
-        out = run_pass_only(p, mod, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+        out = run_pass_only(p, mod, timeout=max(0.2, min(RUN_TIMEOUT, deadline - time.monotonic())))
         if out is None:
             return None
         if alpha_equal(mod, out):
@@ -849,7 +945,7 @@ def _learn(p: Pass, budget: float, corpus: Corpus) -> Footprint:
             stack += [batch[half:], batch[:half]]
 
     search(corpus.motifs)
-    if fp.universal_stop:
+    if report() or fp.universal_stop:
         fp.seconds = time.monotonic() - start
         return fp
     # Pairs around what the pass touched alone, beyond the core pairs.
@@ -868,6 +964,9 @@ def _learn(p: Pass, budget: float, corpus: Corpus) -> Footprint:
                 if time.monotonic() > deadline:
                     break
         search(extra)
+        if report():
+            fp.seconds = time.monotonic() - start
+            return fp
     # Then pairs of every operator with every other, in the order of ``extra_pairs``, chunk
     # by chunk while the budget lasts (what a rewrite of ``outer(inner(..))`` needs when
     # neither operator alone is changed).
@@ -879,16 +978,18 @@ def _learn(p: Pass, budget: float, corpus: Corpus) -> Footprint:
         if len(chunk) == EXTRA_CHUNK:
             search(chunk)
             chunk = []
-    if chunk and time.monotonic() < deadline:
+            if report():
+                break
+    if chunk and time.monotonic() < deadline and not stopped:
         search(chunk)
+        report()
     fp.seconds = time.monotonic() - start
     return fp
 
 
 CONSTANT_PAIRS: tuple[tuple[float, float], ...] = ((1.0, 2.0), (math.inf, math.inf))
 """The constants of ``constant_pair_motif``s in ``extra_pairs``: two different bounds (valid in
-every numeric dtype), and the
-same infinite operand twice."""
+every numeric dtype), and the same infinite operand twice."""
 
 EXTRA_CHUNK = 4 * BATCH
 """Pairs built and searched at a time beyond the corpus (``extra_pairs``)."""
@@ -976,4 +1077,5 @@ __all__ = [
     "run_pass_only",
     "shared_motif",
     "single_motif",
+    "twin_motif",
 ]

@@ -118,7 +118,11 @@ measured under load)."""
 MAX_TRIGGER_CHECKS = 96
 """At most this many of the motifs a pass changed are checked before the generated stream."""
 
-TRIGGER_TIMEOUT = 5.0
+TRIGGER_SPECIAL_DRAWS = 3
+"""Argument tuples in special mode a motif is checked on, beyond its ``ARG_DRAWS`` (a motif is
+small: NaN, infinities and integer extremes are what its rewrite may get wrong)."""
+
+TRIGGER_TIMEOUT = 2.0
 """Seconds the check of one motif may take (a motif is a few calls: a pass that runs this
 long on one loops, and a looping pass is then reported in seconds, not ``EXAMPLE_TIMEOUT``)."""
 
@@ -538,11 +542,6 @@ def _fuzz_pass(
     state = _State(deadline=start + time_budget)
     result = PassResult(loaded.label)
     learned: Footprint | None = None
-    if footprint:
-        learned = learn(loaded.pass_, budget=min(LEARN_MAX, LEARN_SHARE * time_budget))
-        result.footprint = learned.summary()
-        if progress is not None:
-            progress(f"[{loaded.label}] {result.footprint}")
 
     def size(case: Case) -> int:
         return len(astext(case.mod))
@@ -575,22 +574,38 @@ def _fuzz_pass(
                 state.best = (Case(case.mod, args, case.all_args), checked.verdict)
         return checked
 
-    # 1. The motifs the pass changed (or crashed on), checked before the generated stream.
-    if learned is not None:
-        motifs = _diverse(learned.crashes + learned.triggers)[:MAX_TRIGGER_CHECKS]
+    # 1. Learning; the motifs the pass changed (or crashed on) are checked as they are found
+    # (at most MAX_TRIGGER_CHECKS of them, in turns by shape), before the generated stream.
+    checked_motifs = 0
+
+    def check_motifs(found: list[Motif]) -> bool:
+        """Check ``found``; whether the campaign is to stop learning (a failure, or no time)."""
+        nonlocal checked_motifs
         try:
-            for i, m in enumerate(motifs):
-                data, context = draws(seed + i)
+            for m in _diverse(found)[: max(0, MAX_TRIGGER_CHECKS - checked_motifs)]:
+                data, context = draws(seed + checked_motifs)
+                checked_motifs += 1
                 try:
                     with context:
-                        sets = tuple(data.draw(m.arguments()) for _ in range(ARG_DRAWS))
+                        sets = tuple(
+                            data.draw(m.arguments(special=mode))
+                            for mode in [None] * ARG_DRAWS + [True] * TRIGGER_SPECIAL_DRAWS
+                        )
                 except InvalidArgument:
                     continue  # a parameter of unknown shape: no arguments to draw
                 limit = min(example_timeout, TRIGGER_TIMEOUT)
                 if check(Case(m.mod, sets[0], sets), limit).verdict is not None:
-                    break
+                    return True
         except _Stop:
-            pass
+            return True
+        return time.monotonic() > state.deadline
+
+    if footprint:
+        budget = min(LEARN_MAX, LEARN_SHARE * time_budget)
+        learned = learn(loaded.pass_, budget=budget, found=check_motifs)
+        result.footprint = learned.summary()
+        if progress is not None:
+            progress(f"[{loaded.label}] {result.footprint}")
 
     # 2. Rounds of generated programs, steered by the footprint.
     saved = _saved_steering(database, loaded.spec)
