@@ -572,6 +572,21 @@ def _alias_write(b: Expr, q: Var) -> Expr:
     return Let(r, RefCreate(q), Let(s, r, Let(w, RefWrite(s, b), RefRead(r))))
 
 
+def _alias_write_let_read(b: Expr, q: Var) -> Expr:
+    """``let s = r; let w = ref_write(s, b); let v = ref_read(r); v``: the same through a
+    read bound in the next ``let`` (two names, one cell)."""
+    r, s, w, v = _v("r"), _v("s"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(s, r, Let(w, RefWrite(s, b), Let(v, RefRead(r), v))))
+
+
+def _overwritten_nested_read(b: Expr, q: Var) -> Expr:
+    """As ``_overwritten``, but the read between the writes is inside the ``let``'s value
+    (``let v = (ref_read(r),)``), not the whole of it."""
+    r, w, v, w2 = _v("r"), _v("w"), _v("v"), _v("w2")
+    tail = Let(v, Tuple((RefRead(r),)), Let(w2, RefWrite(r, q), Tuple((v, RefRead(r)))))
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), tail))
+
+
 def _two_refs(b: Expr, q: Var) -> Expr:
     """Two references made from the same value, one written: ``ref(q)`` twice is two cells."""
     a, c, w = _v("a"), _v("c"), _v("w")
@@ -598,8 +613,10 @@ _EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
     _write_then_let_read,
     _read_before_write,
     _alias_write,
+    _alias_write_let_read,
     _two_refs,
     _overwritten,
+    _overwritten_nested_read,
     _closure_writes,
 )
 """The shapes in which effects interfere: a motif's value is written to a reference made from
