@@ -125,9 +125,12 @@ BOOST = 20.0
 BATCH = 48
 """Motifs per pass run in discovery (a changed batch is bisected)."""
 
-RUN_TIMEOUT = 1.0
-"""Seconds one pass run on a batch of motifs may take in discovery (a batch is a few hundred
-calls: longer means the pass loops on one of them, and bisecting goes on with the halves)."""
+RUN_TIMEOUT = 0.1
+"""Seconds one pass run on a motif may take in discovery, plus ``RUN_TIMEOUT_PER_MOTIF`` per
+motif of a batch (a motif is a call or two: longer means the pass loops on one of them, and
+bisecting goes on with the halves, each with its shorter limit)."""
+
+RUN_TIMEOUT_PER_MOTIF = 0.02
 
 CORPUS_SEED = 20240917
 """The seed the motif corpus is drawn with (a constant: a pass's footprint is reproducible)."""
@@ -926,7 +929,8 @@ def _learn(
         """Whether ``p`` changed the batch (``None``: it crashed or timed out)."""
         fp.runs += 1
         mod = _module(batch)
-        out = run_pass_only(p, mod, timeout=max(0.2, min(RUN_TIMEOUT, deadline - time.monotonic())))
+        limit = min(RUN_TIMEOUT + RUN_TIMEOUT_PER_MOTIF * len(batch), deadline - time.monotonic())
+        out = run_pass_only(p, mod, timeout=max(RUN_TIMEOUT, limit))
         if out is None:
             return None
         if alpha_equal(mod, out):
