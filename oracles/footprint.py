@@ -297,9 +297,11 @@ class _MotifGraph(_Graph):
         return found
 
     def dtype(self, options: Sequence[str]) -> str:
-        """``prefer`` where it is an option, else as ``_Graph.dtype`` draws it."""
+        """``prefer`` the first time it is an option (the first parameter's dtype), else as
+        ``_Graph.dtype`` draws it."""
         if self.prefer is not None and self.prefer in options:
-            return self.prefer
+            chosen, self.prefer = self.prefer, None
+            return chosen
         return super().dtype(options)
 
     def _constant_data(self, t: TensorType) -> npt.NDArray[Any] | None:
@@ -375,7 +377,9 @@ def single_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
     return None if program is None else _program_motif("single", op, program, [op])
 
 
-def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
+def pair_motif(
+    inner: str, outer: str, seed: int = CORPUS_SEED, *, prefer: str | None = None
+) -> Motif | None:
     """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result
     (where ``inner`` makes a tuple, first with the tuple itself as the input, tried on
     ``TUPLE_TRIES`` seeds: an operator taking a tuple draws whether it takes one of the pool,
@@ -385,13 +389,18 @@ def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
 
         def whole(g: _MotifGraph, i: int) -> None:
             g.whole_tuple = True
+            g.prefer = prefer if i == 0 else None
 
         for k in range(TUPLE_TRIES):
             program = _build(seed + k, [inner, outer], whole)
             if program is not None:
                 break
     if program is None:
-        program = _build(seed, [inner, outer], _no_setup)
+
+        def plain(g: _MotifGraph, i: int) -> None:
+            g.prefer = prefer if i == 0 else None
+
+        program = _build(seed, [inner, outer], plain)
     if program is None:
         return None
     return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
@@ -517,6 +526,11 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
 
     x = Var("x", t)
     make("let", base.params, Let(x, b, x))
+    # Shadowing: an inner binder with the outer one's name (a pass that finds variables by
+    # name confuses them).
+    outer_x, inner_x, y, q0 = Var("a", t), Var("a", t), Var("y", t), Var("q", t)
+    shadow = Let(outer_x, q0, Let(y, Let(inner_x, b, inner_x), Tuple((outer_x, y))))
+    make("let", (*base.params, q0), shadow, shape="let-shadow")
     q = Var("q", t)
     c = Var("c", TensorType((), "bool"))
     make("if", (*base.params, c, q), If(c, b, q))
@@ -1012,6 +1026,9 @@ CONSTANT_PAIRS: tuple[tuple[float, float], ...] = ((1.0, 2.0), (math.inf, math.i
 """The constants of ``constant_pair_motif``s in ``extra_pairs``: two different bounds (valid in
 every numeric dtype), and the same infinite operand twice."""
 
+PAIR_DTYPES: tuple[str, ...] = ("int8",)
+"""Dtypes the core pairs are drawn at once more in ``extra_pairs`` (the first parameter's)."""
+
 EXTRA_CHUNK = 4 * BATCH
 """Pairs built and searched at a time beyond the corpus (``extra_pairs``)."""
 
@@ -1035,7 +1052,8 @@ def extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
 
 def _extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
     """In order: the core pairs with constant operands (``CONSTANT_PAIRS``); the pairs among
-    the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes and dtypes;
+    the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes and dtypes,
+    and at each of ``PAIR_DTYPES``;
     then every other pair, diagonal by diagonal (``names[i]`` into ``names[i + k]`` for ``k =
     0, 1, ..``: each diagonal has every operator once as the inner and once as the outer one),
     so that a short budget still spreads over every operator."""
@@ -1060,6 +1078,12 @@ def _extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
             m = pair_motif(inner, outer, _seed(inner, outer, "again"))
             if m is not None:
                 yield m
+    for dtype in PAIR_DTYPES:  # and on the narrow integers, which wrap
+        for inner in core_names:
+            for outer in core_names:
+                m = pair_motif(inner, outer, _seed(inner, outer, dtype), prefer=dtype)
+                if m is not None:
+                    yield m
     in_ring = set(ring)
     n = len(names)
     for k in range(n):
