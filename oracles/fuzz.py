@@ -9,8 +9,11 @@ operators (``gen_dataflow``) and whole modules with ADTs, closures, references a
 **Footprint.** Before generating, the campaign learns what the pass touches
 (``oracles.footprint``): it runs the pass alone (no evaluation) on a corpus of small motifs
 (every operator alone, operators applied to other operators' results, operators with special
-constant operands, each language construct around an operator) and keeps the motifs the pass
-changed. Those motifs are checked first, each with ``ARG_DRAWS`` drawn argument tuples; then
+constant operands, each language construct around an operator, the shapes in which effects
+interfere; then pairs of every operator while its budget lasts) and keeps the motifs the pass
+changed. Those motifs are checked as learning finds them (``learn(found=)``), each on
+``ARG_DRAWS`` drawn argument tuples and ``TRIGGER_SPECIAL_DRAWS`` in special mode, within
+``TRIGGER_TIMEOUT`` seconds (a pass that loops on a motif is reported in seconds); then
 the generated stream is steered towards what the pass touched: the operators it rewrote (and
 the ones its rewrites introduce) are forced into the operator subsets of dataflow programs and
 weighted up in the generators, and the constructs it touched are weighted up in whole modules.
@@ -23,7 +26,11 @@ a round. ``footprint=False`` (``relay fuzz --no-footprint``) turns all of this o
 it cannot fail the value check, and its types are the input's.
 
 **Arguments.** Each program is checked on ``ARG_DRAWS`` argument tuples (compiled once, run
-``ARG_DRAWS`` times), so both branches of its control flow get a chance.
+``ARG_DRAWS`` times), so both branches of its control flow get a chance; each tuple is in
+special mode (NaN, infinities, -0.0, subnormals, integer extremes) one time in five, where the
+oracle compares only NaN and infinities of float results (``pass_oracle.extreme``).
+
+**Seeds.** What a seed draws does not depend on what the process imported (``stable``).
 
 **Budgets.** ``max_examples`` bounds each pass (``None``: no bound); ``time_budget`` bounds the
 whole campaign, shared evenly among the passes (with ``jobs`` processes, each process's share
