@@ -626,6 +626,15 @@ def _closure_writes(b: Expr, q: Var) -> Expr:
     return Let(r, RefCreate(q), Let(f, Function((), RefWrite(r, b)), body))
 
 
+def _write_as_argument(b: Expr, q: Var) -> Expr:
+    """``(fn (%u, %y) { %y })(ref_write(r, b), q)``: an argument's effect happens though the
+    callee ignores its value; ``(the call, ref_read(r))`` is returned."""
+    r, v = _v("r"), _v("v")
+    u, y = Var("u", TupleType(())), Var("y", q.type_annotation)
+    call = Call(Function((u, y), y), (RefWrite(r, b), q))
+    return Let(r, RefCreate(q), Let(v, call, Tuple((v, RefRead(r)))))
+
+
 _EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
     _write_then_let_read,
     _read_before_write,
@@ -635,6 +644,7 @@ _EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
     _overwritten,
     _overwritten_nested_read,
     _closure_writes,
+    _write_as_argument,
 )
 """The shapes in which effects interfere: a motif's value is written to a reference made from
 another value, and what is read (before, after, through an alias, from a twin) is returned."""

@@ -93,7 +93,7 @@ def test_the_corpus_is_well_typed_and_covers_every_kind() -> None:
     assert constructs >= {"let", "if", "match", "ref", "closure", "global-call", "recursion"}
     assert constructs - {""} <= set(CONSTRUCTS)  # the module generator's names
     effects = {m.name.split("(")[0] for m in corpus.motifs if m.name.startswith("ref-")}
-    assert len(effects) == 8, effects
+    assert len(effects) == 9, effects
     for m in corpus.motifs[::50]:
         infer_types(m.mod)
     for m in corpus.motifs:
