@@ -40,6 +40,7 @@ Constructs are named and counted as the module generator names and counts them
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import time
@@ -1061,28 +1062,37 @@ def extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
 
 
 def _extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
-    """In order: the core pairs with constant operands (``CONSTANT_PAIRS``); the pairs among
-    the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes and dtypes,
-    and at each of ``PAIR_DTYPES``;
-    then every other pair, diagonal by diagonal (``names[i]`` into ``names[i + k]`` for ``k =
-    0, 1, ..``: each diagonal has every operator once as the inner and once as the outer one),
-    so that a short budget still spreads over every operator."""
+    """In order: the core pairs with constant operands (``CONSTANT_PAIRS``) in turns with the
+    pairs among the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes
+    and dtypes, and at each of ``PAIR_DTYPES``; then every other pair, diagonal by diagonal
+    (``names[i]`` into ``names[i + k]`` for ``k = 0, 1, ..``: each diagonal has every operator
+    once as the inner and once as the outer one), so that a short budget still spreads over
+    every operator."""
     core = set(OP_ORDER[:PAIR_CORE])
     core_names = [n for n in names if n in core]
-    for inner in core_names:
-        for outer in core_names:
-            for values in CONSTANT_PAIRS:
-                cm = constant_pair_motif(inner, outer, values, _seed(inner, outer, "constant"))
-                if cm is not None:
-                    yield cm
     ring = list(names[:PAIR_RING])
-    for inner in ring:
-        for outer in ring:
-            if inner in core and outer in core:
-                continue
-            m = pair_motif(inner, outer, _seed(inner, outer))
-            if m is not None:
-                yield m
+
+    def constant_pairs() -> Iterator[Motif]:
+        for inner in core_names:
+            for outer in core_names:
+                for values in CONSTANT_PAIRS:
+                    seed = _seed(inner, outer, "constant")
+                    cm = constant_pair_motif(inner, outer, values, seed)
+                    if cm is not None:
+                        yield cm
+
+    def ring_pairs() -> Iterator[Motif]:
+        for inner in ring:
+            for outer in ring:
+                if inner in core and outer in core:
+                    continue
+                m = pair_motif(inner, outer, _seed(inner, outer))
+                if m is not None:
+                    yield m
+
+    # The first two kinds in turns: a short budget gets some of each.
+    for pair in itertools.zip_longest(constant_pairs(), ring_pairs()):
+        yield from (m for m in pair if m is not None)
     for inner in core_names:  # the core pairs again, at other shapes and dtypes
         for outer in core_names:
             m = pair_motif(inner, outer, _seed(inner, outer, "again"))

@@ -27,8 +27,9 @@ it cannot fail the value check, and its types are the input's.
 
 **Arguments.** Each program is checked on ``ARG_DRAWS`` argument tuples (compiled once, run
 ``ARG_DRAWS`` times), so both branches of its control flow get a chance; each tuple is in
-special mode (NaN, infinities, -0.0, subnormals, integer extremes) one time in five, where the
-oracle compares only NaN and infinities of float results (``pass_oracle.extreme``).
+special mode (NaN, infinities, -0.0, subnormals, integer extremes) one time in five; where it
+holds values of huge magnitude the oracle compares only NaN and infinities of float results
+(``pass_oracle.extreme``).
 
 **Seeds.** What a seed draws does not depend on what the process imported (``stable``).
 
@@ -320,7 +321,7 @@ def cases(
     every operator once). Arguments are drawn by the program (``argument_sets``: positive and
     non-zero where it needs it), each tuple in special mode one time in
     ``gen_args.SPECIAL_CHANCE`` (NaN, infinities, -0.0, subnormals, integer extremes; the oracle
-    compares only NaN and infinities of floats on such inputs, ``pass_oracle.extreme``).
+    compares only NaN and infinities of floats on huge values, ``pass_oracle.extreme``).
     Shrinks towards a small dataflow program of the first operators, and one argument tuple's
     ordinary values."""
     steering = steering if steering is not None else Steering(tuple(focus))

@@ -15,8 +15,8 @@ Three checks, in order, each of which names the pass that broke the program:
    at run time (an incomplete ``match?``, an operator precondition) or runs out of fuel, any
    output is acceptable: a pass may assume the failing computation away, as TVM's passes did.
    The output may use more fuel than the input (four times as much) before it is judged to
-   loop. On *extreme* arguments (``extreme``: NaN, infinities, subnormals, huge magnitudes)
-   finite floats are not compared, only where NaN and infinities are (``compare``'s
+   loop. On *extreme* arguments (``extreme``: finite values of huge magnitude) finite
+   floats are not compared, only where NaN and infinities are (``compare``'s
    ``finite=False``): a correct reassociation of large terms changes finite results beyond
    any tolerance, while a rewrite wrong on NaN or infinity (``x * 0 -> 0``) still shows.
 
@@ -149,8 +149,8 @@ def _clip(text: str, limit: int = 2000) -> str:
 
 
 EXTREME_FLOAT = 2.0**16
-"""A float argument element of larger magnitude (or an infinity, a NaN, a subnormal) makes
-the arguments *extreme* (``extreme``)."""
+"""A finite float argument element of larger magnitude makes the arguments *extreme*
+(``extreme``)."""
 
 EXTREME_INT = 2**12
 """An integer argument element of larger magnitude makes the arguments extreme: products of
@@ -158,11 +158,12 @@ two such, accumulated in float32 (a convolution with a float ``out_dtype``), los
 
 
 def extreme(arguments: Sequence[Value]) -> bool:
-    """Whether ``arguments`` hold an extreme value (special-mode values of ``gen_args``): a
-    NaN, an infinity, a subnormal, a float beyond ``EXTREME_FLOAT`` or an integer beyond
-    ``EXTREME_INT`` in magnitude. On such inputs a correct reassociation can cancel terms of
-    magnitude 1e9 into a result of magnitude 1, so finite floats are not compared (only where
-    NaN and infinities are; integers and bools exactly, as always)."""
+    """Whether ``arguments`` hold a value of extreme magnitude (special-mode values of
+    ``gen_args``): a finite float beyond ``EXTREME_FLOAT`` or an integer beyond
+    ``EXTREME_INT``. On such inputs a correct reassociation can cancel terms of magnitude 1e9
+    into a result of magnitude 1, so finite floats are not compared (only where NaN and
+    infinities are; integers and bools exactly, as always). NaN, infinities and subnormals
+    do not count: they change no finite result's rounding beyond the budget."""
     stack: list[Value] = list(arguments)
     while stack:
         v = stack.pop()
@@ -174,14 +175,11 @@ def extreme(arguments: Sequence[Value]) -> bool:
         data = np.asarray(v.data)
         if data.size == 0 or data.dtype == np.bool_:
             continue
+        x = np.abs(data.astype(np.float64))
         if np.issubdtype(data.dtype, np.floating):
-            x = np.abs(data.astype(np.float64))
-            tiny = float(np.finfo(data.dtype).tiny)
-            if not np.all(np.isfinite(x)) or np.any(x > EXTREME_FLOAT):
+            if np.any(np.isfinite(x) & (x > EXTREME_FLOAT)):
                 return True
-            if np.any((x > 0) & (x < tiny)):
-                return True
-        elif np.any(np.abs(data.astype(np.float64)) > EXTREME_INT):
+        elif np.any(x > EXTREME_INT):
             return True
     return False
 
