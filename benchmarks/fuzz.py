@@ -43,17 +43,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import relay.cli  # noqa: F401  (see below)
 from relay.oracles.fuzz import builtin_names, fuzz_pass, load_pass
 from relay.oracles.pass_oracle import time_limit
 from relay.semantics.errors import RelayError
 from relay.semantics.syntax import IRModule
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
-
-# ``relay.cli`` is imported first, as ``relay fuzz`` has it: the programs a seed draws depend
-# on what the process imported before (measured: seed 0 of a campaign run from here without
-# it drew other programs than ``relay fuzz`` with the same seed, budget and --max-examples).
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

@@ -30,6 +30,11 @@ element:
   absolute terms pass, and a cancelling sum of terms much larger than 1 may need a larger
   ``reduction_length`` than its true length.
 
+  With ``finite=False`` two finite floats always match: only where NaN and infinities are
+  is compared. The pass oracle compares so on inputs with extreme values (see
+  ``pass_oracle.extreme``), where the error of a reassociated computation is relative to
+  terms of magnitude 1e9 and more, beyond any budget relative to the result.
+
 **Values** (``compare_values``) compare structurally: tensors through ``compare_arrays``
 (above), tuples and constructor values field by field (constructors by name), references by
 their contents, with aliasing required to agree (two positions hold the same reference in the
@@ -122,10 +127,15 @@ def _first(mask: npt.NDArray[np.bool_]) -> tuple[int, ...] | None:
 
 
 def compare_arrays(
-    expected: npt.NDArray[Any], actual: npt.NDArray[Any], *, reduction_length: int = 1
+    expected: npt.NDArray[Any],
+    actual: npt.NDArray[Any],
+    *,
+    reduction_length: int = 1,
+    finite: bool = True,
 ) -> Mismatch | None:
     """``None`` when ``actual`` is equal to ``expected`` under the policy, else the first
-    ``Mismatch`` in row-major order (see the module docstring for the policy)."""
+    ``Mismatch`` in row-major order (see the module docstring for the policy). Without
+    ``finite``, two finite floats always match (only NaN and infinities are compared)."""
     expected = np.asarray(expected)
     actual = np.asarray(actual)
     if expected.shape != actual.shape:
@@ -148,8 +158,8 @@ def compare_arrays(
         budget = tol * np.maximum(np.maximum(np.abs(e), np.abs(a)), ABSOLUTE_FLOOR)
     nan_differs = e_nan != a_nan
     inf_differs = ~nan_differs & ~e_nan & (e_inf | a_inf) & (e != a)
-    finite = ~(e_nan | a_nan | e_inf | a_inf)
-    too_far = finite & (error > budget)
+    both_finite = ~(e_nan | a_nan | e_inf | a_inf)
+    too_far = both_finite & (error > budget) if finite else np.zeros_like(both_finite)
     index = _first(nan_differs | inf_differs | too_far)
     if index is None:
         return None
@@ -256,12 +266,14 @@ def compare_values(
     actual_store: Store | None = None,
     reduction_length: int = 1,
     aliasing: bool = True,
+    finite: bool = True,
 ) -> str | None:
     """``None`` when ``actual`` equals ``expected`` under the policy of the module docstring,
     else one line saying where (``result.1.Cons.0``: field 1 of a tuple, then field 0 of a
     ``Cons``) and how they differ. Iterative, so long lists compare without deep recursion.
     Without ``aliasing``, references compare by contents only (for an expected value read
-    from JSON, which cannot say which references are the same)."""
+    from JSON, which cannot say which references are the same); without ``finite``, finite
+    floats are not compared (``compare_arrays``)."""
     expected_store = expected_store or {}
     actual_store = actual_store or {}
     forward: dict[int, int] = {}  # expected location -> actual location (aliasing agrees)
@@ -273,7 +285,9 @@ def compare_values(
         e, a, path = stack.pop()
         match e, a:
             case TensorValue(e_data), TensorValue(a_data):
-                mismatch = compare_arrays(e_data, a_data, reduction_length=reduction_length)
+                mismatch = compare_arrays(
+                    e_data, a_data, reduction_length=reduction_length, finite=finite
+                )
                 if mismatch is not None and mismatch.index == ():
                     mismatch = replace(mismatch, index=None)  # a scalar: no "at []"
                 if mismatch is not None:

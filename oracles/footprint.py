@@ -13,7 +13,12 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   (0, 1, -1, 0.5, 2, NaN, inf: what rewrites special-case), and with every input constant (what
   constant folding needs);
 - ``construct``: a single motif inside each language construct: ``let``, ``if``, ``match``
-  (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``.
+  (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``;
+  every ``EFFECT_STRIDE``-th one also in each shape in which effects interfere (a read bound
+  after the write, a read before it, a write through an alias, two references of the same
+  value, a store read then overwritten, a closure that writes); and operators around control
+  flow (``control_motifs``: an ``if`` on a negation or a comparison, a counting-down
+  recursive global).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
 typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
@@ -27,17 +32,21 @@ one gains or loses calls of it (the diff, ``diff``); a construct scores the same
 the campaign every changed program is diffed the same way and ``Footprint.record`` adds to the
 scores. ``Footprint.op_weights`` and ``construct_weights`` turn the scores into generator
 weights (1 for what the pass never touched, up to ``1 + BOOST`` for what it touched most).
+Constructs are named and counted as the module generator names and counts them
+(``gen_modules.CONSTRUCTS``, ``gen_modules.construct_counts``), so the weights steer
+``gen_modules.modules(construct_weights=...)`` directly.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -47,6 +56,7 @@ from hypothesis import strategies as st
 from hypothesis.control import BuildContext
 from hypothesis.internal.conjecture.data import ConjectureData
 
+from relay.compiler.ir import substitute
 from relay.compiler.pass_manager import Pass, PassContext, Sequential, run_pass
 from relay.semantics.equality import alpha_equal
 from relay.semantics.syntax import (
@@ -72,7 +82,6 @@ from relay.semantics.syntax import (
     RefWrite,
     TensorType,
     Tuple,
-    TupleGetItem,
     TupleType,
     Type,
     TypeData,
@@ -86,7 +95,9 @@ from .builders import BUILDERS
 from .builders.core import ALL, MAX_RANK, DataflowProgram, Fits, _Entry, _Graph
 from .gen_args import arguments, arrays
 from .gen_dataflow import OP_ORDER
+from .gen_modules import CONSTRUCTS, construct_counts
 from .pass_oracle import PassTimeout, time_limit
+from .stable import stable_draws
 
 SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math.inf)
 """The constant operands of ``constant`` motifs: the values algebraic rewrites special-case."""
@@ -94,14 +105,33 @@ SPECIAL_CONSTANTS: tuple[float, ...] = (0.0, 1.0, -1.0, 0.5, 2.0, math.nan, math
 PAIR_CORE = 40
 """Every pair of the first ``PAIR_CORE`` operators of ``OP_ORDER`` is a ``pair`` motif."""
 
-CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
-"""The constructs a motif puts an operator call in (and that ``construct_counts`` counts)."""
+PAIR_RING = 64
+"""``learn`` then tries the pairs among the first ``PAIR_RING`` operators, then all others
+(``extra_pairs``), as far as its budget goes."""
+
+MOTIF_CONSTRUCTS: tuple[str, ...] = ("let", "if", "match", "ref", "closure", "global-call")
+"""The constructs a ``construct`` motif puts an operator call in (names of the module
+generator's ``CONSTRUCTS``)."""
+
+SCORED_CONSTRUCTS: tuple[str, ...] = tuple(
+    c for c in CONSTRUCTS if c not in ("variable", "operator")
+)
+"""The constructs a footprint scores: the module generator's ``CONSTRUCTS`` (one set of names,
+so that ``construct_weights`` steer ``gen_modules.modules``), but for variable uses, which
+nearly every rewrite changes, and operator calls, which the operator scores cover."""
 
 BOOST = 20.0
 """The weight of the most touched operator or construct is ``1 + BOOST``."""
 
 BATCH = 48
 """Motifs per pass run in discovery (a changed batch is bisected)."""
+
+RUN_TIMEOUT = 0.1
+"""Seconds one pass run on a motif may take in discovery, plus ``RUN_TIMEOUT_PER_MOTIF`` per
+motif of a batch (a motif is a call or two: longer means the pass loops on one of them, and
+bisecting goes on with the halves, each with its shorter limit)."""
+
+RUN_TIMEOUT_PER_MOTIF = 0.02
 
 CORPUS_SEED = 20240917
 """The seed the motif corpus is drawn with (a constant: a pass's footprint is reproducible)."""
@@ -131,9 +161,10 @@ class Motif:
         """The motif as a module of its own."""
         return _module([self])
 
-    def arguments(self) -> st.SearchStrategy[tuple[Value, ...]]:
-        """Arguments for ``@main`` (positive where the operators need it)."""
-        return arguments(self.param_types, positive=self.positive)
+    def arguments(self, *, special: bool | None = False) -> st.SearchStrategy[tuple[Value, ...]]:
+        """Arguments for ``@main`` (positive where the operators need it; ``special`` as
+        ``gen_args.arguments`` takes it)."""
+        return arguments(self.param_types, special=special, positive=self.positive)
 
 
 def _annotation(v: Var) -> Type:
@@ -181,6 +212,12 @@ class _MotifGraph(_Graph):
         self.all_constant = False
         self.requests = 0
         self.failed = False
+        self.share = False
+        self.rest_constant = False
+        self.prefer: str | None = None
+        self.whole_tuple = False
+        self.special = False
+        self.constants_used = 0
 
     def tensor(
         self,
@@ -204,7 +241,9 @@ class _MotifGraph(_Graph):
 
         index = self.requests
         self.requests += 1
-        if self.forced is not None:
+        if self.forced is not None and not (
+            self.whole_tuple and isinstance(self.forced.type, TupleType)
+        ):
             entry = self.forced
             for i, t, _ in entry.offers:
                 if ok(t):
@@ -212,15 +251,29 @@ class _MotifGraph(_Graph):
                     chosen = entry if i is None else self.project(entry, i)
                     expr, _ = self.use(chosen)
                     return expr, t
-        if self.all_constant or index == self.constant_at:
+        if self.share and index > 0 and not (positive or nonzero):
+            # A later input of a call is the most recent parameter that fits: ``x * x``,
+            # ``(a + b) - b``.
+            for entry in reversed(self.entries):
+                if isinstance(entry.expr, Var):
+                    for i, t, _ in entry.offers:
+                        if i is None and ok(t):
+                            expr, _ = self.use(entry)
+                            return expr, t
+        if self.all_constant or index == self.constant_at or (self.rest_constant and index):
             t = (
                 fresh()
                 if fresh is not None
                 else TensorType(self.shape(min_rank, max_rank), self.dtype(dtypes))
             )
+            if self.rest_constant or (index == self.constant_at and not self.all_constant):
+                # a scalar where it fits: the call keeps its input's type (``x * 0f``)
+                scalar = next((u for d in dtypes if ok(u := TensorType((), d))), None)
+                t = scalar if scalar is not None else t
             if ok(t):
                 data = self._constant_data(t)
                 if data is not None:
+                    self.constants_used += 1
                     expr, _ = self.use(self.add(Constant(data), t, (bool(np.all(data > 0)),)))
                     return expr, t
             self.failed = True
@@ -234,12 +287,30 @@ class _MotifGraph(_Graph):
             nonzero=nonzero,
         )
 
+    def tuple_values(self, fits: Callable[[tuple[TensorType, ...]], bool]) -> list[_Entry]:
+        """As ``_Graph.tuple_values``, but only the forced value when it is a tuple that
+        fits (``concatenate(split(..))``)."""
+        found = super().tuple_values(fits)
+        forced = self.forced
+        if forced is not None and any(e is forced for e in found):
+            self.forced = None
+            return [forced]
+        return found
+
+    def dtype(self, options: Sequence[str]) -> str:
+        """``prefer`` the first time it is an option (the first parameter's dtype), else as
+        ``_Graph.dtype`` draws it."""
+        if self.prefer is not None and self.prefer in options:
+            chosen, self.prefer = self.prefer, None
+            return chosen
+        return super().dtype(options)
+
     def _constant_data(self, t: TensorType) -> npt.NDArray[Any] | None:
         shape = tuple(d for d in t.shape if isinstance(d, int))
         if len(shape) != len(t.shape):
             return None
         if self.constant is None:  # every input constant: values drawn as arguments are
-            data: npt.NDArray[Any] = self.draw(arrays(t.dtype, shape))
+            data: npt.NDArray[Any] = self.draw(arrays(t.dtype, shape, special=self.special))
             return data
         v = self.constant
         if t.dtype == "bool":
@@ -267,7 +338,11 @@ def _program_motif(kind: str, name: str, program: DataflowProgram, ops: Sequence
 
 
 def _build(
-    seed: int, ops: Sequence[str], setup: Callable[[_MotifGraph, int], None]
+    seed: int,
+    ops: Sequence[str],
+    setup: Callable[[_MotifGraph, int], None],
+    *,
+    need_constant: bool = False,
 ) -> DataflowProgram | None:
     """The calls of ``ops`` in one graph, each (after the first) fed the previous result;
     ``setup(g, i)`` prepares the graph before call ``i``. ``None`` where a call could not
@@ -288,6 +363,8 @@ def _build(
                 return None
             if g.constant is not None and g.requests <= g.constant_at:
                 return None
+        if need_constant and not g.constants_used:
+            return None
         return g.program()
 
 
@@ -301,30 +378,122 @@ def single_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
     return None if program is None else _program_motif("single", op, program, [op])
 
 
-def pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
-    """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result."""
-    program = _build(seed, [inner, outer], _no_setup)
+def pair_motif(
+    inner: str, outer: str, seed: int = CORPUS_SEED, *, prefer: str | None = None
+) -> Motif | None:
+    """``outer(inner(..), ..)``, or ``None`` where ``outer`` cannot take ``inner``'s result
+    (where ``inner`` makes a tuple, first with the tuple itself as the input, tried on
+    ``TUPLE_TRIES`` seeds: an operator taking a tuple draws whether it takes one of the pool,
+    ``concatenate(split(..))``)."""
+    program = None
+    if _makes_tuple(inner):  # first the tuple itself as the input, then a field of it
+
+        def whole(g: _MotifGraph, i: int) -> None:
+            g.whole_tuple = True
+            g.prefer = prefer if i == 0 else None
+
+        for k in range(TUPLE_TRIES):
+            program = _build(seed + k, [inner, outer], whole)
+            if program is not None:
+                break
+    if program is None:
+
+        def plain(g: _MotifGraph, i: int) -> None:
+            g.prefer = prefer if i == 0 else None
+
+        program = _build(seed, [inner, outer], plain)
     if program is None:
         return None
     return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
 
 
-def constant_motif(op: str, at: int, value: float | None, seed: int = CORPUS_SEED) -> Motif | None:
+def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``outer(inner(a, .., a), .., a)``: as ``pair_motif``, but every input after a call's
+    first is the latest parameter that fits (what ``x * x`` and ``(a + b) - b`` rewrites
+    need); ``None`` where nothing fits or the motif equals the plain pair."""
+
+    def setup(g: _MotifGraph, i: int) -> None:
+        g.share = True
+
+    program = _build(seed, [inner, outer], setup)
+    if program is None:
+        return None
+    return _program_motif("shared", f"{outer}({inner})", program, [inner, outer])
+
+
+def twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``(op(x, 0f), op(x, -0f))`` (float32 where allowed): the same call twice on the same
+    inputs but for a constant that compares equal and is not the same (what a CSE keyed by
+    value merges)."""
+    zero = constant_motif(op, 1, 0.0, seed, prefer="float32")
+    negative_zero = constant_motif(op, 1, -0.0, seed, prefer="float32")
+    if zero is None or negative_zero is None or len(zero.params) != len(negative_zero.params):
+        return None
+
+    second = substitute(
+        negative_zero.body, dict(zip(negative_zero.params, zero.params, strict=True))
+    )
+    body = Tuple((zero.body, second))
+    return Motif("twin", f"{op}[1]=0/-0", zero.params, body, zero.positive, (op,))
+
+
+TUPLE_TRIES = 6
+"""Seeds a pair whose inner operator makes a tuple is tried on (see ``pair_motif``)."""
+
+
+@functools.cache
+def _makes_tuple(op: str) -> bool:
+    """Whether ``op``'s single motif makes a tuple."""
+    m = single_motif(op, _seed(op))
+    return m is not None and isinstance(_result_type(m), TupleType)
+
+
+def constant_motif(
+    op: str,
+    at: int,
+    value: float | None,
+    seed: int = CORPUS_SEED,
+    *,
+    special: bool = False,
+    prefer: str | None = None,
+) -> Motif | None:
     """``op`` with its input ``at`` a constant filled with ``value`` (``at=-1``: every input
-    constant, values drawn); ``None`` where that input does not exist or cannot hold it."""
+    constant, values drawn, in special mode with ``special``: integer extremes that overflow
+    when folded); ``None`` where that input does not exist or cannot hold it."""
 
     def setup(g: _MotifGraph, i: int) -> None:
         g.constant, g.constant_at, g.all_constant = value, at, at < 0
+        g.special, g.prefer = special, prefer
 
     program = _build(seed, [op], setup)
     if program is None:
         return None
-    label = f"{op}[all constant]" if at < 0 else f"{op}[{at}]={value}"
+    label = (
+        f"{op}[all constant{', special' if special else ''}]" if at < 0 else f"{op}[{at}]={value}"
+    )
     return _program_motif("constant", label, program, [op])
 
 
+def constant_pair_motif(
+    inner: str, outer: str, values: tuple[float, float], seed: int = CORPUS_SEED
+) -> Motif | None:
+    """``outer(inner(x, c1, ..), c2, ..)``: a pair whose inputs after each call's first are
+    scalar constants (float32 where allowed: what algebraic rewrites special-case) filled with
+    ``values[0]`` (inner) and ``values[1]`` (outer), what rewrites of ``min(max(x, lo), hi)``
+    or ``(x + c) - c`` match; ``None`` where no input is a constant."""
+
+    def setup(g: _MotifGraph, i: int) -> None:
+        g.constant, g.rest_constant, g.prefer = values[i], True, "float32"
+
+    program = _build(seed, [inner, outer], setup, need_constant=True)
+    if program is None:
+        return None
+    name = f"{outer}({inner}(.., {values[0]:g}), {values[1]:g})"
+    return _program_motif("constant-pair", name, program, [inner, outer])
+
+
 def construct_motifs(base: Motif, index: int) -> list[Motif]:
-    """``base`` (a single motif) inside each of ``CONSTRUCTS``; ``index`` names helper
+    """``base`` (a single motif) inside each of ``MOTIF_CONSTRUCTS``; ``index`` names helper
     globals uniquely."""
     out: list[Motif] = []
     t = _result_type(base)
@@ -340,12 +509,13 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
         params: Sequence[Var],
         body: Expr,
         *helpers: tuple[GlobalVar, Function],
+        shape: str = "",
     ) -> None:
         positive = base.positive + (False,) * (len(params) - len(base.params))
         out.append(
             Motif(
                 "construct",
-                f"{construct}({base.name})",
+                f"{shape or construct}({base.name})",
                 tuple(params),
                 body,
                 positive,
@@ -357,6 +527,11 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
 
     x = Var("x", t)
     make("let", base.params, Let(x, b, x))
+    # Shadowing: an inner binder with the outer one's name (a pass that finds variables by
+    # name confuses them).
+    outer_x, inner_x, y, q0 = Var("a", t), Var("a", t), Var("y", t), Var("q", t)
+    shadow = Let(outer_x, q0, Let(y, Let(inner_x, b, inner_x), Tuple((outer_x, y))))
+    make("let", (*base.params, q0), shadow, shape="let-shadow")
     q = Var("q", t)
     c = Var("c", TensorType((), "bool"))
     make("if", (*base.params, c, q), If(c, b, q))
@@ -378,6 +553,149 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
     g = GlobalVar(f"footprint_g{index}")
     inner = fresh_params()
     make("global-call", inner, Call(g, inner), (g, Function(base.params, b)))
+    if index % EFFECT_STRIDE == 0:
+        for body_of in _EFFECTS:
+            q2 = Var("q", t)
+            shape = "ref-" + body_of.__name__.strip("_").replace("_", "-")
+            make("ref", (*base.params, q2), body_of(b, q2), shape=shape)
+    return out
+
+
+EFFECT_STRIDE = 3
+"""Every ``EFFECT_STRIDE``-th single motif is also put in each of the ``_EFFECTS`` shapes."""
+
+
+def _v(name: str) -> Var:
+    return Var(name, None)
+
+
+def _write_then_let_read(b: Expr, q: Var) -> Expr:
+    """``let r = ref(q); let w = ref_write(r, b); let v = ref_read(r); v``: a read after a write
+    in adjacent ``let``s that data flow does not order."""
+    r, w, v = _v("r"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), Let(v, RefRead(r), v)))
+
+
+def _read_before_write(b: Expr, q: Var) -> Expr:
+    """``let v = ref_read(r); ref_write(r, b); (v, ref_read(r))``: a read that must not move
+    past the write after it (nor the later read before it)."""
+    r, w, v = _v("r"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(v, RefRead(r), Let(w, RefWrite(r, b), Tuple((v, RefRead(r))))))
+
+
+def _alias_write(b: Expr, q: Var) -> Expr:
+    """``let s = r; ref_write(s, b); ref_read(r)``: a write through an alias, read through the
+    other name."""
+    r, s, w = _v("r"), _v("s"), _v("w")
+    return Let(r, RefCreate(q), Let(s, r, Let(w, RefWrite(s, b), RefRead(r))))
+
+
+def _alias_write_let_read(b: Expr, q: Var) -> Expr:
+    """``let s = r; let w = ref_write(s, b); let v = ref_read(r); v``: the same through a
+    read bound in the next ``let`` (two names, one cell)."""
+    r, s, w, v = _v("r"), _v("s"), _v("w"), _v("v")
+    return Let(r, RefCreate(q), Let(s, r, Let(w, RefWrite(s, b), Let(v, RefRead(r), v))))
+
+
+def _overwritten_nested_read(b: Expr, q: Var) -> Expr:
+    """As ``_overwritten``, but the read between the writes is inside the ``let``'s value
+    (``let v = (ref_read(r),)``), not the whole of it."""
+    r, w, v, w2 = _v("r"), _v("w"), _v("v"), _v("w2")
+    tail = Let(v, Tuple((RefRead(r),)), Let(w2, RefWrite(r, q), Tuple((v, RefRead(r)))))
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), tail))
+
+
+def _two_refs(b: Expr, q: Var) -> Expr:
+    """Two references made from the same value, one written: ``ref(q)`` twice is two cells."""
+    a, c, w = _v("a"), _v("c"), _v("w")
+    body = Let(w, RefWrite(a, b), Tuple((RefRead(c), RefRead(a))))
+    return Let(a, RefCreate(q), Let(c, RefCreate(q), body))
+
+
+def _overwritten(b: Expr, q: Var) -> Expr:
+    """A store read and then overwritten: ``ref_write(r, b); let v = ref_read(r);
+    ref_write(r, q); (v, ref_read(r))`` (the first write is not dead)."""
+    r, w, v, w2 = _v("r"), _v("w"), _v("v"), _v("w2")
+    tail = Let(v, RefRead(r), Let(w2, RefWrite(r, q), Tuple((v, RefRead(r)))))
+    return Let(r, RefCreate(q), Let(w, RefWrite(r, b), tail))
+
+
+def _closure_writes(b: Expr, q: Var) -> Expr:
+    """A closure that writes the reference, called before the caller reads it."""
+    r, f, w = _v("r"), _v("f"), _v("w")
+    body = Let(w, Call(f, ()), RefRead(r))
+    return Let(r, RefCreate(q), Let(f, Function((), RefWrite(r, b)), body))
+
+
+def _write_as_argument(b: Expr, q: Var) -> Expr:
+    """``(fn (%u, %y) { %y })(ref_write(r, b), q)``: an argument's effect happens though the
+    callee ignores its value; ``(the call, ref_read(r))`` is returned."""
+    r, v = _v("r"), _v("v")
+    u, y = Var("u", TupleType(())), Var("y", q.type_annotation)
+    call = Call(Function((u, y), y), (RefWrite(r, b), q))
+    return Let(r, RefCreate(q), Let(v, call, Tuple((v, RefRead(r)))))
+
+
+_EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
+    _write_then_let_read,
+    _read_before_write,
+    _alias_write,
+    _alias_write_let_read,
+    _two_refs,
+    _overwritten,
+    _overwritten_nested_read,
+    _closure_writes,
+    _write_as_argument,
+)
+"""The shapes in which effects interfere: a motif's value is written to a reference made from
+another value, and what is read (before, after, through an alias, from a twin) is returned."""
+
+
+def control_motifs() -> list[Motif]:
+    """Control flow around operators: an ``if`` whose condition an operator computes (a
+    negation, each comparison of two scalars), and a counting-down recursive global whose
+    every step adds to the result (``@f(n) = if (n <= 0) { 0 } else { n + @f(n - 1) }``,
+    called on ``minimum(n, 3)``)."""
+    out: list[Motif] = []
+    t = TensorType((2,), "float32")
+    scalar = TensorType((), "float32")
+
+    def make(name: str, params: Sequence[Var], body: Expr, ops: Sequence[str],
+             construct: str, *helpers: tuple[GlobalVar, Function]) -> None:  # fmt: skip
+        positive = (False,) * len(params)
+        out.append(
+            Motif(
+                "construct",
+                name,
+                tuple(params),
+                body,
+                positive,
+                tuple(ops),
+                construct,
+                tuple(helpers),
+            )
+        )
+
+    c, a, b = Var("c", TensorType((), "bool")), Var("a", t), Var("b", t)
+    make("if(logical_not)", (c, a, b), If(Call(Op("logical_not"), (c,)), a, b),
+         ["logical_not"], "if")  # fmt: skip
+    for cmp in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        x, y, a, b = Var("x", scalar), Var("y", scalar), Var("a", t), Var("b", t)
+        make(f"if({cmp})", (x, y, a, b), If(Call(Op(cmp), (x, y)), a, b), [cmp], "if")
+    n, m = Var("n", TensorType((), "int32")), Var("m", TensorType((), "int32"))
+    f = GlobalVar("footprint_countdown")
+
+    def lit(k: int) -> Constant:
+        return Constant(np.array(k, dtype="int32"))
+
+    rec = If(
+        Call(Op("less_equal"), (n, lit(0))),
+        lit(0),
+        Call(Op("add"), (n, Call(f, (Call(Op("subtract"), (n, lit(1))),)))),
+    )
+    make("recursion(countdown)", (m,), Call(f, (Call(Op("minimum"), (m, lit(3))),)),
+         ["less_equal", "add", "subtract", "minimum"], "recursion",
+         (f, Function((n,), rec, TensorType((), "int32"))))  # fmt: skip
     return out
 
 
@@ -420,7 +738,13 @@ class Corpus:
 @functools.cache
 def motif_corpus() -> Corpus:
     """The motif corpus (built once per process): singles, constructs around the first
-    operators, constants, and every pair of the first ``PAIR_CORE`` operators."""
+    operators, constants, and every pair of the first ``PAIR_CORE`` operators; the same in
+    every process (``stable.stable_draws``)."""
+    with stable_draws():
+        return _motif_corpus()
+
+
+def _motif_corpus() -> Corpus:
     start = time.monotonic()
     singles: dict[str, Motif] = {}
     for op in OP_ORDER:
@@ -430,10 +754,14 @@ def motif_corpus() -> Corpus:
     motifs: list[Motif] = list(singles.values())
     for i, m in enumerate(singles.values()):
         motifs += construct_motifs(m, i)
+    motifs += control_motifs()
     for op in OP_ORDER:
         whole = constant_motif(op, -1, None, _seed(op, "all"))
         if whole is not None:
             motifs.append(whole)
+            extreme = constant_motif(op, -1, None, _seed(op, "all", "special"), special=True)
+            if extreme is not None:
+                motifs.append(extreme)
         # A unary operator's constant input is the all-constant motif already.
         if constant_motif(op, 1, 0.0, _seed(op)) is None:
             continue
@@ -442,44 +770,25 @@ def motif_corpus() -> Corpus:
                 cm = constant_motif(op, at, value, _seed(op))
                 if cm is not None:
                     motifs.append(cm)
+    for op in OP_ORDER[:PAIR_CORE]:
+        tm = twin_motif(op, _seed(op))
+        if tm is not None:
+            motifs.append(tm)
     core = OP_ORDER[:PAIR_CORE]
     for inner in core:
         for outer in core:
             pm = pair_motif(inner, outer, _seed(inner, outer))
             if pm is not None:
                 motifs.append(pm)
+            if pm is not None:
+                sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
+                if sm is not None and not alpha_equal(sm.mod, pm.mod):
+                    motifs.append(sm)
     return Corpus(motifs, singles, time.monotonic() - start)
 
 
 # ---------------------------------------------------------------------------------------------
 # Structural diffs
-
-
-def construct_counts(mod: IRModule) -> Counter[str]:
-    """How many of each of ``CONSTRUCTS`` (and ``tuple``, ``projection``) ``mod`` has."""
-    out: Counter[str] = Counter()
-    for fn in mod.functions.values():
-        for e in post_order(fn.body):
-            match e:
-                case Let():
-                    out["let"] += 1
-                case If():
-                    out["if"] += 1
-                case Match():
-                    out["match"] += 1
-                case RefCreate() | RefRead() | RefWrite():
-                    out["ref"] += 1
-                case Function():
-                    out["closure"] += 1
-                case Call(GlobalVar()):
-                    out["global-call"] += 1
-                case Tuple():
-                    out["tuple"] += 1
-                case TupleGetItem():
-                    out["projection"] += 1
-                case _:
-                    pass
-    return out
 
 
 def op_counts(mod: IRModule) -> Counter[str]:
@@ -548,7 +857,7 @@ class Footprint:
         for name in names:
             if name in BUILDERS:
                 self.ops[name] += amount  # type: ignore[assignment]
-            elif name in CONSTRUCTS:
+            elif name in SCORED_CONSTRUCTS:
                 self.constructs[name] += amount  # type: ignore[assignment]
 
     def record(self, before: IRModule, after: IRModule) -> Diff:
@@ -575,7 +884,7 @@ class Footprint:
 
     def construct_weights(self) -> dict[str, float]:
         """Generator weights per construct: 1, plus up to ``BOOST`` by score."""
-        return _weights(self.constructs, CONSTRUCTS)
+        return _weights(self.constructs, SCORED_CONSTRUCTS)
 
     def summary(self) -> str:
         """One line: what was learned."""
@@ -602,20 +911,51 @@ def run_pass_only(p: Pass, mod: IRModule, timeout: float) -> IRModule | None:
     return out if isinstance(out, IRModule) else None
 
 
-def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Footprint:
+def learn(
+    p: Pass,
+    *,
+    budget: float = 10.0,
+    corpus: Corpus | None = None,
+    found: Callable[[list[Motif]], bool] | None = None,
+) -> Footprint:
     """``p``'s footprint on the motif corpus, within ``budget`` seconds (motifs not reached by
     then are not tested): group testing on batches of ``BATCH`` motifs, then pairs with every
-    operator the single motifs showed ``p`` touches."""
-    corpus = corpus if corpus is not None else motif_corpus()
+    operator the single motifs showed ``p`` touches, then pairs of all operators
+    (``extra_pairs``) until the budget is spent. After each of these steps (each chunk of
+    extra pairs) ``found`` is given the motifs newly found to change the pass or crash it (the
+    campaign checks them at once); learning stops when it returns true. Its time does not
+    count against ``budget``."""
+    with stable_draws():
+        return _learn(p, budget, corpus if corpus is not None else motif_corpus(), found)
+
+
+def _learn(
+    p: Pass, budget: float, corpus: Corpus, found: Callable[[list[Motif]], bool] | None
+) -> Footprint:
     start = time.monotonic()
     deadline = start + budget
     fp = Footprint()
+    reported: set[int] = set()
+    stopped = False
+
+    def report() -> bool:
+        """Hand the new triggers to ``found``; whether learning is to stop."""
+        nonlocal deadline, stopped
+        new = [m for m in fp.crashes + fp.triggers if id(m) not in reported]
+        reported.update(id(m) for m in new)
+        if found is None or not new or stopped:
+            return stopped
+        t0 = time.monotonic()
+        stopped = found(new)
+        deadline += time.monotonic() - t0
+        return stopped
 
     def changed(batch: Sequence[Motif]) -> bool | None:
         """Whether ``p`` changed the batch (``None``: it crashed or timed out)."""
         fp.runs += 1
         mod = _module(batch)
-        out = run_pass_only(p, mod, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+        limit = min(RUN_TIMEOUT + RUN_TIMEOUT_PER_MOTIF * len(batch), deadline - time.monotonic())
+        out = run_pass_only(p, mod, timeout=max(RUN_TIMEOUT, limit))
         if out is None:
             return None
         if alpha_equal(mod, out):
@@ -651,7 +991,7 @@ def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Foo
             stack += [batch[half:], batch[:half]]
 
     search(corpus.motifs)
-    if fp.universal_stop:
+    if report() or fp.universal_stop:
         fp.seconds = time.monotonic() - start
         return fp
     # Pairs around what the pass touched alone, beyond the core pairs.
@@ -670,15 +1010,119 @@ def learn(p: Pass, *, budget: float = 10.0, corpus: Corpus | None = None) -> Foo
                 if time.monotonic() > deadline:
                     break
         search(extra)
+        if report():
+            fp.seconds = time.monotonic() - start
+            return fp
+    # Then pairs of every operator with every other, in the order of ``extra_pairs``, chunk
+    # by chunk while the budget lasts (what a rewrite of ``outer(inner(..))`` needs when
+    # neither operator alone is changed).
+    chunk: list[Motif] = []
+    for m in extra_pairs(list(corpus.singles)):
+        if time.monotonic() > deadline or fp.universal_stop:
+            break
+        chunk.append(m)
+        if len(chunk) == EXTRA_CHUNK:
+            search(chunk)
+            chunk = []
+            if report():
+                break
+    if chunk and time.monotonic() < deadline and not stopped:
+        search(chunk)
+        report()
     fp.seconds = time.monotonic() - start
     return fp
+
+
+CONSTANT_PAIRS: tuple[tuple[float, float], ...] = ((1.0, 2.0), (math.inf, math.inf))
+"""The constants of ``constant_pair_motif``s in ``extra_pairs``: two different bounds (valid in
+every numeric dtype), and the same infinite operand twice."""
+
+PAIR_DTYPES: tuple[str, ...] = ("int8",)
+"""Dtypes the core pairs are drawn at once more in ``extra_pairs`` (the first parameter's)."""
+
+EXTRA_CHUNK = 4 * BATCH
+"""Pairs built and searched at a time beyond the corpus (``extra_pairs``)."""
+
+
+_EXTRA: list[Motif] = []
+_EXTRA_STREAM: list[Iterator[Motif]] = []
+
+
+def extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
+    """The pair motifs beyond the corpus, built lazily (about a millisecond each) and kept for
+    the next pass of the process (``names``: the corpus's single operators, the same in every
+    call): see ``_extra_pairs``."""
+    yield from list(_EXTRA)
+    if not _EXTRA_STREAM:
+        _EXTRA_STREAM.append(_extra_pairs(names))
+    with stable_draws():
+        for m in _EXTRA_STREAM[0]:
+            _EXTRA.append(m)
+            yield m
+
+
+def _extra_pairs(names: Sequence[str]) -> Iterator[Motif]:
+    """In order: the core pairs with constant operands (``CONSTANT_PAIRS``) in turns with the
+    pairs among the first ``PAIR_RING`` operators; the core pairs again, drawn at other shapes
+    and dtypes, and at each of ``PAIR_DTYPES``; then every other pair, diagonal by diagonal
+    (``names[i]`` into ``names[i + k]`` for ``k = 0, 1, ..``: each diagonal has every operator
+    once as the inner and once as the outer one), so that a short budget still spreads over
+    every operator."""
+    core = set(OP_ORDER[:PAIR_CORE])
+    core_names = [n for n in names if n in core]
+    ring = list(names[:PAIR_RING])
+
+    def constant_pairs() -> Iterator[Motif]:
+        for inner in core_names:
+            for outer in core_names:
+                for values in CONSTANT_PAIRS:
+                    seed = _seed(inner, outer, "constant")
+                    cm = constant_pair_motif(inner, outer, values, seed)
+                    if cm is not None:
+                        yield cm
+
+    def ring_pairs() -> Iterator[Motif]:
+        for inner in ring:
+            for outer in ring:
+                if inner in core and outer in core:
+                    continue
+                m = pair_motif(inner, outer, _seed(inner, outer))
+                if m is not None:
+                    yield m
+
+    # The first two kinds in turns: a short budget gets some of each.
+    for pair in itertools.zip_longest(constant_pairs(), ring_pairs()):
+        yield from (m for m in pair if m is not None)
+    for inner in core_names:  # the core pairs again, at other shapes and dtypes
+        for outer in core_names:
+            m = pair_motif(inner, outer, _seed(inner, outer, "again"))
+            if m is not None:
+                yield m
+    for dtype in PAIR_DTYPES:  # and on the narrow integers, which wrap
+        for inner in core_names:
+            for outer in core_names:
+                m = pair_motif(inner, outer, _seed(inner, outer, dtype), prefer=dtype)
+                if m is not None:
+                    yield m
+    in_ring = set(ring)
+    n = len(names)
+    for k in range(n):
+        for i in range(n):
+            inner, outer = names[i], names[(i + k) % n]
+            if inner in in_ring and outer in in_ring:
+                continue
+            m = pair_motif(inner, outer, _seed(inner, outer))
+            if m is not None:
+                yield m
 
 
 __all__ = [
     "BATCH",
     "BOOST",
     "CONSTRUCTS",
+    "MOTIF_CONSTRUCTS",
     "PAIR_CORE",
+    "SCORED_CONSTRUCTS",
     "SPECIAL_CONSTANTS",
     "Corpus",
     "Diff",
@@ -687,12 +1131,16 @@ __all__ = [
     "constant_motif",
     "construct_counts",
     "construct_motifs",
+    "control_motifs",
     "diff",
     "draws",
+    "extra_pairs",
     "learn",
     "motif_corpus",
     "op_counts",
     "pair_motif",
     "run_pass_only",
+    "shared_motif",
     "single_motif",
+    "twin_motif",
 ]

@@ -9,8 +9,11 @@ operators (``gen_dataflow``) and whole modules with ADTs, closures, references a
 **Footprint.** Before generating, the campaign learns what the pass touches
 (``oracles.footprint``): it runs the pass alone (no evaluation) on a corpus of small motifs
 (every operator alone, operators applied to other operators' results, operators with special
-constant operands, each language construct around an operator) and keeps the motifs the pass
-changed. Those motifs are checked first, each with ``ARG_DRAWS`` drawn argument tuples; then
+constant operands, each language construct around an operator, the shapes in which effects
+interfere; then pairs of every operator while its budget lasts) and keeps the motifs the pass
+changed. Those motifs are checked as learning finds them (``learn(found=)``), each on
+``ARG_DRAWS`` drawn argument tuples and ``TRIGGER_SPECIAL_DRAWS`` in special mode, within
+``TRIGGER_TIMEOUT`` seconds (a pass that loops on a motif is reported in seconds); then
 the generated stream is steered towards what the pass touched: the operators it rewrote (and
 the ones its rewrites introduce) are forced into the operator subsets of dataflow programs and
 weighted up in the generators, and the constructs it touched are weighted up in whole modules.
@@ -23,7 +26,12 @@ a round. ``footprint=False`` (``relay fuzz --no-footprint``) turns all of this o
 it cannot fail the value check, and its types are the input's.
 
 **Arguments.** Each program is checked on ``ARG_DRAWS`` argument tuples (compiled once, run
-``ARG_DRAWS`` times), so both branches of its control flow get a chance.
+``ARG_DRAWS`` times), so both branches of its control flow get a chance; each tuple is in
+special mode (NaN, infinities, -0.0, subnormals, integer extremes) one time in five; where it
+holds values of huge magnitude the oracle compares only NaN and infinities of float results
+(``pass_oracle.extreme``).
+
+**Seeds.** What a seed draws does not depend on what the process imported (``stable``).
 
 **Budgets.** ``max_examples`` bounds each pass (``None``: no bound); ``time_budget`` bounds the
 whole campaign, shared evenly among the passes (with ``jobs`` processes, each process's share
@@ -86,7 +94,6 @@ from relay.semantics.text.printer import astext
 from relay.semantics.values import Value
 
 from .footprint import Footprint, Motif, draws, learn, motif_corpus
-from .gen_args import values
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
 from .pass_oracle import (
@@ -96,6 +103,7 @@ from .pass_oracle import (
     run_checked,
 )
 from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
+from .stable import stable_draws
 
 REDUCTION_LENGTH = 64
 """The float tolerance of the value comparison, in terms combined per element (see
@@ -110,8 +118,21 @@ ARG_DRAWS = 3
 ROUND_EXAMPLES = 200
 """Examples per round of a campaign; the steering weights are updated between rounds."""
 
+MODULE_TEMPLATES = 8
+"""Operator templates per whole module at most (``modules(max_templates=)``; its default of 24
+makes modules of about 290 lines that take 73 ms to draw, against 210 lines and 44 ms with 8:
+measured under load)."""
+
 MAX_TRIGGER_CHECKS = 96
 """At most this many of the motifs a pass changed are checked before the generated stream."""
+
+TRIGGER_SPECIAL_DRAWS = 3
+"""Argument tuples in special mode a motif is checked on, beyond its ``ARG_DRAWS`` (a motif is
+small: NaN, infinities and integer extremes are what its rewrite may get wrong)."""
+
+TRIGGER_TIMEOUT = 2.0
+"""Seconds the check of one motif may take (a motif is a few calls: a pass that runs this
+long on one loops, and a looping pass is then reported in seconds, not ``EXAMPLE_TIMEOUT``)."""
 
 LEARN_SHARE = 0.2
 """The share of a pass's time budget footprint learning may use (at most ``LEARN_MAX`` s)."""
@@ -297,10 +318,12 @@ def cases(
     modules); with ``focus`` operators (``steering.focus``, or ``focus``), three in four
     dataflow programs use some of them. Dataflow programs use a small random subset of the
     operators (swarm testing: a few operators, each used several times, find more bugs than
-    every operator once). Arguments are ``gen_args``' default ones, which keep values finite:
-    with special values (NaN, infinities, the largest floats) a correct rewrite that computes
-    in another order overflows where the input did not, beyond any tolerance. Shrinks towards
-    a small dataflow program of the first operators, and one argument tuple's values."""
+    every operator once). Arguments are drawn by the program (``argument_sets``: positive and
+    non-zero where it needs it), each tuple in special mode one time in
+    ``gen_args.SPECIAL_CHANCE`` (NaN, infinities, -0.0, subnormals, integer extremes; the oracle
+    compares only NaN and infinities of floats on huge values, ``pass_oracle.extreme``).
+    Shrinks towards a small dataflow program of the first operators, and one argument tuple's
+    ordinary values."""
     steering = steering if steering is not None else Steering(tuple(focus))
     focus = tuple(n for n in steering.focus if n in OP_ORDER)
     swarm = st.lists(st.sampled_from(OP_ORDER), min_size=1, max_size=6, unique=True)
@@ -314,7 +337,7 @@ def cases(
         modules, op_weights=steering.op_weights, construct_weights=steering.construct_weights
     )
     dataflow_kwargs = _steered(dataflow_programs, op_weights=steering.op_weights)
-    module_strategy = modules(**module_kwargs)
+    module_strategy = modules(max_templates=MODULE_TEMPLATES, **module_kwargs)
 
     @st.composite
     def build(draw: st.DrawFn) -> Case:
@@ -323,14 +346,14 @@ def cases(
         quarters = min(steering.module_quarters, 1) if focus else steering.module_quarters
         if kind >= 4 - quarters:
             case = draw(module_strategy)
-            sets = tuple(tuple(draw(values(t)) for t in case.param_types) for _ in range(arg_draws))
+            sets = draw(case.argument_sets(arg_draws))
             return Case(case.mod, sets[0], sets)
         ops: list[str] = draw(swarm)
         chosen: list[str] = draw(picks)
         if focus and kind != 2:
             ops = list(dict.fromkeys([*chosen, *ops]))
         program = draw(dataflow_programs(max_nodes=max_nodes, ops=ops, **dataflow_kwargs))
-        sets = tuple(draw(program.arguments()) for _ in range(arg_draws))
+        sets = draw(program.argument_sets(arg_draws))
         return Case(program.mod, sets[0], sets)
 
     return build()
@@ -493,21 +516,45 @@ def fuzz_pass(
     footprint: bool = True,
 ) -> PassResult:
     """Fuzz one pass; stop at the first failure (shrunk) or when a budget runs out. With
-    ``footprint``, learn what the pass touches first and steer towards it (module docstring)."""
+    ``footprint``, learn what the pass touches first and steer towards it (module docstring).
+    What a seed draws does not depend on what the process imported (``stable.stable_draws``)."""
+    with stable_draws():
+        return _fuzz_pass(
+            loaded,
+            max_examples=max_examples,
+            time_budget=time_budget,
+            seed=seed,
+            out_dir=out_dir,
+            database=database,
+            progress=progress,
+            example_timeout=example_timeout,
+            max_nodes=max_nodes,
+            footprint=footprint,
+        )
+
+
+def _fuzz_pass(
+    loaded: LoadedPass,
+    *,
+    max_examples: int | None,
+    time_budget: float,
+    seed: int,
+    out_dir: Path,
+    database: Path | None,
+    progress: Callable[[str], None] | None,
+    example_timeout: float,
+    max_nodes: int,
+    footprint: bool,
+) -> PassResult:
     start = time.monotonic()
     state = _State(deadline=start + time_budget)
     result = PassResult(loaded.label)
     learned: Footprint | None = None
-    if footprint:
-        learned = learn(loaded.pass_, budget=min(LEARN_MAX, LEARN_SHARE * time_budget))
-        result.footprint = learned.summary()
-        if progress is not None:
-            progress(f"[{loaded.label}] {result.footprint}")
 
     def size(case: Case) -> int:
         return len(astext(case.mod))
 
-    def check(case: Case) -> Checked:
+    def check(case: Case, limit: float = example_timeout) -> Checked:
         now = time.monotonic()
         if now > state.deadline or (max_examples is not None and state.examples >= max_examples):
             raise _Stop()
@@ -523,7 +570,7 @@ def fuzz_pass(
             loaded.pass_,
             case.mod,
             case.all_args,
-            timeout=min(example_timeout, max(state.deadline - now, 1.0)),
+            timeout=min(limit, max(state.deadline - now, 1.0)),
         )
         state.unchanged += checked.unchanged
         if checked.verdict is not None:
@@ -535,21 +582,38 @@ def fuzz_pass(
                 state.best = (Case(case.mod, args, case.all_args), checked.verdict)
         return checked
 
-    # 1. The motifs the pass changed (or crashed on), checked before the generated stream.
-    if learned is not None:
-        motifs: list[Motif] = (learned.crashes + learned.triggers)[:MAX_TRIGGER_CHECKS]
+    # 1. Learning; the motifs the pass changed (or crashed on) are checked as they are found
+    # (at most MAX_TRIGGER_CHECKS of them, in turns by shape), before the generated stream.
+    checked_motifs = 0
+
+    def check_motifs(found: list[Motif]) -> bool:
+        """Check ``found``; whether the campaign is to stop learning (a failure, or no time)."""
+        nonlocal checked_motifs
         try:
-            for i, m in enumerate(motifs):
-                data, context = draws(seed + i)
+            for m in _diverse(found)[: max(0, MAX_TRIGGER_CHECKS - checked_motifs)]:
+                data, context = draws(seed + checked_motifs)
+                checked_motifs += 1
                 try:
                     with context:
-                        sets = tuple(data.draw(m.arguments()) for _ in range(ARG_DRAWS))
+                        sets = tuple(
+                            data.draw(m.arguments(special=mode))
+                            for mode in [None] * ARG_DRAWS + [True] * TRIGGER_SPECIAL_DRAWS
+                        )
                 except InvalidArgument:
                     continue  # a parameter of unknown shape: no arguments to draw
-                if check(Case(m.mod, sets[0], sets)).verdict is not None:
-                    break
+                limit = min(example_timeout, TRIGGER_TIMEOUT)
+                if check(Case(m.mod, sets[0], sets), limit).verdict is not None:
+                    return True
         except _Stop:
-            pass
+            return True
+        return time.monotonic() > state.deadline
+
+    if footprint:
+        budget = min(LEARN_MAX, LEARN_SHARE * time_budget)
+        learned = learn(loaded.pass_, budget=budget, found=check_motifs)
+        result.footprint = learned.summary()
+        if progress is not None:
+            progress(f"[{loaded.label}] {result.footprint}")
 
     # 2. Rounds of generated programs, steered by the footprint.
     saved = _saved_steering(database, loaded.spec)
@@ -610,6 +674,23 @@ def fuzz_pass(
         result.path = str(path)
         result.first_failure = (state.first_found_after, state.first_found_at)
     return result
+
+
+def _diverse(motifs: Sequence[Motif]) -> list[Motif]:
+    """``motifs`` in turns by shape (the kind and the name up to its first parenthesis:
+    ``single``, ``pair``, ``constant``, ``let``, ``ref-two-refs``, ...), each shape's in their
+    order: the first checks cover every shape the pass changed, not the first operators of one
+    shape."""
+    groups: dict[str, list[Motif]] = {}
+    for m in motifs:
+        groups.setdefault(f"{m.kind}/{m.name.split('(', 1)[0].split('[', 1)[0]}", []).append(m)
+    out: list[Motif] = []
+    queues = [list(reversed(g)) for g in groups.values()]
+    while queues:
+        for q in queues:
+            out.append(q.pop())
+        queues = [q for q in queues if q]
+    return out
 
 
 def _round_body(

@@ -33,8 +33,12 @@ float16 underflows to 0 early). ``benchmarks/generator.py`` measures how often a
 a generated program stay finite.
 
 **Special mode** (``special=True``): each element is an ordinary value or an edge value:
-NaN, ±inf, -0.0 and 0.0, the largest and smallest finite values, the smallest normal and
-subnormal magnitudes, and for integers 0, the extreme values and their neighbours. Special
+NaN, ±inf, -0.0 and 0.0, the smallest normal and subnormal magnitudes, and for integers 0,
+the extreme values and their neighbours; and a *big* float, twice the square root of the
+largest one, whose square overflows (``sqrt(x * x)`` is not ``abs(x)``) but whose sum with a
+few others does not. Not the largest finite floats themselves: a correct rewrite that adds in
+another order overflows on them to an infinity where the input did not (``max + max - max``),
+which no comparison can tell from a bug. Special
 mode ignores ``positive`` and ``nonzero``: its point is the values that break things (a
 program that divides by zero or overflows is undefined, and then any result is acceptable).
 ``special=None`` draws the mode: special one time in five (``SPECIAL_CHANCE``).
@@ -93,11 +97,12 @@ _BOOL_VALUES: tuple[bool, ...] = (True, False)
 
 def _float_special(dtype: str) -> tuple[float, ...]:
     info = np.finfo(np.dtype(dtype))
-    tiny, biggest = float(info.tiny), float(info.max)
+    tiny = float(info.tiny)
     subnormal = float(info.smallest_subnormal)
+    big = float(np.array(2 * math.sqrt(float(info.max)), dtype=dtype))
     return (
         *(1.0, -1.0, 0.5, 2.0),
-        *(0.0, -0.0, math.nan, math.inf, -math.inf, biggest, -biggest),
+        *(0.0, -0.0, math.nan, math.inf, -math.inf, big, -big),
         *(tiny, -tiny, subnormal, -subnormal, float(info.eps)),
     )
 

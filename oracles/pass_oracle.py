@@ -15,7 +15,10 @@ Three checks, in order, each of which names the pass that broke the program:
    at run time (an incomplete ``match?``, an operator precondition) or runs out of fuel, any
    output is acceptable: a pass may assume the failing computation away, as TVM's passes did.
    The output may use more fuel than the input (four times as much) before it is judged to
-   loop.
+   loop. On *extreme* arguments (``extreme``: finite values of huge magnitude) finite
+   floats are not compared, only where NaN and infinities are (``compare``'s
+   ``finite=False``): a correct reassociation of large terms changes finite results beyond
+   any tolerance, while a rewrite wrong on NaN or infinity (``x * 0 -> 0``) still shows.
 
 The instrument also checks that the pass did not change its input: the identity of every
 global function and type definition, of every node reachable from them, and the bytes of every
@@ -45,6 +48,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
+import numpy as np
+
 from relay.compiler.ir import well_formed
 from relay.compiler.pass_manager import Pass, PassContext, Sequential, run_pass
 from relay.interpreter import evaluate
@@ -72,7 +77,7 @@ from relay.semantics.syntax import (
 )
 from relay.semantics.text.printer import astext, format_type
 from relay.semantics.typing import infer_types
-from relay.semantics.values import Store, Value, format_value
+from relay.semantics.values import Store, TensorValue, TupleValue, Value, format_value
 
 from .compare import compare_values
 
@@ -141,6 +146,42 @@ class _Outcome:
 
 def _clip(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + f" ... ({len(text)} characters)"
+
+
+EXTREME_FLOAT = 2.0**16
+"""A finite float argument element of larger magnitude makes the arguments *extreme*
+(``extreme``)."""
+
+EXTREME_INT = 2**12
+"""An integer argument element of larger magnitude makes the arguments extreme: products of
+two such, accumulated in float32 (a convolution with a float ``out_dtype``), lose bits."""
+
+
+def extreme(arguments: Sequence[Value]) -> bool:
+    """Whether ``arguments`` hold a value of extreme magnitude (special-mode values of
+    ``gen_args``): a finite float beyond ``EXTREME_FLOAT`` or an integer beyond
+    ``EXTREME_INT``. On such inputs a correct reassociation can cancel terms of magnitude 1e9
+    into a result of magnitude 1, so finite floats are not compared (only where NaN and
+    infinities are; integers and bools exactly, as always). NaN, infinities and subnormals
+    do not count: they change no finite result's rounding beyond the budget."""
+    stack: list[Value] = list(arguments)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, TupleValue):
+            stack.extend(v.fields)
+            continue
+        if not isinstance(v, TensorValue):
+            continue
+        data = np.asarray(v.data)
+        if data.size == 0 or data.dtype == np.bool_:
+            continue
+        x = np.abs(data.astype(np.float64))
+        if np.issubdtype(data.dtype, np.floating):
+            if np.any(np.isfinite(x) & (x > EXTREME_FLOAT)):
+                return True
+        elif np.any(x > EXTREME_INT):
+            return True
+    return False
 
 
 def run_main(mod: IRModule, args: Sequence[Value], fuel: int) -> _Outcome:
@@ -261,6 +302,7 @@ class OracleInstrument:
             expected_store=expected.store,
             actual_store=actual.store,
             reduction_length=self.reduction_length,
+            finite=not extreme(arguments),
         )
         if diff is not None:
             raise PassCheckFailure(

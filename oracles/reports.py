@@ -69,6 +69,7 @@ from relay.semantics.values import Value, value_to_json
 from .compare import value_from_json
 from .gen_args import values
 from .pass_oracle import Verdict, check_pass_many
+from .stable import stable_draws
 
 if TYPE_CHECKING:  # fuzz imports this module; the names are read from it at call time
     from .fuzz import Case, LoadedPass
@@ -299,7 +300,8 @@ def draw_arguments(param_types: Sequence[Type], count: int, seed: int) -> list[t
         if len(drawn) < count:
             drawn.append(tuple(args))
 
-    hypothesis_seed(seed)(one)()
+    with stable_draws():
+        hypothesis_seed(seed)(one)()
     return drawn
 
 

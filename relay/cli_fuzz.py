@@ -122,9 +122,14 @@ examples each pass got.
 
 Footprint learning (on by default): before generating, the pass alone (nothing evaluated)
 runs on a corpus of small motifs: every operator alone, operators applied to other operators'
-results, operators with constant operands 0, 1, -1, 0.5, 2, NaN, inf, and every construct
-(let, if, match, ref, closure, call of a global) around an operator. The motifs the pass
-changed are checked first, with drawn arguments; then generation is steered towards what the
+results (also sharing an operand: x * x), operators with constant operands 0, 1, -1, 0.5, 2,
+NaN, inf (and all constant, integer extremes included), the same call on 0 and -0, every
+construct (let, if, match, ref, closure, call of a global) around an operator, the shapes in
+which reference effects interfere (a read before or after a write, an alias, two cells of one
+value, an overwritten store, a writing closure), shadowed names, an if on a computed
+condition and a counting-down recursion; then, while its share of the time lasts (a fifth, at
+most 10 s), pairs of every operator with every other. The motifs the pass changed are checked
+as they are found, on ordinary and special arguments; then generation is steered towards what the
 pass touched: its operators (and the ones its rewrites introduce) appear in most dataflow
 programs and weigh more in the generators, the constructs it touched weigh more in whole
 modules, and the structural diff of every program it changes updates the weights between

@@ -72,7 +72,7 @@ def test_a_broken_pass_is_reported_shrunk_and_replays(
     assert report.name.startswith("swap-") and report.suffix == ".relay"
     text = report.read_text()
     assert "// pass: SwapSubtract" in text
-    assert "// verdict: mismatch: the output computes a different value" in text
+    assert "// verdict: mismatch: " in text  # a different value, or an error for a value
     assert f"// reproduce: relay fuzz --pass {spec} --replay {report}" in text
     assert "subtract" in text
     parse(text)  # the report is a valid Relay file
