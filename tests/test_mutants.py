@@ -90,8 +90,9 @@ MISSED_TODAY: frozenset[str] = frozenset(
 )  # fmt: skip
 """Mutants not caught at seed 0 (measured with ``python benchmarks/fuzz.py --seeds 1 --time
 20 --no-passes``, under load: 48 to 50 of 52 caught in two runs, median time to the first
-failure 0.5 to 0.7 s; the old fuzzer missed 31 in 30 s). Their campaign tests are expected failures, not strict ones: the list
-is for the integrator to empty as the generator learns to reach them."""
+failure 0.5 to 0.7 s; the old fuzzer missed 31 in 30 s). Their campaign tests are expected
+failures, not strict ones: the list is for the integrator to empty as the generator learns to
+reach them."""
 
 LARGE_REPORT_TODAY: frozenset[str] = frozenset(
     {
