@@ -83,12 +83,16 @@ MISSED_TODAY: frozenset[str] = frozenset(
         # shapes.py: a per-channel scale folded into dense on the wrong axis; only a
         # non-uniform scale of the right shape shows it, and no motif or program drew one
         "fold_scale_into_dense_wrong_axis",
+        # borderline at 20 s: found by the generated stream after 12 to 18 s in one run,
+        # missed in the next (measured under load)
+        "fold_round_half_even", "concat_of_split",
     }
 )  # fmt: skip
 """Mutants not caught at seed 0 (measured with ``python benchmarks/fuzz.py --seeds 1 --time
-20 --no-passes``, under load: 50 of 52 caught, median time to the first failure 0.5 s; the old
-fuzzer missed 31 in 30 s). Their campaign tests are expected failures, not strict ones: the list
-is for the integrator to empty as the generator learns to reach them."""
+20 --no-passes``, under load: 48 to 50 of 52 caught in two runs, median time to the first
+failure 0.5 to 0.7 s; the old fuzzer missed 31 in 30 s). Their campaign tests are expected
+failures, not strict ones: the list is for the integrator to empty as the generator learns to
+reach them."""
 
 LARGE_REPORT_TODAY: frozenset[str] = frozenset(
     {
