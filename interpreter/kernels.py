@@ -36,9 +36,10 @@ shows in the result, and then the reference runs and raises); ``nn.avg_pool2d`` 
 reference's formula evaluated in place; ``nn.relu`` of floats as ``fmax(x, 0) + 0`` (the same
 bits as ``x > 0 ? x : 0``, including NaN and -0.0); ``nn.bias_add`` and float tensor ``add
 subtract multiply divide`` as the reference's numpy expression without its broadcast views and
-copies; ``concatenate`` of tensors that agree off the axis without the reference's run-time
-type check. Only float data is handled (``concatenate``: any one dtype); integer data, unusual
-layouts and attributes go to the reference. ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and
+copies; ``concatenate`` of tensors that agree off the axis, and ``reshape`` to positive
+extents and one ``-1``, without the reference's run-time type check. Only float data is
+handled (``concatenate`` and ``reshape``: any dtype); integer data, unusual layouts and
+attributes go to the reference. ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and
 ``nn.avg_pool2d`` may differ from the reference by rounding (the summation order, the sign of
 a zero maximum), within the tolerance policy (``oracles/compare.py``, with the reduction
 length of the product or window); so that small programs (the generated ones the oracle
@@ -64,7 +65,7 @@ from ..semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
 from ..semantics.ops.nn.norm import BatchNormAttrs
 from ..semantics.ops.nn.pool import AvgPool2DAttrs, MaxPool2DAttrs
 from ..semantics.ops.registry import Attrs, Reference
-from ..semantics.ops.shape import ConcatenateAttrs
+from ..semantics.ops.shape import ConcatenateAttrs, ReshapeAttrs
 
 Array: TypeAlias = npt.NDArray[Any]
 Args: TypeAlias = tuple[Array, ...]
@@ -707,6 +708,34 @@ def relu(args: Args) -> Array | None:
     return out
 
 
+def reshape(args: Args, op_attrs: Attrs | None) -> Array | None:
+    """``reshape`` to a shape of positive extents with at most one ``-1``: the reference's copy
+    in the new shape, without its run-time type check; ``None`` for TVM's other special values
+    (0, -2, -3, -4), empty data, or element counts that differ (the reference says why)."""
+    attrs = cast(ReshapeAttrs, op_attrs)
+    (data,) = args
+    if type(data) is not _ndarray or data.size == 0:
+        return None
+    shape = list(attrs.newshape)
+    known = 1
+    for extent in shape:
+        if extent >= 1:
+            known *= extent
+        elif extent != -1:
+            return None
+    inferred = shape.count(-1)
+    if inferred > 1:
+        return None
+    if inferred:
+        if data.size % known:
+            return None
+        shape[shape.index(-1)] = data.size // known
+    elif known != data.size:
+        return None
+    out: Array = np.reshape(data, shape).copy()
+    return out
+
+
 def _tensor_kernel(fast: Callable[[Args, Attrs | None], object]) -> KernelMaker:
     def make(name: str, reference: Reference) -> Reference:
         def kernel(args: Args, attrs: Attrs | None) -> object:
@@ -725,6 +754,7 @@ TENSOR: dict[str, KernelMaker] = {
     "nn.avg_pool2d": _tensor_kernel(avg_pool2d),
     "nn.bias_add": _tensor_kernel(bias_add),
     "concatenate": _tensor_kernel(concatenate),
+    "reshape": _tensor_kernel(reshape),
     "nn.batch_norm": _tensor_kernel(batch_norm),
     "nn.relu": _tensor_kernel(lambda args, attrs: relu(args)),
 }

@@ -476,6 +476,34 @@ def test_concatenate_is_the_reference_bit_for_bit() -> None:
     assert kernels.concatenate((unequal,), attrs("concatenate")) is None
 
 
+def test_reshape_is_the_reference_bit_for_bit() -> None:
+    rng = np.random.default_rng(41)
+    ref = reference("reshape")
+    covered = 0
+    for _ in range(80):
+        shape = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 4))))
+        x = rng.standard_normal(shape).astype(str(rng.choice(DTYPES)))
+        extents = [int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 4)))]
+        if rng.integers(0, 2):
+            extents.insert(int(rng.integers(0, len(extents) + 1)), -1)
+        if rng.integers(0, 4) == 0:
+            extents.append(int(rng.choice([0, -2, -3])))
+        a = attrs("reshape", newshape=tuple(extents))
+        actual = kernels.reshape((x,), a)
+        if actual is None:
+            continue
+        covered += 1
+        assert bits(actual) == outcome(ref, (x,), a)
+    assert covered >= 10
+    x = np.ones((2, 3), "float32")
+    assert kernels.reshape((x,), attrs("reshape", newshape=(4, -1))) is None  # 6 % 4
+    assert kernels.reshape((x,), attrs("reshape", newshape=(5,))) is None
+    assert kernels.reshape((x,), attrs("reshape", newshape=(0, 3))) is None  # TVM's copy code
+    assert bits(kernels.reshape((x,), attrs("reshape", newshape=(-1,)))) == outcome(
+        ref, (x,), attrs("reshape", newshape=(-1,))
+    )
+
+
 @pytest.mark.parametrize("name", sorted(kernels.TENSOR_ARITHMETIC))
 def test_float_tensor_arithmetic_is_the_reference_bit_for_bit(name: str) -> None:
     rng = np.random.default_rng(37)
