@@ -5,9 +5,11 @@
   the same bits, dtype and shape, or the same failure with the same message. Random values
   are in ``property_tests/test_fast_paths.py``.
 - Tensor kernels: on random shapes and attributes (strides, padding, dilation, groups,
-  layouts, dtypes), ``nn.conv2d``, ``nn.dense`` and ``nn.max_pool2d`` equal the reference under
-  the tolerance policy (the products with their reduction length), ``nn.batch_norm`` and
-  ``nn.relu`` bit for bit; cases a kernel does not cover go to the reference.
+  layouts, dtypes), ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and ``nn.avg_pool2d`` equal
+  the reference under the tolerance policy (the products and window sums with their reduction
+  length), ``nn.batch_norm``, ``nn.relu``, ``nn.bias_add``, ``concatenate`` and float tensor
+  ``add subtract multiply divide`` bit for bit; cases a kernel does not cover go to the
+  reference.
 - The machine runs the kernels: a program's scalar arithmetic does not reach the reference.
 """
 
@@ -74,6 +76,12 @@ def outcome(kernel: Reference, args: tuple[Array, ...], op_attrs: Attrs | None =
             out = kernel(args, op_attrs)
     except RelayError as err:
         return (type(err).__name__, err.message)
+    assert isinstance(out, np.ndarray)
+    return (out.dtype, out.shape, out.tobytes())
+
+
+def bits(out: object) -> object:
+    """``outcome``'s form of a kernel's result."""
     assert isinstance(out, np.ndarray)
     return (out.dtype, out.shape, out.tobytes())
 
@@ -351,6 +359,174 @@ def test_relu_is_the_reference_bit_for_bit() -> None:
         assert isinstance(expected, np.ndarray) and actual is not None
         assert (expected.dtype, expected.tobytes()) == (actual.dtype, actual.tobytes())
     assert kernels.relu((np.arange(-3, 3),)) is None  # integers: the reference
+
+
+def test_conv2d_on_wide_outputs_equals_the_reference() -> None:
+    """Outputs of ``FLAT_PATCHES_BELOW`` columns and more build im2col by strided copies."""
+    rng = np.random.default_rng(19)
+    ref = reference("nn.conv2d")
+    for _ in range(12):
+        (x, _), a, _ = conv_case(rng)
+        layout = a.data_layout
+        wide = rng.standard_normal((1, 2, 5, kernels.FLAT_PATCHES_BELOW * 3 + 4)).astype(x.dtype)
+        x = in_layout(wide, "NCHW", layout)
+        weight = in_layout(rng.standard_normal((4, 2, 2, 3)).astype(x.dtype), "OIHW",
+                           a.kernel_layout)  # fmt: skip
+        b = attrs(
+            "nn.conv2d",
+            strides=a.strides,
+            padding=a.padding,
+            dilation=a.dilation,
+            data_layout=layout,
+            kernel_layout=a.kernel_layout,
+            out_layout=a.out_layout,
+        )
+        actual = kernels.conv2d((x, weight), b, min_work=0)
+        assert actual is not None
+        check_close(ref((x, weight), b), actual, 2 * 2 * 3)
+
+
+def avg_pool_case(rng: np.random.Generator) -> tuple[Array, Attrs, int]:
+    x, a = pool_case(rng)
+    x[rng.random(x.shape) < 0.05] = np.inf
+    b = attrs(
+        "nn.avg_pool2d",
+        pool_size=a.pool_size,
+        strides=a.strides,
+        dilation=a.dilation,
+        padding=a.padding,
+        layout=a.layout,
+        count_include_pad=bool(rng.integers(0, 2)),
+    )
+    return x, b, a.pool_size[0] * a.pool_size[1]
+
+
+def test_avg_pool2d_equals_the_reference_on_random_attributes() -> None:
+    rng = np.random.default_rng(23)
+    ref = reference("nn.avg_pool2d")
+    covered = 0
+    for _ in range(150):
+        x, a, length = avg_pool_case(rng)
+        with np.errstate(all="ignore"):  # inf - inf in a window, as in the reference
+            actual = kernels.avg_pool2d((x,), a)
+        if actual is None:
+            continue
+        covered += 1
+        with np.errstate(all="ignore"):
+            expected = ref((x,), a)
+        check_close(expected, actual, length)
+    assert covered >= 120
+    ints = np.arange(16, dtype="int32").reshape(1, 1, 4, 4)
+    assert kernels.avg_pool2d((ints,), attrs("nn.avg_pool2d", pool_size=(2, 2))) is None
+    ceil = attrs("nn.avg_pool2d", pool_size=(2, 2), ceil_mode=True)
+    assert kernels.avg_pool2d((ints.astype("float32"),), ceil) is None
+
+
+def test_max_pool2d_takes_nan_outside_every_window() -> None:
+    """A NaN that no window reads (stride 2 skips the last row) does not make it defer."""
+    ref = reference("nn.max_pool2d")
+    x = np.arange(25, dtype="float32").reshape(1, 1, 5, 5)
+    x[0, 0, 4, :] = np.nan
+    a = attrs("nn.max_pool2d", pool_size=(2, 2), strides=(2, 2))
+    actual = kernels.max_pool2d((x,), a)
+    assert actual is not None
+    assert bits(actual) == outcome(ref, (x,), a)
+
+
+def test_bias_add_is_the_reference_bit_for_bit() -> None:
+    rng = np.random.default_rng(29)
+    ref = reference("nn.bias_add")
+    for dtype, shape, axis in itertools.product(
+        ("float16", "float32", "float64"), ((2, 3, 4, 5), (6,), (3, 7)), (0, -1, 1)
+    ):
+        if not -len(shape) <= axis < len(shape):
+            continue
+        x = random_array(rng, shape, dtype)
+        x.flat[:3] = [np.nan, -np.inf, -0.0]
+        bias = random_array(rng, (shape[axis],), dtype)
+        a = attrs("nn.bias_add", axis=axis)
+        actual = kernels.bias_add((x, bias), a)
+        assert actual is not None
+        assert bits(actual) == outcome(ref, (x, bias), a)
+    ints = np.ones((2, 3), "int32")
+    assert kernels.bias_add((ints, np.ones(3, "int32")), attrs("nn.bias_add")) is None
+
+
+def test_concatenate_is_the_reference_bit_for_bit() -> None:
+    rng = np.random.default_rng(31)
+    ref = reference("concatenate")
+    for _ in range(40):
+        ndim = int(rng.integers(1, 4))
+        axis = int(rng.integers(-ndim, ndim))
+        base = [int(v) for v in rng.integers(1, 4, size=ndim)]
+        dtype = str(rng.choice(DTYPES))
+        fields = []
+        for _ in range(int(rng.integers(1, 4))):
+            shape = list(base)
+            shape[axis] = int(rng.integers(0, 4))
+            fields.append(rng.standard_normal(shape).astype(dtype))
+        a = attrs("concatenate", axis=axis)
+        args = (tuple(fields),)
+        actual = kernels.concatenate(args, a)
+        assert actual is not None
+        assert bits(actual) == outcome(ref, args, a)
+    mixed = (np.ones((2, 2), "float32"), np.ones((2, 2), "float64"))
+    assert kernels.concatenate((mixed,), attrs("concatenate")) is None
+    unequal = (np.ones((2, 2), "float32"), np.ones((2, 3), "float32"))
+    assert kernels.concatenate((unequal,), attrs("concatenate")) is None
+
+
+def test_reshape_is_the_reference_bit_for_bit() -> None:
+    rng = np.random.default_rng(41)
+    ref = reference("reshape")
+    covered = 0
+    for _ in range(80):
+        shape = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 4))))
+        x = rng.standard_normal(shape).astype(str(rng.choice(DTYPES)))
+        extents = [int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 4)))]
+        if rng.integers(0, 2):
+            extents.insert(int(rng.integers(0, len(extents) + 1)), -1)
+        if rng.integers(0, 4) == 0:
+            extents.append(int(rng.choice([0, -2, -3])))
+        a = attrs("reshape", newshape=tuple(extents))
+        actual = kernels.reshape((x,), a)
+        if actual is None:
+            continue
+        covered += 1
+        assert bits(actual) == outcome(ref, (x,), a)
+    assert covered >= 10
+    x = np.ones((2, 3), "float32")
+    assert kernels.reshape((x,), attrs("reshape", newshape=(4, -1))) is None  # 6 % 4
+    assert kernels.reshape((x,), attrs("reshape", newshape=(5,))) is None
+    assert kernels.reshape((x,), attrs("reshape", newshape=(0, 3))) is None  # TVM's copy code
+    assert bits(kernels.reshape((x,), attrs("reshape", newshape=(-1,)))) == outcome(
+        ref, (x,), attrs("reshape", newshape=(-1,))
+    )
+
+
+@pytest.mark.parametrize("name", sorted(kernels.TENSOR_ARITHMETIC))
+def test_float_tensor_arithmetic_is_the_reference_bit_for_bit(name: str) -> None:
+    rng = np.random.default_rng(37)
+    ref = reference(name)
+    fast = kernels.kernel_for(name, ref)
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 65504.0, 7.0]
+    for dtype in ("float16", "float32", "float64"):
+        for shapes in (((3, 4), (3, 4)), ((2, 1, 4), (3, 1)), ((), (5,)), ((4,), ())):
+            a, b = (random_array(rng, shape, dtype) for shape in shapes)
+            a.flat[: min(a.size, 8)] = specials[: min(a.size, 8)]
+            b.flat[: min(b.size, 8)] = specials[::-1][: min(b.size, 8)]
+            assert outcome(fast, (a, b)) == outcome(ref, (a, b)), (dtype, shapes)
+    ints = (np.arange(4, dtype="int32"), np.arange(4, dtype="int32"))
+    assert outcome(fast, ints) == outcome(ref, ints)
+
+
+def test_keep_freed_memory_is_idempotent() -> None:
+    import platform
+
+    first = kernels.keep_freed_memory()
+    assert kernels.keep_freed_memory() is first
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert first
 
 
 def test_a_network_layer_agrees_with_the_spec() -> None:

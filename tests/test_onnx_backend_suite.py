@@ -139,3 +139,41 @@ def test_official_backend_runner_all_node_cases() -> None:
     ran = result.testsRun - len(result.skipped)
     assert ran > 1300, ran
     assert result.wasSuccessful(), [str(e)[:300] for e in result.failures + result.errors][:20]
+
+
+def _targets_have_get_target() -> bool:
+    import relay.targets
+
+    return hasattr(relay.targets, "get_target")
+
+
+@pytest.mark.skipif(
+    not _targets_have_get_target(),
+    reason="relay.targets has no get_target on this branch (it comes with the CPU target)",
+)
+def test_cpu_engine_runs_a_model_on_the_cpu_target() -> None:
+    """``engine="cpu"``: the model compiled once by the CPU target, its outputs numpy's."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from relay.oracles.compare import compare_arrays
+
+    scale = np.array([[0.5, -2.0, 3.0]], np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "scale"], ["scaled"]),
+            helper.make_node("Add", ["scaled", "x"], ["summed"]),
+            helper.make_node("Relu", ["summed"], ["y"]),
+        ],
+        "cpu_engine",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(scale, "scale")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    rep = RelayBackend.prepare(model, engine="cpu")
+    x = np.array([[1.0, 2.0, -3.0], [-4.0, 0.25, 6.0]], np.float32)
+    for _ in range(2):
+        (y,) = rep.run([x])
+        assert compare_arrays(np.maximum(x * scale + x, 0), y) is None
+    assert len(rep.executables) == 1  # compiled once

@@ -2,9 +2,10 @@
 
 ``RelayBackend`` implements ``onnx.backend.base.Backend``: ``prepare(model)`` imports the model
 (``relay.frontend.from_onnx``) and returns a ``RelayBackendRep`` whose ``run(inputs)`` applies
-``@main`` on the interpreter (``engine="spec"`` for the big-step rules) and returns the outputs
-as numpy arrays. So ``onnx.backend.test.BackendTest(RelayBackend, __name__)`` runs ONNX's own
-suite against Relay::
+``@main`` on the interpreter (``engine="spec"`` for the big-step rules, ``engine="cpu"`` for
+the CPU target: ``relay.targets.get_target("cpu").compile(mod)``, compiled once per module)
+and returns the outputs as numpy arrays. So ``onnx.backend.test.BackendTest(RelayBackend,
+__name__)`` runs ONNX's own suite against Relay::
 
     import onnx.backend.test
     from relay.frontend.onnx_backend import RelayBackend
@@ -25,6 +26,7 @@ the result differs: the reason says how).
 
 from __future__ import annotations
 
+import importlib
 import time
 import warnings
 from collections.abc import Iterable
@@ -43,6 +45,10 @@ from ..semantics.values import TensorValue, TupleValue, Value
 from . import OnnxImportError, from_onnx
 
 Array = npt.NDArray[Any]
+
+TARGET_ENGINES = ("cpu",)
+"""The engines that are compiled targets (``relay.targets.get_target(name)``), beside the
+interpreter's ``"interpreter"`` and ``"spec"``."""
 
 CATEGORIES = ("unsupported", "missing", "wrong")
 """The categories of an expected failure."""
@@ -75,6 +81,7 @@ class RelayBackendRep(BackendRep):
         self.names = _graph_inputs(model)
         self.bound: list[str] = []
         self.modules: dict[bytes, IRModule] = {}
+        self.executables: dict[int, tuple[IRModule, Any]] = {}
         self.mod: IRModule | None = self._specialise({})
 
     def _specialise(self, values: dict[str, Array]) -> IRModule | None:
@@ -111,8 +118,23 @@ class RelayBackendRep(BackendRep):
         mod = self.mod if self.mod is not None and not self.bound else self._specialise(values)
         assert mod is not None
         args = [values[n] for n in self.names if n not in self.bound]
+        if self.engine in TARGET_ENGINES:
+            return _arrays(self._executable(mod).run(*(TensorValue(a) for a in args)))
         value = evaluate(mod, *args, engine=self.engine)
         return _arrays(value)
+
+    def _executable(self, mod: IRModule) -> Any:
+        """``mod`` compiled for the target ``self.engine``, once (``relay.targets``, imported
+        here: the frontend does not need the targets to import models)."""
+        found = self.executables.get(id(mod))
+        if found is not None and found[0] is mod:
+            return found[1]
+        # Through importlib, so that this reads the same to mypy with and without targets'
+        # get_target (the targets arrive on another branch).
+        targets = importlib.import_module("..targets", __package__)
+        executable = targets.get_target(self.engine).compile(mod)
+        self.executables[id(mod)] = (mod, executable)
+        return executable
 
 
 def _graph_inputs(model: onnx.ModelProto) -> list[str]:
@@ -122,11 +144,12 @@ def _graph_inputs(model: onnx.ModelProto) -> list[str]:
 
 
 class RelayBackend(Backend):
-    """ONNX models run by Relay's interpreter (CPU only)."""
+    """ONNX models run by Relay's interpreter or its CPU target (CPU only)."""
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> RelayBackendRep:
-        """Import ``model``; ``engine="spec"`` selects the big-step rules."""
+        """Import ``model``; ``engine="spec"`` selects the big-step rules, ``engine="cpu"``
+        the CPU target."""
         return RelayBackendRep(model, str(kwargs.get("engine", "interpreter")))
 
     @classmethod
@@ -251,6 +274,7 @@ def run_cases(cases: Iterable[Any], engine: str = "interpreter") -> list[Outcome
 
 __all__ = [
     "CATEGORIES",
+    "TARGET_ENGINES",
     "Expected",
     "Outcome",
     "RelayBackend",
