@@ -116,7 +116,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 DESCRIPTION = """\
 Run each pass on generated well-typed programs under the oracle instrument (well-formedness,
 types, and the interpreter's values before and after, on 3 argument tuples per program). A
-failure is shrunk and written to OUT/<pass>-<hash>.relay with a report in its header (the same
+failure is shrunk and written to OUT/<pass>-<n>.relay with a report in its header (the same
 failure found again is not written twice); exit 1. Otherwise exit 0 with a summary of the
 examples each pass got.
 
