@@ -11,7 +11,8 @@ intra-op thread setting. ``interp`` runs the module as imported, ``folded`` afte
 ``fold-constant`` pass (the models' ``ConstantOfShape`` weight fills, ``full(...)`` calls in
 the import, become constants, as onnxruntime folds them at session creation). The ratios are
 ReferenceEvaluator / interpreter (the goal: >= 10) and folded interpreter / onnxruntime (the
-goal: <= 3). Run:
+goal: <= 3). ``cpu`` is the folded module compiled by the CPU target, where
+``relay.targets.get_target`` exists and compiles the model (else ``-``). Run:
 
     python benchmarks/models.py [--models squeezenet,resnet50] [--threads 1,2] [--repeat 3]
                                 [--no-reference]
@@ -60,6 +61,23 @@ def best(fn: Any, repeat: int) -> float:
     return min(times)
 
 
+def cpu_target_time(mod: Any, args: list[Any], repeat: int) -> float | None:
+    """The best run of ``mod`` compiled by the CPU target (``relay.targets.get_target``), or
+    ``None`` where there is no such target or it does not compile the model (said on stderr)."""
+    import relay.targets
+
+    get_target = getattr(relay.targets, "get_target", None)
+    if get_target is None:
+        return None
+    try:
+        executable = get_target("cpu").compile(mod)
+        executable.run(*args)
+    except Exception as err:  # an unsupported op, or a failure: the column says '-'
+        print(f"cpu target: {type(err).__name__}: {err}"[:300], file=sys.stderr)
+        return None
+    return best(lambda: executable.run(*args), repeat)
+
+
 def measure(name: str, threads: int, repeat: int, reference: bool) -> dict[str, float]:
     """The child's work: the figures of one model at one thread count."""
     import numpy as np
@@ -103,6 +121,7 @@ def measure(name: str, threads: int, repeat: int, reference: bool) -> dict[str, 
     feed = {session.get_inputs()[0].name: x}
     session.run(None, feed)
     ort = best(lambda: session.run(None, feed), repeat)
+    cpu = cpu_target_time(folded, args, repeat)
     figures = {
         "import": imported,
         "first": first,
@@ -110,6 +129,8 @@ def measure(name: str, threads: int, repeat: int, reference: bool) -> dict[str, 
         "folded": interp_folded,
         "onnxruntime": ort,
     }
+    if cpu is not None:
+        figures["cpu"] = cpu
     if reference:
         evaluator = ReferenceEvaluator(model)
         figures["reference"] = best(lambda: evaluator.run(None, feed), 1)
@@ -135,7 +156,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown models {', '.join(unknown)}; the models are {', '.join(MODELS)}")
     print(f"{'model':<14} {'thr':>3} {'import':>7} {'interp':>8} {'folded':>8} {'ort':>8} "
-          f"{'reference':>9} {'ref/interp':>10} {'interp/ort':>10}")  # fmt: skip
+          f"{'reference':>9} {'ref/interp':>10} {'interp/ort':>10} {'cpu':>8}")  # fmt: skip
     for name in names:
         for threads in [int(t) for t in args.threads.split(",")]:
             env = dict(os.environ)
@@ -153,9 +174,10 @@ def main() -> int:
             ref = f.get("reference")
             ref_text = f"{ref:9.3f}" if ref is not None else "        -"
             ratio_ref = f"{ref / f['interpreter']:10.1f}" if ref is not None else "         -"
+            cpu_text = f"{f['cpu']:8.3f}" if "cpu" in f else "       -"
             print(f"{name:<14} {threads:>3} {f['import']:7.3f} {f['interpreter']:8.3f} "
                   f"{f['folded']:8.3f} {f['onnxruntime']:8.3f} {ref_text} {ratio_ref} "
-                  f"{f['folded'] / f['onnxruntime']:10.1f}", flush=True)  # fmt: skip
+                  f"{f['folded'] / f['onnxruntime']:10.1f} {cpu_text}", flush=True)  # fmt: skip
     print("seconds (best of --repeat; ReferenceEvaluator one run); measured under whatever load "
           "the machine had")  # fmt: skip
     return 0

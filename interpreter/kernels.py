@@ -400,6 +400,11 @@ FLAT_PATCHES_BELOW = 32
 window position (rows are long enough, and the flat form's discarded columns cost more)."""
 
 
+COMPACT_PATCHES_ABOVE = 8
+"""Output channels per group above which the flat im2col matrix drops its discarded columns
+before the product (a copy of the matrix) rather than after it."""
+
+
 def _flat_patches(
     x: Array,
     window: tuple[int, int],
@@ -490,6 +495,10 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     elif ow < FLAT_PATCHES_BELOW:
         patches, pitch = _flat_patches(x, (kh, kw), pads, strides, dilation, (oh, ow))
         cols = patches.reshape(n, g, k, oh * pitch)
+        if og > COMPACT_PATCHES_ABOVE and pitch > ow:
+            # Each discarded column costs og multiply-adds; dropping it first, one copy.
+            cols = cols.reshape(n, g, k, oh, pitch)[..., :ow].reshape(n, g, k, oh * ow)
+            pitch = ow
     else:
         xp = _pad_spatial(x, pads, 0)
         # The im2col matrix (K, P) per image and group, K ordered (channel, row, column) as

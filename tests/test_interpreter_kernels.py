@@ -386,6 +386,29 @@ def test_conv2d_on_wide_outputs_equals_the_reference() -> None:
         check_close(ref((x, weight), b), actual, 2 * 2 * 3)
 
 
+def test_conv2d_with_many_output_channels_per_group_equals_the_reference() -> None:
+    """More than ``COMPACT_PATCHES_ABOVE`` output channels per group: the flat im2col matrix
+    drops its discarded columns before the product."""
+    rng = np.random.default_rng(43)
+    ref = reference("nn.conv2d")
+    og = kernels.COMPACT_PATCHES_ABOVE + 3
+    for _ in range(12):
+        g = int(rng.integers(1, 3))
+        kh, kw = (int(v) for v in rng.integers(1, 4, size=2))
+        x = rng.standard_normal((1, 2 * g, kh + 6, kw + 7)).astype("float32")
+        weight = rng.standard_normal((og * g, 2, kh, kw)).astype("float32")
+        a = attrs(
+            "nn.conv2d",
+            strides=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+            padding=tuple(int(v) for v in rng.integers(0, 3, size=4)),
+            dilation=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+            groups=g,
+        )
+        actual = kernels.conv2d((x, weight), a, min_work=0)
+        assert actual is not None
+        check_close(ref((x, weight), a), actual, 2 * kh * kw)
+
+
 def avg_pool_case(rng: np.random.Generator) -> tuple[Array, Attrs, int]:
     x, a = pool_case(rng)
     x[rng.random(x.shape) < 0.05] = np.inf
