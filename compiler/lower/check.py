@@ -213,6 +213,8 @@ class _Checker:
                             raise IllFormed(f"{self.where()}: {name} of unallocated {a.name}")
                     else:
                         self.expr(a, f"argument of {name}")
+            case ir.Barrier():
+                pass
             case _:
                 assert_never(s)
 
@@ -222,7 +224,7 @@ class _Checker:
                 self.in_scope.discard(var)
             case ir.Allocate(buffer=buffer):
                 self.buffers.discard(buffer)
-            case ir.Store() | ir.IfThenElse() | ir.Seq() | ir.ExternCall():
+            case ir.Store() | ir.IfThenElse() | ir.Seq() | ir.ExternCall() | ir.Barrier():
                 pass
             case _:
                 assert_never(s)

@@ -491,6 +491,8 @@ def compile_stmt(s: ir.Stmt) -> StmtFn:
             return seq
         case ir.ExternCall(name, args):
             return _extern(name, args)
+        case ir.Barrier():
+            raise NotImplementedError("a barrier is evaluated only by a GPU emulation")
         case _:
             assert_never(s)
 

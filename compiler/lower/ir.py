@@ -288,16 +288,32 @@ class LoopKind(enum.Enum):
     PARALLEL = "parallel"
     VECTORIZED = "vectorized"
     UNROLLED = "unrolled"
+    THREAD = "thread"
+    """Bound to a GPU launch index (``For.thread`` names it): every iteration runs at once, one
+    per block or thread; ``extent`` is the launch dimension."""
+
+
+THREAD_TAGS = (
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+)
+"""The launch indices a ``LoopKind.THREAD`` loop may be bound to."""
 
 
 @dataclass(frozen=True)
 class For:
-    """``for var in 0 .. extent-1: body``."""
+    """``for var in 0 .. extent-1: body``; with ``kind`` ``THREAD``, ``thread`` is the launch
+    index (one of ``THREAD_TAGS``) that ``var`` is bound to."""
 
     var: LoopVar
     extent: PrimExpr
     kind: LoopKind
     body: Stmt
+    thread: str = ""
 
 
 @dataclass(frozen=True)
@@ -311,7 +327,8 @@ class Store:
 
 @dataclass(frozen=True)
 class Allocate:
-    """A ``"local"`` buffer live in ``body`` (contents undefined until stored)."""
+    """A buffer live in ``body`` (contents undefined until stored): ``"local"`` scope is
+    private to one thread, ``"shared"`` is one per GPU block, seen by all its threads."""
 
     buffer: Buffer
     body: Stmt
@@ -352,7 +369,15 @@ class ExternCall:
     args: tuple[PrimExpr | Buffer, ...]
 
 
-Stmt: TypeAlias = For | Store | Allocate | LetStmt | IfThenElse | Seq | ExternCall
+@dataclass(frozen=True)
+class Barrier:
+    """A block-wide barrier (CUDA's ``__syncthreads()``): no thread of the block goes on until
+    all have reached it, and what any wrote to ``"shared"`` memory before it is seen by all
+    after it. Only well-formed where every thread of the block reaches it (never under
+    control flow that depends on the thread index)."""
+
+
+Stmt: TypeAlias = For | Store | Allocate | LetStmt | IfThenElse | Seq | ExternCall | Barrier
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +433,7 @@ def sub_statements(s: Stmt) -> Iterator[Stmt]:
                 yield orelse
         case Seq(stmts=stmts):
             yield from stmts
-        case Store() | ExternCall():
+        case Store() | ExternCall() | Barrier():
             pass
 
 
@@ -446,7 +471,7 @@ def stmt_expressions(s: Stmt) -> Iterator[PrimExpr]:
             yield value
         case IfThenElse(cond=cond):
             yield cond
-        case Seq():
+        case Seq() | Barrier():
             pass
         case ExternCall(args=args):
             for a in args:

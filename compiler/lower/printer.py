@@ -130,8 +130,8 @@ def stmt_text(s: ir.Stmt, indent: int = 0, names: _Names | None = None) -> str:
             lines.append(pad + item)
             continue
         match item:
-            case ir.For(var, extent, kind, body):
-                suffix = "" if kind is ir.LoopKind.SERIAL else f" ({kind.value})"
+            case ir.For(var, extent, kind, body, thread):
+                suffix = "" if kind is ir.LoopKind.SERIAL else f" ({thread or kind.value})"
                 lines.append(f"{pad}for {names(var)} in 0..{_expr(extent, names)}{suffix}:")
                 stack.append((body, depth + 1))
             case ir.Store(buffer, indices, value):
@@ -156,6 +156,8 @@ def stmt_text(s: ir.Stmt, indent: int = 0, names: _Names | None = None) -> str:
             case ir.ExternCall(name, args):
                 parts = [names(a) if isinstance(a, ir.Buffer) else _expr(a, names) for a in args]
                 lines.append(f"{pad}extern {name}({', '.join(parts)})")
+            case ir.Barrier():
+                lines.append(f"{pad}barrier")
             case _:
                 assert_never(item)
     return "\n".join(lines)

@@ -753,6 +753,8 @@ class _FunctionEmitter:
                     work.extend(reversed(stmts))
                 case ir.ExternCall(name, args):
                     self._extern(name, args)
+                case ir.Barrier():
+                    raise _Unsupported("a GPU barrier in a CPU kernel")
                 case _:
                     assert_never(item)
 

@@ -22,6 +22,7 @@ first, so an LLVM rejection is still an ordinary ``RuntimeError`` with LLVM's me
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import itertools
 import os
@@ -186,13 +187,41 @@ class Library:
     addresses: dict[str, int]
 
 
+_RUNTIME_HELPERS = (
+    "__truncdfhf2",
+    "__truncsfhf2",
+    "__extendhfsf2",
+    "__gnu_h2f_ieee",
+    "__gnu_f2h_ieee",
+)
+"""Conversions to and from ``half`` that LLVM lowers to library calls on x86 without F16C
+(``fptrunc double to half`` becomes ``__truncdfhf2``)."""
+
+
+@functools.cache
+def runtime_helpers() -> dict[str, int]:
+    """The addresses of ``_RUNTIME_HELPERS`` in GCC's runtime library ``libgcc_s`` (GCC 12 and
+    later define them), for the JIT to resolve whether or not the process has loaded it."""
+    try:
+        library = ctypes.CDLL("libgcc_s.so.1")
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    for name in _RUNTIME_HELPERS:
+        function = getattr(library, name, None)
+        address = None if function is None else ctypes.cast(function, ctypes.c_void_p).value
+        if address:
+            found[name] = address
+    return found
+
+
 def load_object(obj: bytes, exports: Sequence[str], imports: Mapping[str, int]) -> Library:
-    """Link ``obj`` into a fresh JIT library that resolves the process's symbols (libm) and
-    ``imports`` (name to address: external functions such as a BLAS ``sgemm``), and return the
-    addresses of ``exports``."""
+    """Link ``obj`` into a fresh JIT library that resolves the process's symbols (libm), GCC's
+    half-precision conversions (``runtime_helpers``) and ``imports`` (name to address: external
+    functions such as a BLAS ``sgemm``), and return the addresses of ``exports``."""
     with LOCK:
         builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
-        for name, address in imports.items():
+        for name, address in {**runtime_helpers(), **imports}.items():
             builder.import_symbol(name, address)
         for name in exports:
             builder.export_symbol(name)
