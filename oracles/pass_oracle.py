@@ -404,12 +404,15 @@ class PassTimeout(Exception):
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise ``PassTimeout`` in the main thread if the block runs longer than ``seconds``
-    (``SIGALRM``; no limit where that is not available or off the main thread)."""
+    (``SIGALRM``; no limit where that is not available or off the main thread). The alarm
+    repeats every 0.1 s until the block is left: an exception raised where Python discards it
+    (a weak-reference callback or a finaliser the collector happens to run) is raised again."""
     if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum: int, frame: FrameType | None) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
         raise PassTimeout()
 
     try:
