@@ -23,14 +23,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ....semantics.errors import PassError
-from ....semantics.syntax import Function, GlobalVar, IRModule
+from ....semantics.syntax import Function, GlobalVar, IRModule, post_order
 from ....semantics.typing import infer_types
-from ...ir import map_functions
+from ...ir import map_functions, rewrite
 from ...pass_manager import Pass, register_pass
 from ..eta_expand import EtaExpand
 from ..normal_forms import to_anf
 from .first_order import first_order_gradient
-from .higher_order import ReverseAD, reverse_ad
+from .higher_order import ReverseAD, fresh_name, reverse_ad
 from .rules import RULES, ZERO_GRADIENT, GradCall, GradRule, NoGradient, no_rule_ops
 
 MODES = ("higher_order", "first_order")
@@ -62,10 +62,37 @@ def gradient(
     prepared = prepare(mod)
     info = infer_types(prepared)
     if mode == "first_order":
-        return first_order_gradient(prepared, info, entry=entry, with_cotangent=with_cotangent,
-                                    rules=rules)  # fmt: skip
-    return reverse_ad(prepared, info, entry=entry, with_cotangent=with_cotangent, rules=rules,
-                      translator=translator)  # fmt: skip
+        out = first_order_gradient(prepared, info, entry=entry, with_cotangent=with_cotangent,
+                                   rules=rules)  # fmt: skip
+    else:
+        out = reverse_ad(prepared, info, entry=entry, with_cotangent=with_cotangent,
+                         rules=rules, translator=translator)  # fmt: skip
+    return keep_callers(prepared, out, entry)
+
+
+def keep_callers(before: IRModule, after: IRModule, entry: str) -> IRModule:
+    """``after`` where the globals of ``before`` that call ``@entry`` (whose meaning the
+    gradient replaced) call ``@entry_primal`` instead: a copy of the original."""
+    gv = before.get_global_var(entry)
+
+    def uses(f: Function) -> bool:
+        return any(e is gv for e in post_order(f))
+
+    users = [g for g, f in before.functions.items() if g is not gv and uses(f)]
+    if not users and not uses(before.functions[gv]):
+        return after
+    primal = GlobalVar(fresh_name(f"{entry}_primal", {g.name for g in after.functions}))
+
+    def redirect(f: Function) -> Function:
+        out = rewrite(f, lambda e: primal if e is gv else None)
+        assert isinstance(out, Function)
+        return out
+
+    functions = dict(after.functions)
+    functions[primal] = redirect(before.functions[gv])
+    for g in users:
+        functions[g] = redirect(after.functions[g])
+    return IRModule(functions, after.type_definitions)
 
 
 @register_pass
