@@ -4,12 +4,13 @@
 elements each output combines, ``y'`` the result likewise::
 
     sum: broadcast(g', x)                 mean: broadcast(g', x) / N
-    max, min: g' where x == y', else 0    prod: g' y' / x
+    max, min: g' / k where x == y', else 0 (k: how many elements tie for the extremum)
+    prod: g' y' / x
     variance(x, m): (2 g' (x - m) / (N - unbiased), -sum of that down to m's shape)
     cumsum: reverse(cumsum(reverse(g)))   (exclusive: the exclusive scan)
 
-At ties of ``max``/``min`` every tied element gets the cotangent (TVM's rule; a subgradient
-only when there is no tie, which the AD oracle skips). ``prod`` divides by ``x`` (TVM's
+At ties of ``max``/``min`` the tied elements share the cotangent equally (TVM gave each the
+whole of it, which is wrong where the tie is structural: ``max`` of a broadcast value). ``prod`` divides by ``x`` (TVM's
 rule): at a zero element it is not defined. ``ZERO``: ``argmax``, ``argmin``, ``all``, ``any``.
 """
 
@@ -50,9 +51,12 @@ def _mean(c: GradCall) -> tuple[Expr | None]:
 
 
 def _extremum(c: GradCall) -> tuple[Expr | None]:
-    x = c.arg(0)
+    x, t = c.arg(0), c.dtype(0)
     hit = op("equal", x, _restored(c, c.out))
-    return (where(hit, _restored(c, c.grad), zeros_like(x)),)
+    ones = op("cast", hit, dtype=t)
+    axes = reduced_axes(c.attr("axis"), c.attr("exclude"), c.rank(0))
+    ties = _restored(c, restore_reduced(op("sum", ones, axis=axes), axes, False))
+    return (where(hit, div(_restored(c, c.grad), ties), zeros_like(x)),)
 
 
 def _prod(c: GradCall) -> tuple[Expr | None]:
