@@ -10,8 +10,9 @@ elements each output combines, ``y'`` the result likewise::
     cumsum: reverse(cumsum(reverse(g)))   (exclusive: the exclusive scan)
 
 At ties of ``max``/``min`` the tied elements share the cotangent equally (TVM gave each the
-whole of it, which is wrong where the tie is structural: ``max`` of a broadcast value). ``prod`` divides by ``x`` (TVM's
-rule): at a zero element it is not defined. ``ZERO``: ``argmax``, ``argmin``, ``all``, ``any``.
+whole of it, which is wrong where the tie is structural: ``max`` of a broadcast value).
+``prod`` divides by ``x`` (TVM's rule): at a zero element it is not defined.
+``ZERO``: ``argmax``, ``argmin``, ``all``, ``any``.
 """
 
 from __future__ import annotations
