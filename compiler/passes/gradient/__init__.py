@@ -118,10 +118,20 @@ class Gradient(Pass):
                         translator=self.translator)  # fmt: skip
 
 
+@register_pass
+@dataclass(frozen=True)
+class FirstOrderGradient(Gradient):
+    """``Gradient(mode="first_order")`` under its own name, so ``relay fuzz`` and the command
+    line reach the first-order mode as a built-in pass (``first-order-gradient``)."""
+
+    mode: str = "first_order"
+
+
 __all__ = [
     "MODES",
     "RULES",
     "ZERO_GRADIENT",
+    "FirstOrderGradient",
     "GradCall",
     "GradRule",
     "Gradient",
