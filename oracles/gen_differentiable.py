@@ -191,14 +191,17 @@ class _Builder:
         """A template applied to ``a`` and ``b``; ``in_global``: none that needs a parameter
         of ``@main`` (the bias or the weight), for the body of another global."""
         rank = len(self.shape)
-        choices = list(UNARY + BINARY)
+        groups: list[tuple[str, ...]] = [UNARY, BINARY]
         if rank == 2:
-            choices += RANK2
+            groups.append(RANK2)
         if rank == 3:
-            choices += RANK3
+            groups.append(RANK3)
         if in_global:
-            choices = [c for c in choices if "{bias}" not in c and "{w}" not in c]
-        text = self.draw(st.sampled_from(choices))
+            groups = [tuple(c for c in g if "{bias}" not in c and "{w}" not in c) for g in groups]
+        # A family first, then a template of it: the few rank-specific templates (dense,
+        # matmul) come up as often as a family, not as one template among sixty.
+        group = self.draw(st.sampled_from([g for g in groups if g]))
+        text = self.draw(st.sampled_from(group))
         fields = {
             "a": a,
             "b": b,

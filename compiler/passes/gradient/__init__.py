@@ -29,7 +29,7 @@ from ...ir import map_functions, rewrite
 from ...pass_manager import Pass, register_pass
 from ..eta_expand import EtaExpand
 from ..normal_forms import to_anf
-from .first_order import first_order_gradient
+from .first_order import Tape, first_order_gradient
 from .higher_order import ReverseAD, fresh_name, reverse_ad
 from .rules import RULES, ZERO_GRADIENT, GradCall, GradRule, NoGradient, no_rule_ops
 
@@ -53,8 +53,11 @@ def gradient(
     with_cotangent: bool = False,
     rules: Mapping[str, GradRule] = RULES,
     translator: type[ReverseAD] = ReverseAD,
+    tape: type[Tape] = Tape,
 ) -> IRModule:
-    """``mod`` with ``@entry`` replaced by its gradient (see the module docstring)."""
+    """``mod`` with ``@entry`` replaced by its gradient (see the module docstring);
+    ``rules``, ``translator`` (higher-order) and ``tape`` (first-order) are what a broken
+    gradient replaces."""
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: expected one of {', '.join(MODES)}")
     if entry not in mod:
@@ -63,7 +66,7 @@ def gradient(
     info = infer_types(prepared)
     if mode == "first_order":
         out = first_order_gradient(prepared, info, entry=entry, with_cotangent=with_cotangent,
-                                   rules=rules)  # fmt: skip
+                                   rules=rules, tape_type=tape)  # fmt: skip
     else:
         out = reverse_ad(prepared, info, entry=entry, with_cotangent=with_cotangent,
                          rules=rules, translator=translator)  # fmt: skip
@@ -109,13 +112,14 @@ class Gradient(Pass):
     with_cotangent: bool = False
     rules: Mapping[str, GradRule] = field(default_factory=lambda: RULES)
     translator: type[ReverseAD] = ReverseAD
+    tape: type[Tape] = Tape
 
     oracle = "gradient"
 
     def transform(self, mod: IRModule) -> IRModule:
         return gradient(mod, mode=self.mode, entry=self.entry,
                         with_cotangent=self.with_cotangent, rules=self.rules,
-                        translator=self.translator)  # fmt: skip
+                        translator=self.translator, tape=self.tape)  # fmt: skip
 
 
 @register_pass

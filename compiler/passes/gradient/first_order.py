@@ -151,9 +151,10 @@ def first_order_gradient(
     entry: str = "main",
     with_cotangent: bool = False,
     rules: Mapping[str, GradRule] = RULES,
+    tape_type: type[Tape] = Tape,
 ) -> IRModule:
     """``mod`` (in A-normal form, ``info`` its types) with ``@entry`` replaced by its
-    first-order gradient."""
+    first-order gradient (``tape_type``: what a broken gradient replaces)."""
     gv = mod.get_global_var(entry)
     fn = mod.functions[gv]
     params = []
@@ -183,7 +184,7 @@ def first_order_gradient(
         result = Var("result")
         info.expr_types[result] = info.type_of(e)
         forward.append((result, e))
-    tape = Tape(info, rules)
+    tape = tape_type(info, rules)
     dy = Var("dy", ret)
     tape.contribute(result, (), ret, dy if with_cotangent else ones_like(result))
     for x, value in reversed(forward):
