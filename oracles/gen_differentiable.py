@@ -8,7 +8,7 @@ matrix for ``nn.dense`` (rank 2) or ``nn.batch_matmul`` (rank 3). A program is a
 steps; each step binds a new value built by one of these constructs around one or two
 operator templates:
 
-    op         the template applied to earlier values
+    op         one to three templates nested, applied to earlier values
     if         if (sum(a) > 0) { t1 } else { t2 }
     closure    a local fn applied twice: %f(%f(a))
     ref        a cell updated through ref_write, then read
@@ -223,8 +223,11 @@ class _Builder:
         out = self.fresh("v")
         t = self.t
         match kind:
-            case "op":
-                self.lines.append(f"let {out} = {self.template(a, b)};")
+            case "op":  # one to three templates nested: more rules per program
+                e = self.template(a, b)
+                for _ in range(self.draw(st.integers(0, 2))):
+                    e = self.template(e, self.operand())
+                self.lines.append(f"let {out} = {e};")
             case "if":
                 t1, t2 = self.template(a, b), self.template(b, a)
                 self.lines.append(f"let {out} = if (sum({a}) > 0f64) {{ {t1} }} else {{ {t2} }};")

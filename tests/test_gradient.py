@@ -210,14 +210,14 @@ def test_zero_gradient_operators_contribute_nothing() -> None:
     np.testing.assert_allclose(dx, np.floor(X), rtol=1e-12)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(differentiable_programs(max_steps=3))
 def test_no_false_alarm_on_generated_programs(case: DiffCase) -> None:
     verdict, _ = check_gradient(Gradient(), case.mod, case.args)
     assert verdict is None, verdict.report()
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(differentiable_programs(max_steps=3, constructs=DATAFLOW))
 def test_no_false_alarm_first_order(case: DiffCase) -> None:
     verdict, _ = check_gradient(FirstOrderGradient(), case.mod, case.args)

@@ -21,7 +21,6 @@ from .....semantics.syntax import Expr
 from .common import (
     GradCall,
     GradRule,
-    collapse_to,
     div,
     mul,
     neg,
@@ -41,8 +40,8 @@ def binary(f: Binary) -> GradRule:
         a, b = c.arg(0), c.arg(1)
         da, db = f(a, b, c.out, c.grad)
         return (
-            collapse_to(da, a) if c.differentiable(0) else None,
-            collapse_to(db, b) if c.differentiable(1) else None,
+            c.collapse(da, 0) if c.differentiable(0) else None,
+            c.collapse(db, 1) if c.differentiable(1) else None,
         )
 
     return rule
@@ -72,12 +71,12 @@ def _power(a: Expr, b: Expr, y: Expr, g: Expr) -> tuple[Expr, Expr]:
 
 
 def _where(c: GradCall) -> tuple[Expr | None, Expr | None, Expr | None]:
-    cond, a, b = c.arg(0), c.arg(1), c.arg(2)
+    cond = c.arg(0)
     zero = zeros_like(c.grad)
     return (
         None,
-        collapse_to(where(cond, c.grad, zero), a) if c.differentiable(1) else None,
-        collapse_to(where(cond, zero, c.grad), b) if c.differentiable(2) else None,
+        c.collapse(where(cond, c.grad, zero), 1) if c.differentiable(1) else None,
+        c.collapse(where(cond, zero, c.grad), 2) if c.differentiable(2) else None,
     )
 
 

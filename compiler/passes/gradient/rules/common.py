@@ -80,6 +80,15 @@ class GradCall:
         return NoGradient(f"Gradient: cannot differentiate {self.name}: {why}",
                           self.call.span, pass_name="Gradient")  # fmt: skip
 
+    def collapse(self, g: Expr, i: int) -> Expr:
+        """``g``, at the result's shape, summed back to argument ``i``'s (unless they are the
+        same static shape, where there is nothing to sum)."""
+        if self.arg_types[i] == self.out_type and all(
+            isinstance(d, int) for d in self.tensor_type(i).shape
+        ):
+            return g
+        return collapse_to(g, self.arg(i))
+
     def differentiable(self, i: int) -> bool:
         """Whether argument ``i`` carries a gradient (it holds floats)."""
         return carries_gradient(self.arg_types[i])
