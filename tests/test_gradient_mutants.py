@@ -1,21 +1,18 @@
 """The AD oracle catches every broken gradient of ``tests/ad_mutants`` (``relay fuzz --check
-gradient``, seed 0, no per-mutant tuning): three in the default run within 10 s each, all of
+gradient``, seed 0, no per-mutant tuning): two in the default run within 10 s each, all of
 them under ``slow`` within 60 s each; the report replays to the same verdict kind."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from ad_mutants import MUTANTS  # tests/ad_mutants (pytest puts tests/ on the path)
 
 from relay.cli import main
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ad_mutants import MUTANTS  # noqa: E402
-
 BROKEN = Path(__file__).resolve().parent / "ad_mutants" / "broken.py"
-QUICK = ["dropped_accumulation", "first_order_dropped_accumulation", "ref_cuts_gradient"]
+QUICK = ["first_order_dropped_accumulation", "multiply_no_broadcast_reduction"]
 
 
 def caught(name: str, budget: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
