@@ -110,7 +110,11 @@ def lets(bindings: Sequence[tuple[Var, Expr]], body: Expr) -> Expr:
 
 class ReverseAD:
     """The translation of one module (see the module docstring). ``accumulate`` and the
-    ``rules`` table are what a broken gradient (a mutant) replaces."""
+    ``rules`` table are what a broken gradient (a mutant) replaces. ``LazyGradientInit``
+    reuses the structural part with another type map (``ty``) and operator translation."""
+
+    suffix = "_grad"
+    """Appended to the names of translated globals, data types and constructors."""
 
     def __init__(self, mod: IRModule, info: TypeInfo, rules: Mapping[str, GradRule] = RULES):
         self.mod = mod
@@ -143,7 +147,7 @@ class ReverseAD:
             changed |= grow
         self.headers = {}
         for h in changed:
-            name = fresh_name(f"{h.name}_grad", names)
+            name = fresh_name(f"{h.name}{self.suffix}", names)
             names.add(name)
             self.headers[h] = GlobalTypeVar(name)
         ctor_names = {c.name for c in self.mod.constructors().values()}
@@ -151,7 +155,7 @@ class ReverseAD:
             data = self.mod.type_definitions[h]
             new_ctors = []
             for c in data.constructors:
-                name = fresh_name(f"{c.name}_grad", ctor_names)
+                name = fresh_name(f"{c.name}{self.suffix}", ctor_names)
                 ctor_names.add(name)
                 new = Constructor(name, tuple(self.ty(t) for t in c.inputs), self.headers[h], c.tag)
                 self.ctors[c] = new
@@ -335,7 +339,7 @@ class ReverseAD:
     def global_var(self, gv: GlobalVar) -> GlobalVar:
         if gv not in self.globals:
             taken = {g.name for g in self.mod.functions} | {g.name for g in self.globals.values()}
-            self.globals[gv] = GlobalVar(fresh_name(f"{gv.name}_grad", taken))
+            self.globals[gv] = GlobalVar(fresh_name(f"{gv.name}{self.suffix}", taken))
         return self.globals[gv]
 
     def global_function(self, gv: GlobalVar) -> Function:
