@@ -250,8 +250,8 @@ class ReverseAD:
         """``T(e)``, with ``bp`` the backpropagator in scope."""
         spine: list[tuple[Var, Expr]] = []
         while isinstance(e, Let):  # A-normal form nests lets thousands deep: walk the spine
-            value = self.expr(e.value, bp)
-            spine.append((self.new_var(e.var), value))
+            var = self.new_var(e.var)  # first: a recursive closure refers to itself
+            spine.append((var, self.expr(e.value, bp)))
             e = e.body
         return lets(spine, self.node(e, bp))
 
