@@ -43,12 +43,30 @@ def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _gradient_check(args: argparse.Namespace) -> bool:
+    """Whether the campaign is the AD oracle's: ``--check gradient``, or only built-in passes
+    that are held to it (``Gradient``: ``oracle = "gradient"``)."""
+    if args.check == "gradient":
+        return True
+    if args.check == "value" or not args.passes:
+        return False
+    from .compiler.pass_manager import BUILTIN_PASSES
+
+    by_class = {cls.__name__: cls for cls in BUILTIN_PASSES.values()}
+    classes = [BUILTIN_PASSES.get(spec) or by_class.get(spec) for spec in args.passes]
+    return all(getattr(cls, "oracle", "") == "gradient" for cls in classes)
+
+
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Run the campaign (or replay one case); 0 no failure, 1 a failure, 2 bad usage."""
     if args.target is not None:  # the compile path of a target, not passes
         from .cli_target import cmd_fuzz_target
 
         return cmd_fuzz_target(args)
+    if _gradient_check(args):  # the AD oracle, not the value oracle
+        from .cli_grad import cmd_fuzz_gradient
+
+        return cmd_fuzz_gradient(args)
     # The campaign needs hypothesis and z3: imported here, so other commands start fast.
     from .oracles.fuzz import PassLoadError, builtin_names, load_pass, replay, run_campaign
 
@@ -173,6 +191,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--database", default=None, metavar="DIR",
                    help="the Hypothesis example database: a rerun replays earlier failures "
                    "first")  # fmt: skip
+    p.add_argument("--check", choices=("value", "gradient"), default=None,
+                   help="value: the pass oracle (the default); gradient: the AD oracle, which "
+                   "holds a gradient pass (default: gradient and first-order-gradient) to "
+                   "finite differences on generated differentiable programs (the default for "
+                   "--pass gradient)")  # fmt: skip
     p.add_argument("--replay", default=None, metavar="FILE",
                    help="re-run the checks of one saved case (needs one --pass)")  # fmt: skip
     from .cli_target import add_target_option

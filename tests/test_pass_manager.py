@@ -168,7 +168,12 @@ def test_no_pass_changes_its_input(name: str, source: str) -> None:
     mod = parse(source)
     text = astext(mod)
     functions = dict(mod.functions)
-    out = BUILTIN_PASSES[name]()(mod)
+    p = BUILTIN_PASSES[name]()
+    try:
+        out = p(mod)
+    except PassError as err:  # Gradient refuses an @main that is not differentiable
+        assert getattr(p, "oracle", "") == "gradient", err
+        out = mod
     assert isinstance(out, IRModule)
     assert astext(mod) == text
     assert dict(mod.functions) == functions
