@@ -17,7 +17,9 @@ a function value becomes a constructor call holding what the function needs:
 - a global used as a value (``@g`` not in call position) and a constructor used as a value:
   no fields; the clause calls ``@g`` or the constructor;
 
-and every call of a function value ``%h(%a..)`` becomes ``@applyN(%h, %a..)``. The program is
+and every call of a function value ``%h(%a..)`` becomes ``@applyN(%h, %a..)``. A function
+type no value is ever made of (a parameter no caller fills in) gets a data type without
+constructors, and its ``@applyN`` (which nothing can reach) calls itself. The program is
 put in A-normal form first, so the callee and the arguments are atoms and moving the callee
 first changes no evaluation order. Direct calls of globals, operators and constructors stay.
 
@@ -378,7 +380,12 @@ def defunctionalize(mod: IRModule) -> IRModule:
     types = dict(mod.type_definitions)
     for entry in d.applies.values():
         types[entry.header] = TypeData(entry.header, (), tuple(entry.constructors))
-        body = Match(entry.closure, tuple(entry.clauses), complete=True)
+        body: Expr = Match(entry.closure, tuple(entry.clauses), complete=True)
+        if not entry.clauses:
+            # No value of this function type is ever made (a parameter no caller fills in),
+            # so the data type has no constructor and nothing reaches this body; a match
+            # needs a clause, and a call of itself has any type.
+            body = Call(entry.apply, (entry.closure, *entry.params))
         functions[entry.apply] = Function((entry.closure, *entry.params), body, entry.ret)
     return IRModule(functions, types)
 
