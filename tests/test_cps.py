@@ -116,7 +116,7 @@ def test_constructor_with_a_function_field_is_not_converted() -> None:
     assert ToCPS()(mod) is mod
 
 
-@settings(deadline=None, max_examples=12)
+@settings(deadline=None, max_examples=10)
 @given(cases())
 def test_cps_round_trip_preserves_meaning(case: Case) -> None:
     verdict = check_pass(ROUND_TRIP, case.mod, case.args, reduction_length=REDUCTION_LENGTH)

@@ -247,7 +247,33 @@ def test_polymorphic_local_function_unfolded_at_two_types() -> None:
     )
 
 
-@settings(deadline=None, max_examples=40)
+def test_recursion_tied_through_a_reference() -> None:
+    # Landin's knot: the function calls itself through the cell it is stored in.
+    src = """def @main(%n: int32) -> int32 {
+      let %r = ref(fn (%x: int32) -> int32 { %x });
+      let %f = fn (%k: int32) -> int32 {
+        if (%k <= 0) { 0 } else { add(%k, ref_read(%r)(subtract(%k, 1))) }
+      };
+      ref_write(%r, %f);
+      add(%f(4), %f(%n))
+    }"""
+    out = run(src, [i32(0)], [i32(3)])
+    assert "10" in relay.astext(out)  # %f(4) is unrolled to its value
+
+
+def test_failing_match_is_left_to_run_time() -> None:
+    run(
+        """type List[A] { Cons(A, List[A]), Nil }
+        def @main(%x: int32) -> int32 {
+          let %l = Nil;
+          let %y = match? (%l) { Cons(%h, _) => %h };
+          add(%x, 1)
+        }""",
+        [i32(1)],
+    )
+
+
+@settings(deadline=None, max_examples=25)
 @given(cases())
 def test_partial_evaluate_preserves_meaning(case: Case) -> None:
     verdict = check_pass(PartialEvaluate(), case.mod, case.args, reduction_length=REDUCTION_LENGTH)
