@@ -141,6 +141,20 @@ def test_write_in_a_dynamic_branch_forgets_the_store() -> None:
     assert count(out, RefWrite) == 1 and count(out, RefRead) == 1
 
 
+def test_reference_no_branch_writes_keeps_its_content() -> None:
+    out = run(
+        """def @main(%c: bool) -> int32 {
+          let %r = ref(5);
+          let %s = ref(0);
+          if (%c) { ref_write(%s, 1) } else { () };
+          add(ref_read(%r), ref_read(%s))
+        }""",
+        [boolean(True)],
+        [boolean(False)],
+    )
+    assert count(out, RefRead) == 1 and "add(5, " in relay.astext(out)
+
+
 def test_write_through_an_unknown_alias_forgets_the_store() -> None:
     # %cell is a reference only known at run time (read from a cell whose content the
     # dynamic branch made unknown); it is %r, so %r's content is unknown after the write.

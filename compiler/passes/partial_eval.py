@@ -31,8 +31,9 @@ The rules, by construct (``pe`` below):
 - *references* live in a static store: ``ref(v)`` makes a static reference whose content is
   ``v``, ``ref_read`` of a static reference with known content is that content, and
   ``ref_write`` is always residualised (the reference may be read by residual code) and
-  updates the store. A write through an unknown reference (which may alias any reference), a
-  call of an unknown function, and a residualised ``if`` or ``match`` forget the whole store;
+  updates the store. A write through an unknown reference (which may alias any reference) and
+  a call of an unknown function forget the whole store; after a residualised ``if`` or
+  ``match`` a reference keeps its content only if every branch left it as it was;
 - *if* with a static condition and *match* whose clause is decided statically (constructor
   tags, irrefutable tuple patterns) evaluate the chosen branch only; otherwise each branch is
   evaluated in its own let list with a copy of the store, and the ``if``/``match`` is
@@ -496,9 +497,10 @@ class _Evaluator:
                 if isinstance(c.static, STensor):
                     branch = true_branch if bool(c.static.data) else false_branch
                     return self.pe(branch, env, store, ll)
-                then = self.scope(true_branch, dict(env), store)
-                other = self.scope(false_branch, dict(env), store)
-                store.clear()
+                ends: list[Store] = []
+                then = self.scope(true_branch, dict(env), store, ends)
+                other = self.scope(false_branch, dict(env), store, ends)
+                merge(store, ends)
                 return PStatic(None, ll.eager(If(c.dynamic, then, other), "r"))
             case Match(data, clauses, complete):
                 return self.match(
@@ -530,10 +532,13 @@ class _Evaluator:
                 raise AssertionError("unreachable: lets are walked above")
         raise AssertionError(f"unknown expression {type(e).__name__}")
 
-    def scope(self, e: Expr, env: dict[Var, PStatic], store: Store) -> Expr:
-        """``e`` evaluated in a new let list with a copy of ``store``, closed."""
+    def scope(self, e: Expr, env: dict[Var, PStatic], store: Store, ends: list[Store]) -> Expr:
+        """``e`` evaluated in a new let list with a copy of ``store``, closed; the store it
+        ends with is appended to ``ends``."""
         ll = LetList()
-        result = self.pe(e, env, dict(store), ll)
+        inner = dict(store)
+        ends.append(inner)
+        result = self.pe(e, env, inner, ll)
         return ll.close(result.dynamic)
 
     def match(
@@ -557,11 +562,13 @@ class _Evaluator:
                 return self.pe(clause.rhs, env, store, ll)
             break  # unknown: decided at run time
         residual: list[Clause] = []
+        ends: list[Store] = []
         for clause in clauses:
             inner = dict(env)
             lhs = self.fresh_pattern(clause.lhs, inner)
-            residual.append(Clause(lhs, self.scope(clause.rhs, inner, store), span=clause.span))
-        store.clear()
+            rhs = self.scope(clause.rhs, inner, store, ends)
+            residual.append(Clause(lhs, rhs, span=clause.span))
+        merge(store, ends)
         value = Match(data.dynamic, tuple(residual), complete, span=e.span)
         return PStatic(None, ll.eager(value, "r"))
 
@@ -626,6 +633,16 @@ class _Evaluator:
                     ctor, tuple(self.fresh_pattern(q, env) for q in patterns), span=p.span
                 )
         raise AssertionError(f"unknown pattern {type(p).__name__}")
+
+
+def merge(store: Store, ends: list[Store]) -> None:
+    """The store after a residual ``if`` or ``match`` whose branches ended with ``ends``: a
+    reference keeps its content only where every branch ended with the very same partial
+    value it had before (one branch runs, and each kept its content); the others are
+    forgotten."""
+    for ref in list(store):
+        if not all(end.get(ref) is store[ref] for end in ends):
+            del store[ref]
 
 
 # ---------------------------------------------------------------------------------------------
