@@ -92,6 +92,26 @@ def test_polymorphic_higher_order_global_is_refused_clearly() -> None:
     assert Defunctionalization()(mod) is mod
 
 
+def test_refused_globals_are_kept_and_the_rest_converted() -> None:
+    src = """type List[A] { Cons(A, List[A]), Nil }
+    def @map[A, B](%f: fn (A) -> B, %xs: List[A]) -> List[B] {
+      match (%xs) { Cons(%x, %rest) => Cons(%f(%x), @map(%f, %rest)), Nil => Nil }
+    }
+    def @doubled(%xs: List[int32]) -> List[int32] { @map(fn (%y: int32) { add(%y, %y) }, %xs) }
+    def @main(%x: int32) -> List[int32] {
+      let %g = fn (%y: int32) -> int32 { multiply(%y, %x) };
+      @doubled(Cons(%g(3), Cons(%g(%x), Nil)))
+    }"""
+    mod = relay.parse(HEADER + src)
+    verdict = check_pass(Defunctionalization(), mod, [i32(4)])
+    assert verdict is None, verdict.report()
+    out = Defunctionalization()(mod)
+    # @map is refused, @doubled uses it and is kept; @main has its closure converted.
+    assert out["map"] is mod["map"] and out["doubled"] is mod["doubled"]
+    assert not any(isinstance(e, Function) for e in post_order(out["main"].body))
+    assert "apply0" in out
+
+
 def test_polymorphic_function_literal_is_refused_clearly() -> None:
     mod = relay.parse(
         HEADER

@@ -33,8 +33,12 @@ function value's type is fully known and monomorphic — no ``fn [T]`` literal, 
 value whose type mentions a type variable (a closure inside a polymorphic global), no
 higher-order global with type parameters (``@map[A, B]``) — no constructor field of function
 type, and no primitive or external function. ``defunctionalize`` raises ``PassError`` naming
-the first thing it does not accept; the pass ``Defunctionalization()`` then leaves the module
-unchanged (``Defunctionalization(strict=True)`` raises).
+the first thing it does not accept (``Defunctionalization(strict=True)`` too). The pass
+``Defunctionalization()`` instead leaves each global it does not accept as it is, and with it
+every global that uses a refused higher-order global (which would receive constructor values
+where it expects functions): a refused global's own closures stay closures, which is sound
+because what it exchanges with converted globals has no function type. A constructor field of
+function type refuses the whole module.
 """
 
 from __future__ import annotations
@@ -113,34 +117,69 @@ def _value_sites(fn: Function) -> list[Expr]:
     return out
 
 
-def check(mod: IRModule, info: TypeInfo) -> None:
-    """Raise ``PassError`` naming the first construct of ``mod`` the pass does not accept."""
+def module_problem(mod: IRModule) -> str | None:
+    """What in ``mod`` as a whole the pass does not accept, or ``None``."""
     for data in mod.type_definitions.values():
         for ctor in data.constructors:
             if any(mentions_function(t) for t in ctor.inputs):
-                raise _fail(f"constructor {ctor.name} has a field of function type")
+                return f"constructor {ctor.name} has a field of function type"
+    return None
+
+
+def global_problem(gv: GlobalVar, fn: Function, info: TypeInfo) -> str | None:
+    """Why the global ``gv`` (``fn``) cannot be converted, or ``None``."""
+    ft = info.globals[gv.name]
+    assert isinstance(ft, FuncType)
+    if ft.type_params and _higher_order(ft):
+        return f"@{gv.name} is a polymorphic higher-order function"
+    for e in post_order(fn):
+        if isinstance(e, Function) and (is_primitive(e) or e.attr("Compiler") is not None):
+            return f"@{gv.name} holds a primitive or external function"
+    for site in _value_sites(fn):
+        t = info.expr_types.get(site)
+        where = f"a function value in @{gv.name}"
+        if isinstance(site, Function) and site.type_params:
+            return f"{where} is polymorphic (fn [..])"
+        if not isinstance(t, FuncType) or not is_complete(t):
+            return f"{where} has a type that is not fully known"
+        if t.type_params or _has_type_var(t):
+            return f"{where} has a type with type variables"
+    for e in post_order(fn):
+        if isinstance(e, Call) and not isinstance(e.op, Op | Constructor | GlobalVar):
+            t = info.expr_types.get(e.op)
+            if not isinstance(t, FuncType) or not is_complete(t) or _has_type_var(t):
+                return f"a call in @{gv.name} has a callee of unknown or polymorphic type"
+    return None
+
+
+def _higher_order(ft: FuncType) -> bool:
+    return any(mentions_function(t) for t in (*ft.arg_types, ft.ret_type))
+
+
+def refused(mod: IRModule, info: TypeInfo) -> dict[GlobalVar, str]:
+    """The globals left as they are, each with the reason: those ``global_problem`` names,
+    and (to a fixpoint) those that refer to a refused higher-order global, which would get
+    converted function values from them."""
+    out: dict[GlobalVar, str] = {}
     for gv, fn in mod.functions.items():
-        ft = info.globals[gv.name]
-        assert isinstance(ft, FuncType)
-        if ft.type_params and any(mentions_function(t) for t in (*ft.arg_types, ft.ret_type)):
-            raise _fail(f"@{gv.name} is a polymorphic higher-order function")
-        for e in post_order(fn):
-            if isinstance(e, Function) and (is_primitive(e) or e.attr("Compiler") is not None):
-                raise _fail(f"@{gv.name} holds a primitive or external function")
-        for site in _value_sites(fn):
-            t = info.expr_types.get(site)
-            where = f"a function value in @{gv.name}"
-            if isinstance(site, Function) and site.type_params:
-                raise _fail(f"{where} is polymorphic (fn [..])")
-            if not isinstance(t, FuncType) or not is_complete(t):
-                raise _fail(f"{where} has a type that is not fully known")
-            if t.type_params or _has_type_var(t):
-                raise _fail(f"{where} has a type with type variables")
-        for e in post_order(fn):
-            if isinstance(e, Call) and not isinstance(e.op, Op | Constructor | GlobalVar):
-                t = info.expr_types.get(e.op)
-                if not isinstance(t, FuncType) or not is_complete(t) or _has_type_var(t):
-                    raise _fail(f"a call in @{gv.name} has a callee of unknown or polymorphic type")
+        problem = global_problem(gv, fn, info)
+        if problem is not None:
+            out[gv] = problem
+    by_name = {gv.name: gv for gv in mod.functions}
+    changed = True
+    while changed:
+        changed = False
+        for gv, fn in mod.functions.items():
+            if gv in out:
+                continue
+            for e in post_order(fn):
+                h = by_name.get(e.name) if isinstance(e, GlobalVar) else None
+                ft = None if h is None else info.globals[h.name]
+                if h in out and isinstance(ft, FuncType) and _higher_order(ft):
+                    out[gv] = f"@{gv.name} uses @{h.name}, which is not converted: {out[h]}"
+                    changed = True
+                    break
+    return out
 
 
 @dataclass
@@ -342,12 +381,19 @@ def _known(v: Var) -> Type:
     return v.type_annotation
 
 
-def defunctionalize(mod: IRModule) -> IRModule:
-    """``mod`` defunctionalized (see the module docstring); ``PassError`` if not accepted."""
+def defunctionalize(mod: IRModule, *, partial: bool = False) -> IRModule:
+    """``mod`` defunctionalized (see the module docstring). ``PassError`` names the first
+    thing not accepted; with ``partial``, the globals not accepted are left as they are
+    instead (``PassError`` only when the whole module is refused)."""
+    problem = module_problem(mod)
+    if problem is not None:
+        raise _fail(problem)
     anf = IRModule({gv: to_anf(fn) for gv, fn in mod.functions.items()}, mod.type_definitions)
     info = infer_types(anf)
-    check(anf, info)
-    if not any(_value_sites(fn) for fn in anf.functions.values()):
+    kept = refused(anf, info)
+    if kept and not partial:
+        raise _fail(next(iter(kept.values())))
+    if not any(_value_sites(fn) for gv, fn in anf.functions.items() if gv not in kept):
         return mod
     taken = {gv.name for gv in mod.functions} | {h.name for h in mod.type_definitions}
     taken |= set(mod.constructors())
@@ -356,7 +402,7 @@ def defunctionalize(mod: IRModule) -> IRModule:
     for gv, fn in anf.functions.items():
         ft = info.globals[gv.name]
         assert isinstance(ft, FuncType)
-        if any(mentions_function(t) for t in (*ft.arg_types, ft.ret_type)):
+        if gv not in kept and _higher_order(ft):
             name = gv.name + "_defunc"
             while name in taken:
                 name += "_"
@@ -372,7 +418,9 @@ def defunctionalize(mod: IRModule) -> IRModule:
     d = _Defunc(typed, info, higher_order, taken)
     functions: dict[GlobalVar, Function] = {}
     for gv, fn in anf.functions.items():
-        if gv in higher_order:
+        if gv in kept:
+            functions[gv] = mod.functions[gv]
+        elif gv in higher_order:
             functions[gv] = mod.functions[gv]
             functions[higher_order[gv]] = d.function(copies[gv])
         else:
@@ -407,7 +455,7 @@ class Defunctionalization(Pass):
 
     def transform(self, mod: IRModule) -> IRModule:
         try:
-            return defunctionalize(mod)
+            return defunctionalize(mod, partial=not self.strict)
         except PassError:
             if self.strict:
                 raise
