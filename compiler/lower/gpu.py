@@ -66,6 +66,10 @@ REDUCE_MIN = 64
 """The shortest static reduction that gets the ``reduce`` (block tree) schedule; shorter ones
 run one output element per thread."""
 
+REDUCE_OUTPUTS = 16384
+"""The ``reduce`` schedule is for fewer outputs than this (static): with more, one output per
+thread keeps a GPU busy."""
+
 REDUCE_COMBINERS = frozenset(
     {ir.BinOp.ADD, ir.BinOp.MUL, ir.BinOp.MIN, ir.BinOp.MAX, ir.BinOp.AND, ir.BinOp.OR}
 )
@@ -153,13 +157,6 @@ def _mentions(e: ir.PrimExpr, variables: Sequence[ir.Variable]) -> bool:
     return any(isinstance(x, ir.Ref) and x.var in wanted for x in ir.walk_expr(e))
 
 
-def _loop_free(e: ir.PrimExpr) -> bool:
-    """Whether ``e`` mentions no loop or scalar variable (constants and sizes only)."""
-    return not any(
-        isinstance(x, ir.Ref) and not isinstance(x.var, ir.SizeVar) for x in ir.walk_expr(e)
-    )
-
-
 def _accesses(s: ir.Stmt) -> Iterator[tuple[ir.Buffer, tuple[ir.PrimExpr, ...], bool]]:
     """Every load and store in ``s``: (buffer, indices, is a store)."""
     for x in ir.walk_stmt(s):
@@ -175,61 +172,67 @@ def _accesses(s: ir.Stmt) -> Iterator[tuple[ir.Buffer, tuple[ir.PrimExpr, ...], 
 # Distributable loop bands
 
 
-def _position(index: ir.PrimExpr, var: ir.LoopVar) -> ir.PrimExpr | None:
+def _position(
+    index: ir.PrimExpr, var: ir.LoopVar, outer: Sequence[ir.LoopVar]
+) -> ir.PrimExpr | None:
     """The offset ``c`` when ``index`` is ``var + c`` (or ``c + var``, or ``var``) with ``c``
-    free of loop variables; else ``None``."""
+    free of loop variables other than ``outer``; else ``None``."""
+
+    def fixed(c: ir.PrimExpr) -> bool:
+        return all(
+            x.var in outer
+            for x in ir.walk_expr(c)
+            if isinstance(x, ir.Ref) and not isinstance(x.var, ir.SizeVar)
+        )
+
     match index:
         case ir.Ref(v) if v is var:
             return ir.index(0)
-        case ir.Binary(ir.BinOp.ADD, ir.Ref(v), c) if v is var and _loop_free(c):
+        case ir.Binary(ir.BinOp.ADD, ir.Ref(v), c) if v is var and fixed(c):
             return c
-        case ir.Binary(ir.BinOp.ADD, c, ir.Ref(v)) if v is var and _loop_free(c):
+        case ir.Binary(ir.BinOp.ADD, c, ir.Ref(v)) if v is var and fixed(c):
             return c
     return None
 
 
-def _signature(
-    indices: tuple[ir.PrimExpr, ...], band: Sequence[ir.LoopVar]
-) -> tuple[tuple[int, ir.PrimExpr], ...] | None:
-    """For each band variable, the dimension that is that variable plus a fixed offset (the
-    first such), and the offset; ``None`` if some band variable has no such dimension."""
-    out: list[tuple[int, ir.PrimExpr]] = []
-    for v in band:
-        for d, index in enumerate(indices):
-            c = _position(index, v)
-            if c is not None:
-                out.append((d, c))
-                break
-        else:
-            return None
-    return tuple(out)
-
-
-def distributable(band: Sequence[ir.LoopVar], body: ir.Stmt) -> bool:
-    """Whether the iterations of the loops ``band`` (perfectly nested around ``body``) may run
-    at once, one per thread: ``body`` calls no external function and has no barrier, the
-    buffers it allocates have shapes free of the band's variables, and every access (load or
-    store) to a buffer ``body`` stores to and does not allocate has the same signature (each
-    band variable at one position plus one fixed offset), so no two iterations touch one
-    element that either writes."""
+def distributable(band: Sequence[ir.For], body: ir.Stmt) -> bool:
+    """Whether the iterations of the loops ``band`` (perfectly nested, outermost first, around
+    ``body``) may run at once, one per thread. ``body`` must call no external function, have
+    no barrier, and allocate buffers whose shapes are free of the band's variables. Then two
+    iterations that first differ at loop ``v`` are independent when ``v`` is ``PARALLEL`` (the
+    IR's promise: a loop's kind never changes the meaning), or when every access (load or
+    store) to each buffer ``body`` stores to (and does not allocate) has ``v`` plus one and
+    the same offset (over the sizes and the loops outside ``v``) at one and the same position:
+    then the two touch different elements of every buffer either writes."""
+    variables = [f.var for f in band]
     inner: set[ir.Buffer] = set()
     for x in ir.walk_stmt(body):
         match x:
             case ir.ExternCall() | ir.Barrier():
                 return False
             case ir.Allocate(buffer):
-                if any(_mentions(d, band) for d in buffer.shape):
+                if any(_mentions(d, variables) for d in buffer.shape):
                     return False
                 inner.add(buffer)
     accesses = [a for a in _accesses(body) if a[0] not in inner]
     written = {b for b, _, store in accesses if store}
-    signatures: dict[ir.Buffer, tuple[tuple[int, ir.PrimExpr], ...]] = {}
-    for buffer, indices, _ in accesses:
-        if buffer not in written:
+    for j, loop in enumerate(band):
+        if loop.kind is ir.LoopKind.PARALLEL:
             continue
-        sig = _signature(indices, band)
-        if sig is None or signatures.setdefault(buffer, sig) != sig:
-            return False
+        signatures: dict[ir.Buffer, tuple[int, ir.PrimExpr]] = {}
+        for buffer, indices, _ in accesses:
+            if buffer not in written:
+                continue
+            sig = next(
+                (
+                    (d, c)
+                    for d, index in enumerate(indices)
+                    if (c := _position(index, loop.var, variables[:j])) is not None
+                ),
+                None,
+            )
+            if sig is None or signatures.setdefault(buffer, sig) != sig:
+                return False
     return True
 
 
@@ -242,7 +245,7 @@ def _band(stage: ir.Stmt) -> tuple[list[ir.For], ir.Stmt]:
         loops.append(s)
         s = s.body
     for m in range(len(loops), 0, -1):
-        if distributable([f.var for f in loops[:m]], loops[m - 1].body):
+        if distributable(loops[:m], loops[m - 1].body):
             return loops[:m], loops[m - 1].body
     return [], stage
 
@@ -319,6 +322,28 @@ def _launch(
 
     def per_block(bx: ir.PrimExpr) -> ir.Stmt:
         inner = _thread_loop("threadIdx.x", block, lambda tx: body(bx, tx))
+        for b in reversed(shared):
+            inner = ir.Allocate(b, inner)
+        return inner
+
+    return _thread_loop("blockIdx.x", grid, per_block)
+
+
+def _launch_2d(
+    grid: ir.PrimExpr,
+    side: int,
+    shared: Sequence[ir.Buffer],
+    body: Callable[[ir.PrimExpr, ir.PrimExpr, ir.PrimExpr], ir.Stmt],
+) -> ir.Stmt:
+    """The launch nest of a square ``side x side`` block: ``body(blockIdx, threadIdx.x,
+    threadIdx.y)``."""
+
+    def per_block(bx: ir.PrimExpr) -> ir.Stmt:
+        inner = _thread_loop(
+            "threadIdx.x",
+            side,
+            lambda tx: _thread_loop("threadIdx.y", side, lambda ty: body(bx, tx, ty)),
+        )
         for b in reversed(shared):
             inner = ir.Allocate(b, inner)
         return inner
@@ -505,6 +530,129 @@ def _reduce(red: _Reduction, max_threads: int) -> ir.Stmt:
     return _launch(grid, block, (partial,), body)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Product:
+    """A reduction ``sum_r x(B, I, r) * y(B, J, r)`` over output loops split into the batch
+    ``B`` (read by both operands or neither), rows ``I`` (read by ``x`` only) and columns ``J``
+    (read by ``y`` only): a matrix product per batch element."""
+
+    red: _Reduction
+    x: ir.PrimExpr
+    y: ir.PrimExpr
+    batch: list[ir.For]
+    rows: list[ir.For]
+    cols: list[ir.For]
+
+
+def _product(red: _Reduction) -> _Product | None:
+    """``red`` as a matrix product (see ``_Product``), or ``None``."""
+    if red.combiner is not ir.BinOp.ADD or not isinstance(red.value, ir.Binary):
+        return None
+    if red.value.op is not ir.BinOp.MUL:
+        return None
+    x, y = red.value.a, red.value.b
+    written = {s.buffer for r in red.rest for s in ir.walk_stmt(r) if isinstance(s, ir.Store)}
+    for e in (x, y):
+        if any(isinstance(n, ir.Load) and n.buffer in written for n in ir.walk_expr(e)):
+            return None
+    batch: list[ir.For] = []
+    rows: list[ir.For] = []
+    cols: list[ir.For] = []
+    for f in red.band:
+        in_x, in_y = _mentions(x, [f.var]), _mentions(y, [f.var])
+        (rows if in_x and not in_y else cols if in_y and not in_x else batch).append(f)
+    if not rows or not cols:
+        return None
+    return _Product(red, x, y, batch, rows, cols)
+
+
+def _tiled(p: _Product, max_threads: int) -> ir.Stmt:
+    """The shared-memory tiled schedule of a matrix product: a ``T x T`` block computes a
+    ``T x T`` tile of one batch element's output, one element per thread; the reduction runs
+    in chunks of ``T``: the block stages a ``T x T`` tile of each operand in shared memory
+    (one element per thread), a barrier, every thread adds its row of one tile times its
+    column of the other, in order of ``r`` (so the sum is the unscheduled one's), a barrier."""
+    side = 1
+    while (side * 2) ** 2 <= max_threads:
+        side *= 2
+    red = p.red
+    nb = sch.product([f.extent for f in p.batch])
+    nrows = sch.product([f.extent for f in p.rows])
+    ncols = sch.product([f.extent for f in p.cols])
+    length = sch.product([f.extent for f in red.axes])
+    tiles_i = _ceildiv(nrows, ir.index(side))
+    tiles_j = _ceildiv(ncols, ir.index(side))
+    tiles = sch.mul(nb, sch.mul(tiles_i, tiles_j))
+    grid = _grid(tiles)
+    xa = ir.Buffer(f"{red.acc.name}_x", (ir.index(side), ir.index(side)), p.x.dtype, scope="shared")
+    ya = ir.Buffer(f"{red.acc.name}_y", (ir.index(side), ir.index(side)), p.y.dtype, scope="shared")
+    zero = (ir.index(0),)
+
+    def unflat(loops: Sequence[ir.For], flat: ir.PrimExpr) -> dict[ir.Variable, ir.PrimExpr]:
+        return dict(zip((f.var for f in loops), sch.unflatten(flat, [f.extent for f in loops]),
+                        strict=True))  # fmt: skip
+
+    def body(bx: ir.PrimExpr, tx: ir.PrimExpr, ty: ir.PrimExpr) -> ir.Stmt:
+        def per_tile(t: ir.PrimExpr) -> ir.Stmt:
+            b = _idiv(t, sch.mul(tiles_i, tiles_j))
+            ti = _mod(_idiv(t, tiles_j), tiles_i)
+            tj = _mod(t, tiles_j)
+            row = sch.add(sch.mul(ti, side), ty)
+            col = sch.add(sch.mul(tj, side), tx)
+            outer = unflat(p.batch, b)
+
+            def chunk(kt: ir.PrimExpr) -> ir.Stmt:
+                k0 = sch.mul(kt, side)
+                kx, ky = sch.add(k0, tx), sch.add(k0, ty)
+                at_x = {**outer, **unflat(p.rows, row), **unflat(red.axes, kx)}
+                at_y = {**outer, **unflat(p.cols, col), **unflat(red.axes, ky)}
+                stage_x = sch.guard(
+                    sch.conj(sch.less(row, nrows), sch.less(kx, length)),
+                    ir.Store(xa, (ty, tx), _Rewrite(variables=at_x).expr(p.x)),
+                )
+                stage_y = sch.guard(
+                    sch.conj(sch.less(col, ncols), sch.less(ky, length)),
+                    ir.Store(ya, (ty, tx), _Rewrite(variables=at_y).expr(p.y)),
+                )
+
+                def step(kk: ir.PrimExpr) -> ir.Stmt:
+                    term = ir.Binary(ir.BinOp.MUL, ir.Load(xa, (ty, kk)), ir.Load(ya, (kk, tx)))
+                    update = ir.Store(
+                        red.acc, zero, ir.Binary(ir.BinOp.ADD, ir.Load(red.acc, zero), term)
+                    )
+                    return sch.guard(sch.less(sch.add(k0, kk), length), update)
+
+                return sch.seq(
+                    stage_x, stage_y, ir.Barrier(), sch.loop("kk", side, step), ir.Barrier()
+                )
+
+            at_out = {**outer, **unflat(p.rows, row), **unflat(p.cols, col)}
+            rw = _Rewrite(variables=at_out)
+            finish = sch.guard(
+                sch.conj(sch.less(row, nrows), sch.less(col, ncols)),
+                sch.seq(*(rw.stmt(x) for x in red.rest)),
+            )
+            return ir.Allocate(
+                red.acc,
+                sch.seq(
+                    ir.Store(red.acc, zero, rw.expr(red.init)),
+                    sch.loop("kt", _ceildiv(length, ir.index(side)), chunk),
+                    finish,
+                ),
+            )
+
+        return _block_stride(tiles, bx, grid, per_tile)
+
+    return _launch_2d(grid, side, (xa, ya), body)
+
+
+def _mod(a: ir.PrimExpr, b: ir.PrimExpr) -> ir.PrimExpr:
+    sb = sch.static(b)
+    if sb is not None:
+        return sch.floormod(a, sb)
+    return ir.Binary(ir.BinOp.FLOORMOD, a, b)
+
+
 def _block_stride(
     total: ir.PrimExpr,
     bx: ir.PrimExpr,
@@ -571,7 +719,10 @@ def schedule_for_gpu(kernel: ir.Kernel, *, max_threads: int = 256) -> ir.Kernel:
     body: ir.Stmt | None = None
     band, inner = _band(kernel.body)
     red = _reduction(band, inner)
-    if red is not None and _long(red):
+    product = _product(red) if red is not None else None
+    if product is not None:
+        body, name = _tiled(product, max_threads), "tiled"
+    elif red is not None and _long(red):
         body, name = _reduce(red, max_threads), "reduce"
     elif band:
         body, name = _injective(kernel, band, inner, max_threads), "injective"
@@ -585,8 +736,12 @@ def schedule_for_gpu(kernel: ir.Kernel, *, max_threads: int = 256) -> ir.Kernel:
 
 
 def _long(red: _Reduction) -> bool:
+    """Whether ``red`` gets the block tree reduction: a long reduction (``REDUCE_MIN``, or
+    symbolic) into few outputs (static, below ``REDUCE_OUTPUTS``)."""
     length = sch.static(sch.product([f.extent for f in red.axes]))
-    return length is None or length >= REDUCE_MIN
+    outputs = sch.static(sch.product([f.extent for f in red.band]))
+    long = length is None or length >= REDUCE_MIN
+    return long and outputs is not None and outputs < REDUCE_OUTPUTS
 
 
 def launch_dims(
