@@ -284,11 +284,12 @@ def _launch_nest(k: ir.Kernel) -> ir.Stmt:
         match s:
             case ir.Allocate(buffer, body) if buffer.scope in _GPU_SCOPES:
                 at = order.index(buffer.scope)
-                if at < level or (buffer.scope == "shared" and level < 1):
-                    raise IllFormed(
-                        f"{where}: {buffer.scope} buffer {buffer.name} allocated "
-                        f"{'inside' if at < level else 'outside'} the block loops"
-                    )
+                if at < level:
+                    raise IllFormed(f"{where}: {buffer.scope} buffer {buffer.name} allocated "
+                                    f"inside the {order[level]} loops")  # fmt: skip
+                if buffer.scope == "shared" and level < 1:
+                    raise IllFormed(f"{where}: shared buffer {buffer.name} allocated outside "
+                                    "the block loops")  # fmt: skip
                 if buffer.scope == "shared" and any(
                     not isinstance(d, ir.Const) for d in buffer.shape
                 ):
@@ -344,7 +345,7 @@ def _check_divergence(k: ir.Kernel, thread_body: ir.Stmt, thread_vars: set[ir.Va
                 variant.add(var)
             case ir.Allocate(buffer) if buffer.scope in _GPU_SCOPES:
                 raise IllFormed(f"{where}: {buffer.scope} buffer {buffer.name} allocated "
-                                "inside the thread loops")  # fmt: skip
+                                "inside the threadIdx loops")  # fmt: skip
             case ir.Barrier() if divergent is not None:
                 raise IllFormed(f"{where}: barrier under divergent control flow ({divergent})")
         stack.extend((c, under) for c in reversed(list(ir.sub_statements(s))))
