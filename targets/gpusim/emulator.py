@@ -4,28 +4,28 @@
 ``compiler.lower.gpu.schedule_for_gpu`` made (its launch nest: scratch allocations, ``blockIdx``
 loops, shared allocations, ``threadIdx`` loops) on numpy arrays.
 
-**How.** Every thread of the launch is a *lane* of numpy vectors: a scalar of the thread body
-is an array with one element per lane (or a numpy scalar when it is the same for all), and
-the thread body runs once, statement by statement, for all lanes together (vectorised over
-threads). Control flow that differs between threads runs under a lane mask: both arms of an
-``if`` run, each for its lanes; a loop whose extent differs runs to the longest, each lane
-while its own extent lasts; a store writes only the active lanes. ``local`` buffers are
-private to a lane, ``shared`` ones one per block, scratch and parameters one per launch.
-Arithmetic means what ``compiler.lower.evaluate`` (the reference interpreter of the loop IR)
-says, vectorised: integers wrap, ``div``/``mod`` truncate, float16 is computed in float32 and
-rounded once, casts to bool of NaN are false, ``erf`` is ``math.erf`` in float64.
+**How.** The threads of each block are dealt (at random, from ``seed``) into ``GROUPS``
+groups; a group holds those threads of every block, and runs as *lanes* of numpy vectors: a
+scalar of the thread body is an array with one element per lane (a 0-d array when it is the
+same for all), and the thread body runs statement by statement for all lanes of the group
+together (vectorised over threads). Control flow that differs between lanes runs under a
+lane mask: both arms of an ``if`` run, each for its lanes; a loop whose extent differs runs
+to the longest, each lane while its own extent lasts; a store writes only the active lanes.
+``local`` buffers are private to a lane, ``shared`` ones one per block, scratch and parameters
+one per launch. Arithmetic means what ``compiler.lower.evaluate`` (the reference interpreter
+of the loop IR) says, vectorised: integers wrap, ``div``/``mod`` truncate, float16 is computed
+in float32 and rounded once, casts to bool of NaN are false, ``erf`` is ``math.erf`` in
+float64.
 
-**Phases and thread order.** The barriers split a run into *phases*: all threads reach a
-barrier before any goes on, so everything stored before it is seen after it (values live
-across a barrier are kept per lane by construction). Within a phase, the threads are taken to
-run one after another in a random order (a permutation of the lanes drawn per phase from
-``seed``), as far as a lockstep run can show it: a lane's load of an element another lane
-stored in the same phase sees the stored value only if the storing lane comes *before* it in
-the order, and the value from before the phase otherwise; of several lanes storing one
-element in a phase, the one latest in the order wins. So a missing barrier (a thread reading
-what another writes in the same phase) or a write/write race gives a value that depends on
-the seed, usually a wrong one. (What a lockstep run cannot show: a load seeing a store that
-the same-phase writer makes *later* in its own program.)
+**Phases and thread order.** The barriers split a run into *phases*. Statements holding a
+barrier are compiled to generators that yield at it, so a group's run is suspended at each
+barrier (its values live across the barrier stay in its lanes) until every group has reached
+it. Within a phase the groups run one after another, to their next barrier, in an order drawn
+from ``seed`` for each phase: a thread sees all that the groups before it stored in the phase
+and nothing of the groups after it. So a missing barrier (a thread reading what another
+writes in the same phase) or a write/write race gives a value that depends on the seed,
+usually a wrong one. (Threads of one group run in lockstep: all loads of a statement before
+its stores; a conflict between two threads of one group shows under other seeds.)
 
 **Race detector** (``races=True``). Every load and store of a ``shared`` or global buffer is
 recorded with its lane and phase; at the end, two accesses of one element, at least one of
@@ -40,7 +40,7 @@ Out-of-bounds accesses by an active lane raise ``IndexError`` naming the buffer 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, assert_never
 
@@ -70,26 +70,19 @@ class RaceDetected(Exception):
 
 @dataclass(eq=False)
 class Memory:
-    """One buffer's storage as the threads see it: ``data`` (flat), and per phase the order
-    rank of each element's last writer (``-1``: none) and the contents from before the
-    phase."""
+    """One shared or global buffer's storage: ``data`` (flat; a shared buffer's blocks one
+    after another), and in race-detector mode the log of its accesses (flat indices, lanes,
+    phase, whether a store)."""
 
     name: str
     data: Array
     shape: tuple[int, ...]
     shared: bool  # shared (one per block) rather than global
     strides: tuple[int, ...]
-    size: int  # elements per block for shared buffers, else all
-    writer: npt.NDArray[np.int64] | None = None
-    before: Array | None = None
+    size: int  # elements (of one block's copy, for a shared buffer)
     log: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int, bool]] = field(
         default_factory=list
     )
-
-    def new_phase(self) -> None:
-        """Forget the phase's writers (a barrier)."""
-        self.writer = None
-        self.before = None
 
 
 def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
@@ -306,38 +299,24 @@ def intrinsic(name: str, args: Sequence[Value], dtype: str) -> Value:
 # ---------------------------------------------------------------------------------------------
 # The machine
 
+GROUPS = 4
+"""How many groups the threads of a block are dealt into (at most one per thread)."""
+
 
 @dataclass(eq=False)
 class _Launch:
-    """One launch's state: lanes, the phase, memories and variables."""
+    """One launch's shared state: the memories, the phase, the geometry."""
 
     kernel: ir.Kernel
-    lanes: int
-    block_threads: int
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
-    rng: np.random.Generator
     races: bool
-    env: dict[object, Value] = field(default_factory=dict)
     memories: dict[ir.Buffer, Memory] = field(default_factory=dict)
-    locals: dict[ir.Buffer, tuple[Array, tuple[int, ...], int]] = field(default_factory=dict)
     phase: int = 0
-    rank: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    lane: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def __post_init__(self) -> None:
-        self.lane = np.arange(self.lanes, dtype=np.int64)
-        self.block_of = self.lane // self.block_threads
-        self.new_ranks()
-
-    def new_ranks(self) -> None:
-        self.rank = self.rng.permutation(self.lanes).astype(np.int64)
-
-    def barrier(self) -> None:
-        self.phase += 1
-        for m in self.memories.values():
-            m.new_phase()
-        self.new_ranks()
+    @property
+    def block_threads(self) -> int:
+        return math.prod(self.block)
 
     def thread_name(self, lane: int) -> str:
         gx, gy, _ = self.grid
@@ -345,85 +324,6 @@ class _Launch:
         b, t = divmod(lane, self.block_threads)
         return (f"block ({b % gx}, {b // gx % gy}, {b // (gx * gy)}) thread "
                 f"({t % bx}, {t // bx % by}, {t // (bx * by)})")  # fmt: skip
-
-    # -- memory ------------------------------------------------------------------------------
-
-    def address(self, buffer: ir.Buffer, idx: Sequence[Value], mask: Mask, what: str
-                ) -> npt.NDArray[np.int64]:  # fmt: skip
-        """The flat element index of ``buffer[idx]`` per lane (a shared buffer's per block,
-        a local one's per lane), checked against the bounds for the active lanes."""
-        if buffer in self.locals:
-            _, shape, _ = self.locals[buffer]
-            strides = _row_major(shape)
-        else:
-            m = self.memories[buffer]
-            shape, strides = m.shape, m.strides
-        flat: npt.NDArray[np.int64] = np.zeros(self.lanes, dtype=np.int64)
-        for i, n, st in zip(idx, shape, strides, strict=True):
-            iv = np.asarray(i, dtype=np.int64)
-            bad = (iv < 0) | (iv >= n)
-            if mask is not None:
-                bad = bad & mask
-            if np.any(bad):
-                lane = int(np.argmax(np.broadcast_to(bad, (self.lanes,))))
-                got = int(np.broadcast_to(iv, (self.lanes,))[lane])
-                who = self.thread_name(lane)
-                raise IndexError(
-                    f"kernel {self.kernel.name}: {what} of {buffer.name} at index {got} out of "
-                    f"bounds 0..{n - 1} by {who}"
-                )
-            flat = flat + np.where((iv < 0) | (iv >= n), 0, iv) * st
-        return flat
-
-    def load(self, buffer: ir.Buffer, idx: Sequence[Value], mask: Mask) -> Value:
-        addr = self.address(buffer, idx, mask, "load")
-        if buffer in self.locals:
-            data, _, size = self.locals[buffer]
-            return np.asarray(data[self.lane * size + addr])
-        m = self.memories[buffer]
-        if m.shared:
-            addr = addr + self.block_of * m.size
-        values = m.data[addr]
-        if m.writer is not None and m.before is not None:
-            w = m.writer[addr]
-            stale = w > self.rank
-            if np.any(stale):
-                values = np.where(stale, m.before[addr], values)
-        if self.races:
-            active = self.lane if mask is None else self.lane[mask]
-            where = addr if mask is None else addr[mask]
-            m.log.append((where, active, self.phase, False))
-        return values
-
-    def store(self, buffer: ir.Buffer, idx: Sequence[Value], value: Value, mask: Mask) -> None:
-        addr = self.address(buffer, idx, mask, "store")
-        v = np.broadcast_to(np.asarray(value, dtype=np.dtype(buffer.dtype)), (self.lanes,))
-        if buffer in self.locals:
-            data, _, size = self.locals[buffer]
-            where = self.lane * size + addr
-            if mask is None:
-                data[where] = v
-            else:
-                data[where[mask]] = v[mask]
-            return
-        m = self.memories[buffer]
-        if m.shared:
-            addr = addr + self.block_of * m.size
-        lanes = self.lane if mask is None else self.lane[mask]
-        a = addr if mask is None else addr[mask]
-        if a.size == 0:
-            return
-        if self.races:
-            m.log.append((a, lanes, self.phase, True))
-        r = self.rank[lanes]
-        if m.writer is None:
-            m.writer = np.full(m.data.shape[0], -1, dtype=np.int64)
-            m.before = m.data.copy()
-        np.maximum.at(m.writer, a, r)
-        win = m.writer[a] == r
-        m.data[a[win]] = v[lanes[win]]
-
-    # -- races -------------------------------------------------------------------------------
 
     def check_races(self) -> None:
         for buffer, m in self.memories.items():
@@ -435,13 +335,13 @@ class _Launch:
         lane = np.concatenate([x[1] for x in m.log])
         phase = np.concatenate([np.full(len(x[0]), x[2], dtype=np.int64) for x in m.log])
         write = np.concatenate([np.full(len(x[0]), x[3], dtype=bool) for x in m.log])
-        groups: list[tuple[str, npt.NDArray[np.int64]]] = [
-            ("in one phase", addr * (self.phase + 1) + phase)
+        block_of = lane // self.block_threads
+        groups: list[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64]]] = [
+            ("in one phase", addr * (self.phase + 1) + phase, lane)
         ]
         if not m.shared:
-            groups.append(("in two blocks", addr))
-        for how, key in groups:
-            owner = lane if how == "in one phase" else self.block_of[lane]
+            groups.append(("in two blocks", addr, block_of))
+        for how, key, owner in groups:
             found = _conflict(key, owner, write)
             if found is not None:
                 i, j = found
@@ -457,6 +357,83 @@ class _Launch:
                 )
 
 
+@dataclass(eq=False)
+class _Group:
+    """Some threads of every block, run in lockstep: their lanes (launch-wide thread
+    numbers), variables and local buffers."""
+
+    launch: _Launch
+    lane: npt.NDArray[np.int64]
+    env: dict[object, Value] = field(default_factory=dict)
+    locals: dict[ir.Buffer, tuple[Array, tuple[int, ...], int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.n = len(self.lane)
+        self.block_of = self.lane // self.launch.block_threads
+        self.position = np.arange(self.n, dtype=np.int64)
+
+    def address(self, buffer: ir.Buffer, idx: Sequence[Value], mask: Mask, what: str
+                ) -> npt.NDArray[np.int64]:  # fmt: skip
+        """The flat element index of ``buffer[idx]`` per lane, checked against the bounds
+        for the active lanes."""
+        if buffer in self.locals:
+            _, shape, _ = self.locals[buffer]
+            strides = _row_major(shape)
+        else:
+            m = self.launch.memories[buffer]
+            shape, strides = m.shape, m.strides
+        flat: npt.NDArray[np.int64] = np.zeros(self.n, dtype=np.int64)
+        for i, n, step in zip(idx, shape, strides, strict=True):
+            iv = np.asarray(i, dtype=np.int64)
+            out = (iv < 0) | (iv >= n)
+            bad = out if mask is None else out & mask
+            if np.any(bad):
+                k = int(np.argmax(np.broadcast_to(bad, (self.n,))))
+                got = int(np.broadcast_to(iv, (self.n,))[k])
+                who = self.launch.thread_name(int(self.lane[k]))
+                raise IndexError(
+                    f"kernel {self.launch.kernel.name}: {what} of {buffer.name} at index {got} "
+                    f"out of bounds 0..{n - 1} by {who}"
+                )
+            flat = flat + np.where(out, 0, iv) * step
+        return flat
+
+    def load(self, buffer: ir.Buffer, idx: Sequence[Value], mask: Mask) -> Value:
+        addr = self.address(buffer, idx, mask, "load")
+        if buffer in self.locals:
+            data, _, size = self.locals[buffer]
+            return np.asarray(data[self.position * size + addr])
+        m = self.launch.memories[buffer]
+        if m.shared:
+            addr = addr + self.block_of * m.size
+        if self.launch.races:
+            active = self.lane if mask is None else self.lane[mask]
+            where = addr if mask is None else addr[mask]
+            m.log.append((where, active, self.launch.phase, False))
+        return np.asarray(m.data[addr])
+
+    def store(self, buffer: ir.Buffer, idx: Sequence[Value], value: Value, mask: Mask) -> None:
+        addr = self.address(buffer, idx, mask, "store")
+        v = np.broadcast_to(np.asarray(value, dtype=np.dtype(buffer.dtype)), (self.n,))
+        if buffer in self.locals:
+            data, _, size = self.locals[buffer]
+            addr = self.position * size + addr
+            target = data
+        else:
+            m = self.launch.memories[buffer]
+            if m.shared:
+                addr = addr + self.block_of * m.size
+            target = m.data
+            if self.launch.races:
+                active = self.lane if mask is None else self.lane[mask]
+                where = addr if mask is None else addr[mask]
+                m.log.append((where, active, self.launch.phase, True))
+        if mask is None:
+            target[addr] = v
+        else:
+            target[addr[mask]] = v[mask]
+
+
 def _conflict(
     key: npt.NDArray[np.int64], owner: npt.NDArray[np.int64], write: npt.NDArray[np.bool_]
 ) -> tuple[int, int] | None:
@@ -464,27 +441,25 @@ def _conflict(
     positions (a write first), or ``None``."""
     order = np.lexsort((owner, key))
     k, o, w = key[order], owner[order], write[order]
-    # per key: does it have a write, and two owners?
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ends = np.r_[starts[1:], len(k)]
     has_write = np.logical_or.reduceat(w, starts)
-    first_owner = o[starts]
-    last_owner = o[np.r_[starts[1:], len(k)] - 1]
-    bad = np.flatnonzero(has_write & (first_owner != last_owner))
+    bad = np.flatnonzero(has_write & (o[starts] != o[ends - 1]))
     if bad.size == 0:
         return None
-    g = int(bad[0])
-    lo, hi = int(starts[g]), int(np.r_[starts[1:], len(k)][g])
-    writers = [p for p in range(lo, hi) if w[p]]
-    i = writers[0]
+    lo, hi = int(starts[bad[0]]), int(ends[bad[0]])
+    i = next(p for p in range(lo, hi) if w[p])
     j = next(p for p in range(lo, hi) if o[p] != o[i])
     return int(order[i]), int(order[j])
 
 
 # ---------------------------------------------------------------------------------------------
-# Compilation of the thread body to closures
+# Compilation of the thread body to closures; statements holding a barrier become generators
+# that yield at it (a group's run is suspended there until the other groups reach it)
 
-ExprFn: TypeAlias = Callable[[_Launch, Mask], Value]
-StmtFn: TypeAlias = Callable[[_Launch, Mask], None]
+ExprFn: TypeAlias = Callable[[_Group, Mask], Value]
+StmtFn: TypeAlias = Callable[[_Group, Mask], None]
+GenFn: TypeAlias = Callable[[_Group, Mask], Iterator[None]]
 
 
 def _const(c: ir.Const) -> Value:
@@ -497,152 +472,240 @@ def _node(e: ir.PrimExpr, subs: list[ExprFn]) -> ExprFn:
     match e:
         case ir.Const():
             v = _const(e)
-            return lambda st, m: v
+            return lambda g, m: v
         case ir.Ref(var):
-            return lambda st, m: st.env[var]
+            return lambda g, m: g.env[var]
         case ir.Binary(bop, a, _):
             fa, fb = subs
             d = a.dtype
-            return lambda st, m: binary(bop, fa(st, m), fb(st, m), d)
+            return lambda g, m: binary(bop, fa(g, m), fb(g, m), d)
         case ir.Unary(uop, a):
             (fa,) = subs
             d = a.dtype
-            return lambda st, m: unary(uop, fa(st, m), d)
+            return lambda g, m: unary(uop, fa(g, m), d)
         case ir.Cast(target, a):
             (fa,) = subs
             source = a.dtype
-            return lambda st, m: cast(fa(st, m), source, target)
+            return lambda g, m: cast(fa(g, m), source, target)
         case ir.Select():
             fc, ft, ff = subs
-            return lambda st, m: np.where(fc(st, m), ft(st, m), ff(st, m))
+            return lambda g, m: np.where(fc(g, m), ft(g, m), ff(g, m))
         case ir.Call(name, args, _):
             operand = args[0].dtype
-            return lambda st, m: intrinsic(name, [f(st, m) for f in subs], operand)
+            return lambda g, m: intrinsic(name, [f(g, m) for f in subs], operand)
         case ir.Load(buffer, _):
-            return lambda st, m: st.load(buffer, [f(st, m) for f in subs], m)
+            return lambda g, m: g.load(buffer, [f(g, m) for f in subs], m)
         case _:
             assert_never(e)
 
 
 def compile_expr(e: ir.PrimExpr) -> ExprFn:
-    """``e`` as a closure over lanes (a tape: one step per distinct node, no recursion)."""
+    """``e`` as a closure over a group's lanes (a tape: one step per distinct node, evaluated
+    in a loop, no recursion on the expression's depth)."""
     steps: list[ExprFn] = []
-    slots: list[Value] = []
 
     def node(x: ir.PrimExpr, operands: list[int]) -> int:
-        steps.append(_node(x, [_slot(slots, k) for k in operands]))
+        steps.append(_node(x, [_slot(values, k) for k in operands]))
         return len(steps) - 1
 
+    values: list[Value] = []
     root = ir.fold_expr(e, node)
     if len(steps) == 1:
         return steps[0]
 
-    def run(st: _Launch, m: Mask) -> Value:
-        # re-entrant: the tape's slots are saved around a nested evaluation (none happens in
-        # practice: a load's indices are evaluated before it)
-        saved = slots[:]
-        slots.clear()
+    def run(g: _Group, m: Mask) -> Value:
+        values.clear()
         for step in steps:
-            slots.append(step(st, m))
-        out = slots[root]
-        slots[:] = saved
-        return out
+            values.append(step(g, m))
+        return values[root]
 
     return run
 
 
-def _slot(slots: list[Value], k: int) -> ExprFn:
-    return lambda st, m: slots[k]
+def _slot(values: list[Value], k: int) -> ExprFn:
+    return lambda g, m: values[k]
 
 
-def _and(mask: Mask, cond: Value, lanes: int) -> npt.NDArray[np.bool_]:
-    c = np.broadcast_to(np.asarray(cond, dtype=bool), (lanes,))
+def _and(mask: Mask, cond: Value, n: int) -> npt.NDArray[np.bool_]:
+    c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
     return c.copy() if mask is None else mask & c
 
 
+def _has_barrier(s: ir.Stmt) -> bool:
+    return any(isinstance(x, ir.Barrier) for x in ir.walk_stmt(s))
+
+
+def _active_top(extent: Value, m: Mask) -> int:
+    e = np.asarray(extent)
+    if m is None:
+        return int(e.max()) if e.size else 0
+    return int(e[m].max()) if m.any() else 0
+
+
 def compile_stmt(s: ir.Stmt) -> StmtFn:
-    """``s`` as a closure run for the active lanes."""
+    """``s`` (no barrier inside) as a closure run for the active lanes of a group."""
     match s:
         case ir.For(var, extent, _, body):
             fext, fbody = compile_expr(extent), compile_stmt(body)
 
-            def loop(st: _Launch, m: Mask) -> None:
-                ext = fext(st, m)
+            def loop(g: _Group, m: Mask) -> None:
+                ext = fext(g, m)
                 if np.ndim(ext) == 0:
                     for i in range(int(ext)):
-                        st.env[var] = np.asarray(i, dtype=np.int64)
-                        fbody(st, m)
+                        g.env[var] = np.asarray(i, dtype=np.int64)
+                        fbody(g, m)
                 else:
-                    e = np.asarray(ext)
-                    top = int(e.max() if m is None else (e[m].max() if m.any() else 0))
-                    for i in range(top):
-                        st.env[var] = np.asarray(i, dtype=np.int64)
-                        inside = _and(m, e > i, st.lanes)
+                    for i in range(_active_top(ext, m)):
+                        g.env[var] = np.asarray(i, dtype=np.int64)
+                        inside = _and(m, np.asarray(ext) > i, g.n)
                         if inside.any():
-                            fbody(st, inside)
-                st.env.pop(var, None)
+                            fbody(g, inside)
+                g.env.pop(var, None)
 
             return loop
         case ir.Store(buffer, indices, value):
             fidx = [compile_expr(i) for i in indices]
             fvalue = compile_expr(value)
-            return lambda st, m: st.store(buffer, [f(st, m) for f in fidx], fvalue(st, m), m)
+            return lambda g, m: g.store(buffer, [f(g, m) for f in fidx], fvalue(g, m), m)
         case ir.Allocate(buffer, body):
             fbody = compile_stmt(body)
-            fshape = [compile_expr(d) for d in buffer.shape]
+            enter = _allocator(buffer)
 
-            def allocate(st: _Launch, m: Mask) -> None:
-                shape = tuple(int(np.max(f(st, m))) for f in fshape)
-                size = math.prod(shape)
-                st.locals[buffer] = (_poison(size * st.lanes, buffer.dtype), shape, size)
-                fbody(st, m)
-                del st.locals[buffer]
+            def allocate(g: _Group, m: Mask) -> None:
+                enter(g, m)
+                fbody(g, m)
+                del g.locals[buffer]
 
             return allocate
         case ir.LetStmt(var, value, body):
             fvalue, fbody = compile_expr(value), compile_stmt(body)
 
-            def let(st: _Launch, m: Mask) -> None:
-                st.env[var] = fvalue(st, m)
-                fbody(st, m)
-                st.env.pop(var, None)
+            def let(g: _Group, m: Mask) -> None:
+                g.env[var] = fvalue(g, m)
+                fbody(g, m)
+                g.env.pop(var, None)
 
             return let
         case ir.IfThenElse(cond, then, orelse):
             fc, ft = compile_expr(cond), compile_stmt(then)
             fe = compile_stmt(orelse) if orelse is not None else None
 
-            def if_then_else(st: _Launch, m: Mask) -> None:
-                c = fc(st, m)
+            def if_then_else(g: _Group, m: Mask) -> None:
+                c = fc(g, m)
                 if np.ndim(c) == 0:
                     if c:
-                        ft(st, m)
+                        ft(g, m)
                     elif fe is not None:
-                        fe(st, m)
+                        fe(g, m)
                     return
-                yes = _and(m, c, st.lanes)
+                yes = _and(m, c, g.n)
                 if yes.any():
-                    ft(st, yes)
+                    ft(g, yes)
                 if fe is not None:
-                    no = _and(m, np.logical_not(c), st.lanes)
+                    no = _and(m, np.logical_not(c), g.n)
                     if no.any():
-                        fe(st, no)
+                        fe(g, no)
 
             return if_then_else
         case ir.Seq(stmts):
             fns = [compile_stmt(x) for x in stmts]
 
-            def seq(st: _Launch, m: Mask) -> None:
+            def seq(g: _Group, m: Mask) -> None:
                 for fn in fns:
-                    fn(st, m)
+                    fn(g, m)
 
             return seq
         case ir.ExternCall(name, _):
             raise NotImplementedError(f"extern call {name} in a GPU kernel")
         case ir.Barrier():
-            return lambda st, m: st.barrier()
+            raise AssertionError("a barrier is compiled by compile_phased")
         case _:
             assert_never(s)
+
+
+def _allocator(buffer: ir.Buffer) -> StmtFn:
+    """Allocate a local buffer for every lane of the group (poisoned)."""
+    fshape = [compile_expr(d) for d in buffer.shape]
+
+    def enter(g: _Group, m: Mask) -> None:
+        shape = tuple(int(np.max(f(g, m))) for f in fshape)
+        size = math.prod(shape)
+        g.locals[buffer] = (_poison(size * g.n, buffer.dtype), shape, size)
+
+    return enter
+
+
+def compile_phased(s: ir.Stmt) -> GenFn:
+    """``s`` as a generator function that runs it for a group's active lanes and yields at
+    each barrier (control flow around a barrier is uniform within a block, checked by
+    ``check_kernel``; a group yields when any of its lanes reaches it)."""
+    if not _has_barrier(s):
+        plain = compile_stmt(s)
+
+        def run(g: _Group, m: Mask) -> Iterator[None]:
+            plain(g, m)
+            yield from ()
+
+        return run
+    match s:
+        case ir.Barrier():
+
+            def barrier(g: _Group, m: Mask) -> Iterator[None]:
+                yield
+
+            return barrier
+        case ir.Seq(stmts):
+            parts = [compile_phased(x) for x in stmts]
+
+            def seq(g: _Group, m: Mask) -> Iterator[None]:
+                for part in parts:
+                    yield from part(g, m)
+
+            return seq
+        case ir.For(var, extent, _, body):
+            fext, fbody = compile_expr(extent), compile_phased(body)
+
+            def loop(g: _Group, m: Mask) -> Iterator[None]:
+                for i in range(_active_top(fext(g, m), m)):
+                    g.env[var] = np.asarray(i, dtype=np.int64)
+                    yield from fbody(g, m)
+                g.env.pop(var, None)
+
+            return loop
+        case ir.IfThenElse(cond, then, orelse):
+            fc, ft = compile_expr(cond), compile_phased(then)
+            fe = compile_phased(orelse) if orelse is not None else None
+
+            def if_then_else(g: _Group, m: Mask) -> Iterator[None]:
+                c = fc(g, m)
+                yes = _and(m, c, g.n)
+                if yes.any():
+                    yield from ft(g, yes)
+                if fe is not None:
+                    no = _and(m, np.logical_not(c), g.n)
+                    if no.any():
+                        yield from fe(g, no)
+
+            return if_then_else
+        case ir.Allocate(buffer, body):
+            enter, fbody = _allocator(buffer), compile_phased(body)
+
+            def allocate(g: _Group, m: Mask) -> Iterator[None]:
+                enter(g, m)
+                yield from fbody(g, m)
+                del g.locals[buffer]
+
+            return allocate
+        case ir.LetStmt(var, value, body):
+            fvalue, fbody = compile_expr(value), compile_phased(body)
+
+            def let(g: _Group, m: Mask) -> Iterator[None]:
+                g.env[var] = fvalue(g, m)
+                yield from fbody(g, m)
+                g.env.pop(var, None)
+
+            return let
+    raise AssertionError(f"a barrier inside {type(s).__name__}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -652,14 +715,14 @@ def compile_stmt(s: ir.Stmt) -> StmtFn:
 @dataclass(frozen=True, eq=False)
 class CompiledLaunch:
     """A scheduled kernel prepared for the emulator: its launch nest read, its thread body
-    compiled to closures."""
+    compiled."""
 
     kernel: ir.Kernel
     scratch: tuple[ir.Buffer, ...]
     block_vars: tuple[tuple[str, ir.LoopVar], ...]
     shared: tuple[ir.Buffer, ...]
     thread_vars: tuple[tuple[str, ir.LoopVar], ...]
-    body: StmtFn
+    body: GenFn
     threads_run: list[int] = field(default_factory=lambda: [0])
     """The number of threads simulated so far (a benchmark reads it)."""
 
@@ -671,7 +734,7 @@ def prepare(kernel: ir.Kernel) -> CompiledLaunch:
     block_vars: list[tuple[str, ir.LoopVar]] = []
     thread_vars: list[tuple[str, ir.LoopVar]] = []
     s = kernel.body
-    while True:
+    while not thread_vars or (isinstance(s, ir.For) and s.thread.startswith("threadIdx")):
         match s:
             case ir.Allocate(buffer, body) if buffer.scope in ("global", "shared"):
                 (scratch if buffer.scope == "global" else shared).append(buffer)
@@ -680,16 +743,16 @@ def prepare(kernel: ir.Kernel) -> CompiledLaunch:
                 (block_vars if tag.startswith("blockIdx") else thread_vars).append((tag, var))
                 s = body
             case _:
-                break
+                raise ValueError(f"kernel {kernel.name} has no launch nest")
     return CompiledLaunch(kernel, tuple(scratch), tuple(block_vars), tuple(shared),
-                          tuple(thread_vars), compile_stmt(s))  # fmt: skip
+                          tuple(thread_vars), compile_phased(s))  # fmt: skip
 
 
 def _int(e: ir.PrimExpr, sizes: Mapping[ir.SizeVar, int]) -> int:
-    env: dict[object, Value] = {v: np.asarray(n, dtype=np.int64) for v, n in sizes.items()}
-    st = _Launch.__new__(_Launch)
-    st.env = env
-    return int(compile_expr(e)(st, None))
+    """An index expression over the size parameters, evaluated."""
+    g = _Group.__new__(_Group)
+    g.env = {v: np.asarray(n, dtype=np.int64) for v, n in sizes.items()}
+    return int(compile_expr(e)(g, None))
 
 
 def _memory(buffer: ir.Buffer, data: Array, sizes: Mapping[ir.SizeVar, int], shared: bool
@@ -700,8 +763,7 @@ def _memory(buffer: ir.Buffer, data: Array, sizes: Mapping[ir.SizeVar, int], sha
         if buffer.strides is not None
         else _row_major(shape)
     )
-    size = math.prod(shape)
-    return Memory(buffer.name, data, shape, shared, strides, size)
+    return Memory(buffer.name, data, shape, shared, strides, math.prod(shape))
 
 
 def launch(
@@ -714,18 +776,15 @@ def launch(
     races: bool = False,
 ) -> None:
     """Run the kernel over all threads of its launch: ``inputs`` (one array per input buffer,
-    constants included) are read, ``outputs`` (C-contiguous) written in place."""
+    constants included) are read, ``outputs`` (C-contiguous) written in place; ``seed``
+    deals the threads into groups and orders the groups in each phase."""
     kernel = compiled.kernel
     grid_e, block = launch_dims(kernel)
-    grid = tuple(_int(g, sizes) for g in grid_e)
-    assert len(grid) == 3
-    block_threads = math.prod(block)
-    lanes = math.prod(grid) * block_threads
-    st = _Launch(kernel, lanes, block_threads, (grid[0], grid[1], grid[2]), block,
-                 np.random.default_rng(seed), races)  # fmt: skip
-    compiled.threads_run[0] += lanes
-    for v, n in sizes.items():
-        st.env[v] = np.asarray(n, dtype=np.int64)
+    gx, gy, gz = (_int(g, sizes) for g in grid_e)
+    st = _Launch(kernel, (gx, gy, gz), block, races)
+    threads = st.block_threads
+    blocks = gx * gy * gz
+    compiled.threads_run[0] += blocks * threads
     for buffer, array in zip(kernel.inputs, inputs, strict=True):
         flat = np.ascontiguousarray(array, dtype=np.dtype(buffer.dtype)).reshape(-1)
         st.memories[buffer] = _memory(buffer, flat, sizes, False)
@@ -735,39 +794,60 @@ def launch(
     for buffer in compiled.scratch:
         n = math.prod(_int(d, sizes) for d in buffer.shape)
         st.memories[buffer] = _memory(buffer, _poison(n, buffer.dtype), sizes, False)
-    nblocks = math.prod(grid)
     for buffer in compiled.shared:
         n = math.prod(_int(d, sizes) for d in buffer.shape)
-        st.memories[buffer] = _memory(buffer, _poison(n * nblocks, buffer.dtype), sizes, True)
-    # the launch indices of each lane
-    b, t = st.block_of, st.lane % block_threads
-    gx, gy, _ = grid
-    bx, by, _ = block
-    index = {
-        "blockIdx.x": b % gx,
-        "blockIdx.y": b // gx % gy,
-        "blockIdx.z": b // (gx * gy),
-        "threadIdx.x": t % bx,
-        "threadIdx.y": t // bx % by,
-        "threadIdx.z": t // (bx * by),
-    }
-    for tag, var in compiled.block_vars + compiled.thread_vars:
-        st.env[var] = index[tag]
-    if lanes == 0:
+        st.memories[buffer] = _memory(buffer, _poison(n * blocks, buffer.dtype), sizes, True)
+    if blocks == 0 or threads == 0:
         return
+    rng = np.random.default_rng(seed)
+    k = min(GROUPS, threads)
+    deal = rng.permutation(threads) % k  # the group of each thread of a block
+    groups: list[_Group] = []
+    for which in range(k):
+        in_block = np.flatnonzero(deal == which).astype(np.int64)
+        lanes = (np.arange(blocks, dtype=np.int64)[:, None] * threads + in_block).reshape(-1)
+        g = _Group(st, lanes)
+        b, t = g.block_of, lanes % threads
+        bx, by, _ = block
+        index = {
+            "blockIdx.x": b % gx,
+            "blockIdx.y": b // gx % gy,
+            "blockIdx.z": b // (gx * gy),
+            "threadIdx.x": t % bx,
+            "threadIdx.y": t // bx % by,
+            "threadIdx.z": t // (bx * by),
+        }
+        g.env.update({v: np.asarray(n, dtype=np.int64) for v, n in sizes.items()})
+        for tag, var in compiled.block_vars + compiled.thread_vars:
+            g.env[var] = index[tag]
+        groups.append(g)
+    running = [compiled.body(g, None) for g in groups]
     with np.errstate(all="ignore"):
-        compiled.body(st, None)
+        while running:
+            # one phase: each group runs up to its next barrier, in an order from the seed
+            order = rng.permutation(len(running))
+            still: list[Iterator[None]] = []
+            for i in order:
+                try:
+                    next(running[i])
+                    still.append(running[i])
+                except StopIteration:
+                    pass
+            running = still
+            st.phase += 1
     if races:
         st.check_races()
 
 
 __all__ = [
+    "GROUPS",
     "CompiledLaunch",
     "Memory",
     "RaceDetected",
     "binary",
     "cast",
     "compile_expr",
+    "compile_phased",
     "compile_stmt",
     "intrinsic",
     "launch",
