@@ -26,15 +26,28 @@ target (NVPTX) and the ``gpu-sim`` target (the host SIMT emulator) run what this
 - A barrier orders both shared and global memory within the block (as CUDA's
   ``__syncthreads()`` does); nothing orders memory between blocks inside one launch.
 
-``kernel.attrs["gpu_schedule"]`` names the schedule that was applied (below).
+``kernel.attrs["gpu_schedule"]`` names the schedule that was applied (below). Kernels for a
+GPU are lowered with the ``"gpu"`` matrix-product strategy (``schedules.gemm_strategy("gpu")``:
+no ``cblas_sgemm`` call, one accumulator per output element, which the ``tiled`` schedule
+recognises); an external call has no GPU schedule (``ScheduleError``).
 
 **Schedules**, chosen per kernel:
 
 - ``injective``: a body that is one loop nest whose outer loops are *distributable* (no two
-  iterations write one element, and none reads an element another writes: every access to a
-  buffer the nest stores to uses the loop variables at the same positions) is flattened over
-  those loops, one element per thread: grid ``ceil(total / block)`` (at most ``MAX_BLOCKS``,
+  iterations write one element, and none reads an element another writes: each loop is
+  ``PARALLEL``, or every access to a buffer the nest stores to has its variable at one
+  position plus one offset; see ``distributable``) is flattened over those loops, one element
+  per thread: grid ``ceil(total / block)`` (at most ``MAX_BLOCKS``,
   the grid-stride loop does the rest), block ``max_threads``.
+- ``tiled``: a body that is one sum of products ``sum_r x * y`` (the default schedule of
+  ``te.Reduce``, or ``schedules.gemm_elementwise``: dense, matmul, batch_matmul, the
+  convolutions) whose output loops split into rows (read by ``x`` only), columns (read by ``y``
+  only) and a batch (the rest) is a matrix product per batch element: a square block of
+  ``T x T`` threads (``threadIdx.x`` over columns, ``threadIdx.y`` over rows, ``T * T`` at most
+  ``max_threads``) computes a ``T x T`` tile of it; the reduction runs in chunks of ``T``, the
+  block staging a ``T x T`` tile of each operand in shared memory (one element per thread,
+  guarded at the edges), a barrier, each thread adding its row times its column in order of
+  ``r`` (the sum is the unscheduled one's, bit for bit), a barrier. Grid: the tiles.
 - ``reduce``: a body that is one reduction (the default schedule of ``te.Reduce``: output loops,
   a one-element accumulator, reduction loops updating it with ``+ * min max & |``, then the
   store) whose reduction is long (``REDUCE_MIN`` or more, or symbolic) runs one block per
@@ -42,7 +55,9 @@ target (NVPTX) and the ``gpu-sim`` target (the host SIMT emulator) run what this
   each thread folds a strided slice of the reduction into its accumulator, the block's
   partial values go to a shared buffer, and a tree reduction over it (``block / 2``, ``/ 4``,
   ... pairs, a barrier after each level) leaves the result for thread 0, which stores it.
-  Float reductions are reassociated (the tolerance policy allows it for reductions).
+  Float reductions are reassociated (the tolerance policy allows it for reductions). Only
+  for fewer than ``REDUCE_OUTPUTS`` outputs, and a ``+``/``*`` reduction only from its
+  identity (each thread starts from the initial value).
 - ``block``: anything else (several loop nests that communicate through intermediate
   buffers, or a nest that is not distributable) runs in one block: intermediate buffers
   become scratch, each nest is distributed over the block's threads by its distributable
@@ -387,8 +402,7 @@ def _peel(body: ir.Stmt) -> tuple[list[ir.Buffer], list[ir.Stmt]]:
     return allocated, stages
 
 
-def _injective(kernel: ir.Kernel, band: list[ir.For], inner: ir.Stmt, max_threads: int
-               ) -> ir.Stmt:  # fmt: skip
+def _injective(band: list[ir.For], inner: ir.Stmt, max_threads: int) -> ir.Stmt:
     total = sch.product([f.extent for f in band])
     block = _block_size(max_threads, total)
     grid = _grid(_ceildiv(total, ir.index(block)))
@@ -725,7 +739,7 @@ def schedule_for_gpu(kernel: ir.Kernel, *, max_threads: int = 256) -> ir.Kernel:
     elif red is not None and _long(red):
         body, name = _reduce(red, max_threads), "reduce"
     elif band:
-        body, name = _injective(kernel, band, inner, max_threads), "injective"
+        body, name = _injective(band, inner, max_threads), "injective"
     if body is None:
         scratch, body = _single_block(allocated, stages, max_threads)
     for b in reversed(scratch):
