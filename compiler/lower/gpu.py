@@ -764,27 +764,15 @@ def launch_dims(
     """How a scheduled kernel is launched: the grid (``blockIdx`` x, y, z extents: index
     expressions over the size parameters) and the block (``threadIdx`` extents); a tag the
     kernel does not bind has extent 1. Raises ``ValueError`` for a kernel without a launch
-    nest or with a non-constant block extent."""
-    grid: dict[str, ir.PrimExpr] = {}
+    nest (``launch_nest``) or with a non-constant block extent."""
+    nest = launch_nest(kernel)
+    grid: dict[str, ir.PrimExpr] = {f.thread[-1]: f.extent for f in nest.blocks}
     block: dict[str, int] = {}
-    s = kernel.body
-    while True:
-        match s:
-            case ir.Allocate(body=body):
-                s = body
-            case ir.For(kind=ir.LoopKind.THREAD, thread=tag, extent=extent, body=body):
-                if tag.startswith("blockIdx"):
-                    grid[tag[-1]] = extent
-                else:
-                    n = sch.static(extent)
-                    if n is None:
-                        raise ValueError(f"kernel {kernel.name}: {tag} extent is not constant")
-                    block[tag[-1]] = n
-                s = body
-            case _:
-                break
-    if not grid and not block:
-        raise ValueError(f"kernel {kernel.name} is not scheduled for a GPU (no launch nest)")
+    for f in nest.threads:
+        n = sch.static(f.extent)
+        if n is None:
+            raise ValueError(f"kernel {kernel.name}: {f.thread} extent is not constant")
+        block[f.thread[-1]] = n
     one = ir.index(1)
     return (
         (grid.get("x", one), grid.get("y", one), grid.get("z", one)),
@@ -792,23 +780,57 @@ def launch_dims(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class LaunchNest:
+    """The parts of a scheduled kernel's launch nest, outermost first (see the contract)."""
+
+    scratch: tuple[ir.Buffer, ...]
+    """``"global"`` buffers the launcher provides, one per launch."""
+    blocks: tuple[ir.For, ...]
+    """The ``blockIdx`` loops."""
+    shared: tuple[ir.Buffer, ...]
+    """``"shared"`` buffers, one per block."""
+    threads: tuple[ir.For, ...]
+    """The ``threadIdx`` loops."""
+    body: ir.Stmt
+    """The thread body."""
+
+
+def launch_nest(kernel: ir.Kernel) -> LaunchNest:
+    """The launch nest of a scheduled kernel; ``ValueError`` if it has none."""
+    scratch: list[ir.Buffer] = []
+    shared: list[ir.Buffer] = []
+    blocks: list[ir.For] = []
+    threads: list[ir.For] = []
+    s = kernel.body
+    while not threads or (isinstance(s, ir.For) and s.thread.startswith("threadIdx")):
+        match s:
+            case ir.Allocate(buffer, body) if buffer.scope in ("global", "shared"):
+                (scratch if buffer.scope == "global" else shared).append(buffer)
+                s = body
+            case ir.For(kind=ir.LoopKind.THREAD, thread=tag, body=body):
+                (blocks if tag.startswith("blockIdx") else threads).append(s)
+                s = body
+            case _:
+                raise ValueError(f"kernel {kernel.name} has no launch nest (threadIdx loops)")
+    return LaunchNest(tuple(scratch), tuple(blocks), tuple(shared), tuple(threads), s)
+
+
 def thread_body(kernel: ir.Kernel) -> ir.Stmt:
-    """The statement inside a scheduled kernel's launch nest (and its shared allocations)."""
-    s, inside = kernel.body, kernel.body
-    while isinstance(s, ir.Allocate) or (isinstance(s, ir.For) and s.kind is ir.LoopKind.THREAD):
-        if isinstance(s, ir.For) and s.thread.startswith("threadIdx"):
-            inside = s.body
-        s = s.body
-    return inside
+    """The statement inside a scheduled kernel's launch nest."""
+    return launch_nest(kernel).body
 
 
 __all__ = [
     "MAX_BLOCKS",
     "REDUCE_COMBINERS",
     "REDUCE_MIN",
+    "REDUCE_OUTPUTS",
+    "LaunchNest",
     "ScheduleError",
     "distributable",
     "launch_dims",
+    "launch_nest",
     "schedule_for_gpu",
     "strided",
     "thread_body",

@@ -49,7 +49,7 @@ import numpy.typing as npt
 
 from ...compiler.lower import ir
 from ...compiler.lower.evaluate import int_bounds, is_float
-from ...compiler.lower.gpu import launch_dims
+from ...compiler.lower.gpu import launch_dims, launch_nest
 
 Array: TypeAlias = npt.NDArray[np.generic]
 Value: TypeAlias = npt.NDArray[Any]
@@ -729,23 +729,15 @@ class CompiledLaunch:
 
 def prepare(kernel: ir.Kernel) -> CompiledLaunch:
     """Read the launch nest of a scheduled kernel and compile its thread body."""
-    scratch: list[ir.Buffer] = []
-    shared: list[ir.Buffer] = []
-    block_vars: list[tuple[str, ir.LoopVar]] = []
-    thread_vars: list[tuple[str, ir.LoopVar]] = []
-    s = kernel.body
-    while not thread_vars or (isinstance(s, ir.For) and s.thread.startswith("threadIdx")):
-        match s:
-            case ir.Allocate(buffer, body) if buffer.scope in ("global", "shared"):
-                (scratch if buffer.scope == "global" else shared).append(buffer)
-                s = body
-            case ir.For(var, _, ir.LoopKind.THREAD, body, tag):
-                (block_vars if tag.startswith("blockIdx") else thread_vars).append((tag, var))
-                s = body
-            case _:
-                raise ValueError(f"kernel {kernel.name} has no launch nest")
-    return CompiledLaunch(kernel, tuple(scratch), tuple(block_vars), tuple(shared),
-                          tuple(thread_vars), compile_phased(s))  # fmt: skip
+    nest = launch_nest(kernel)
+    return CompiledLaunch(
+        kernel,
+        nest.scratch,
+        tuple((f.thread, f.var) for f in nest.blocks),
+        nest.shared,
+        tuple((f.thread, f.var) for f in nest.threads),
+        compile_phased(nest.body),
+    )
 
 
 def _int(e: ir.PrimExpr, sizes: Mapping[ir.SizeVar, int]) -> int:
