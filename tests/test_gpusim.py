@@ -263,3 +263,24 @@ def test_a_short_fuzz_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 0, captured.out + captured.err
     assert "relay fuzz --target gpu-sim:" in captured.out + captured.err
     assert not list(tmp_path.glob("*.relay"))
+
+
+SYMBOLIC = """#[version = "0.0.5"]
+def @main(%x: Tensor[(n, 20), float32], %w: Tensor[(7, 20), float32],
+          %y: Tensor[(?, 300), float32]) {
+  (nn.relu(nn.dense(%x, %w, units=7)), sum(%y, axis=[1]), nn.softmax(%y), sum(%x))
+}
+"""
+
+
+def test_symbolic_and_unknown_dimensions() -> None:
+    # the grids depend on n and ?; the tiled product's guards and block-stride loops are
+    # masked per lane while its barriers stay uniform
+    mod = relay.parse(SYMBOLIC)
+    rng = np.random.default_rng(0)
+    shapes = [(5, 20), (7, 20), (3, 300)]
+    args = [TensorValue(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+    want = relay.evaluate(mod, *args)
+    got = get_target("gpu-sim-races").compile(mod).run(*args)
+    for g, w in zip(got.fields, want.fields, strict=True):  # type: ignore[union-attr]
+        np.testing.assert_allclose(g.data, w.data, rtol=1e-5, atol=1e-5)

@@ -536,7 +536,10 @@ def _has_barrier(s: ir.Stmt) -> bool:
 
 
 def _active_top(extent: Value, m: Mask) -> int:
+    """The largest extent of the active lanes."""
     e = np.asarray(extent)
+    if e.ndim == 0:
+        return int(e)
     if m is None:
         return int(e.max()) if e.size else 0
     return int(e[m].max()) if m.any() else 0
