@@ -284,3 +284,28 @@ def test_symbolic_and_unknown_dimensions() -> None:
     got = get_target("gpu-sim-races").compile(mod).run(*args)
     for g, w in zip(got.fields, want.fields, strict=True):  # type: ignore[union-attr]
         np.testing.assert_allclose(g.data, w.data, rtol=1e-5, atol=1e-5)
+
+
+def test_a_barrier_in_a_loop_whose_extent_depends_on_the_block() -> None:
+    # block b runs b + 1 rounds of: tile[tx] = 10 * round + tx; barrier; out[b, tx] =
+    # tile[(tx + 1) % 4]; barrier. Uniform within a block, different between blocks.
+    tile = ir.Buffer("tile", (ir.index(4),), "int64", scope="shared")
+    out = ir.Buffer("out", (ir.index(2), ir.index(4)), "int64")
+    bx, tx, r = ir.LoopVar("bx"), ir.LoopVar("tx"), ir.LoopVar("r")
+    add, mul = ir.BinOp.ADD, ir.BinOp.MUL
+    value = ir.Binary(add, ir.Binary(mul, ir.Ref(r), ir.index(10)), ir.Ref(tx))
+    neighbour = ir.Binary(ir.BinOp.FLOORMOD, ir.Binary(add, ir.Ref(tx), ir.index(1)), ir.index(4))
+    round_ = ir.Seq((
+        ir.Store(tile, (ir.Ref(tx),), value),
+        ir.Barrier(),
+        ir.Store(out, (ir.Ref(bx), ir.Ref(tx)), ir.Load(tile, (neighbour,))),
+        ir.Barrier(),
+    ))  # fmt: skip
+    rounds = ir.For(r, ir.Binary(add, ir.Ref(bx), ir.index(1)), ir.LoopKind.SERIAL, round_)
+    threads = ir.For(tx, ir.index(4), ir.LoopKind.THREAD, rounds, "threadIdx.x")
+    body = ir.For(bx, ir.index(2), ir.LoopKind.THREAD, ir.Allocate(tile, threads), "blockIdx.x")
+    kernel = ir.Kernel("rounds", (), (out,), (), body)
+    check_kernel(kernel)
+    want = np.array([[(t + 1) % 4 + 10 * b for t in range(4)] for b in range(2)])
+    for seed in range(4):
+        np.testing.assert_array_equal(emulate(kernel, [], seed=seed, races=True)[0], want)

@@ -669,9 +669,13 @@ def compile_phased(s: ir.Stmt) -> GenFn:
             fext, fbody = compile_expr(extent), compile_phased(body)
 
             def loop(g: _Group, m: Mask) -> Iterator[None]:
-                for i in range(_active_top(fext(g, m), m)):
+                # the extent is uniform within a block (checked), not across blocks
+                ext = fext(g, m)
+                for i in range(_active_top(ext, m)):
                     g.env[var] = np.asarray(i, dtype=np.int64)
-                    yield from fbody(g, m)
+                    inside = m if np.ndim(ext) == 0 else _and(m, np.asarray(ext) > i, g.n)
+                    if inside is None or inside.any():
+                        yield from fbody(g, inside)
                 g.env.pop(var, None)
 
             return loop
