@@ -20,12 +20,14 @@ from .base import (
     unsupported,
 )
 from .cpu import CpuTarget
+from .gpusim import GpuSimTarget  # registers gpu-sim and gpu-sim-races
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "FEATURES",
     "CpuTarget",
     "Executable",
+    "GpuSimTarget",
     "KernelRejected",
     "Target",
     "TargetLoadError",
