@@ -308,6 +308,8 @@ class _GpuEmitter(_FunctionEmitter):
         kind: ir.LoopKind,
         extent: ir.PrimExpr,
     ) -> Callable[[], None]:
+        if kind is ir.LoopKind.VECTORIZED:  # no vectoriser here: its forced hint only warns
+            kind = ir.LoopKind.SERIAL
         if kind is not ir.LoopKind.THREAD:
             return super()._open_loop(var, start, end, kind, extent)
         tag = self.tags[var]
