@@ -24,7 +24,9 @@ the body is guarded by ``v < extent``. A ``Store`` outside the loops of some lau
 dimension is not 1 runs once, not once per thread: it is guarded by that index being 0 (the
 loop IR's meaning: it is not inside that loop). ``Barrier`` is ``llvm.nvvm.barrier0``
 (``bar.sync 0``); ``shared`` buffers are ``internal addrspace(3)`` globals of constant size
-(``.shared``); ``local`` buffers are allocas (per-thread local memory) of constant size.
+(``.shared``); ``local`` buffers are allocas (per-thread local memory) when of a constant
+size up to ``STACK_LIMIT`` bytes, else device ``malloc``/``free`` (PTX's built-in ones, from
+the driver's device heap: 8 MiB unless the host raises it).
 ``ExternCall``s (``cblas_sgemm``) have no GPU version: the GPU targets lower matrix products
 with the ``packed`` schedule.
 
@@ -59,12 +61,10 @@ from ..cpu.codegen import (
     I1,
     I32,
     I64,
-    STACK_LIMIT,
     VOID,
     KernelCompileError,
     _FunctionEmitter,
     _is_size_expression,
-    _item_size,
     _Module,
     _Unsupported,
     is_float,
@@ -92,7 +92,7 @@ ALLOWED_DECLARATIONS = re.compile(
     r"|llvm\.(sqrt|fabs|floor|ceil|trunc|roundeven|copysign|minimum|maximum|minnum|maxnum"
     r"|fma|exp2)\.f(32|64)"
     r"|llvm\.[su](min|max)\.i(8|16|32|64)"
-    r"|__nv_[a-z0-9]+"
+    r"|__nv_[a-z0-9]+|malloc|free"
 )
 """The functions a GPU module may declare: what the NVPTX back end is known to lower (checked
 with ptxas by the tests) and libdevice's functions. Anything else is refused before LLVM sees
@@ -365,7 +365,6 @@ class _GpuEmitter(_FunctionEmitter):
 
     def _allocate(self, buffer: ir.Buffer) -> Callable[[], None]:
         count = self._constant_size(buffer)
-        nbytes = None if count is None else count * _item_size(buffer.dtype)
         if buffer.scope == "shared":
             if count is None:
                 raise _Unsupported(f"shared buffer {buffer.name} has a size known only at run "
@@ -380,11 +379,6 @@ class _GpuEmitter(_FunctionEmitter):
             slot.align = 16
             self.buffers[buffer] = slot.bitcast(etype.as_pointer(3))
             return lambda: self._release(buffer, None)
-        if nbytes is None or nbytes > STACK_LIMIT:
-            what = "a size known only at run time" if nbytes is None else f"{nbytes} bytes"
-            raise _Unsupported(f"local buffer {buffer.name} has {what}: a GPU thread's "
-                               f"buffers must have a constant size of at most {STACK_LIMIT} "
-                               "bytes")  # fmt: skip
         return super()._allocate(buffer)
 
     def _extern(self, name: str, args: tuple[ir.PrimExpr | ir.Buffer, ...]) -> None:
@@ -476,6 +470,12 @@ def _optimise(text: str, arch: str, entries: Sequence[str] | None) -> llvm.Modul
             for g in mod.global_variables:
                 if not g.is_declaration:
                     g.linkage = "internal"
+            # Drop the hundreds of library functions the kernel does not call before the O3
+            # pipeline spends time on them.
+            dce = llvm.create_new_module_pass_manager()
+            dce.add_global_dead_code_eliminate_pass()
+            dce.add_strip_dead_prototype_pass()
+            dce.run(mod, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
         options = llvm.create_pipeline_tuning_options(speed_level=3)
         options.loop_vectorization = False
         options.slp_vectorization = False
