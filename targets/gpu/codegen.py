@@ -389,9 +389,9 @@ class _GpuEmitter(_FunctionEmitter):
     def _libdevice(self, name: str, args: Sequence[lir.Value]) -> lir.Value:
         typ = args[0].type
         if not self.m.libdevice:
-            raise NeedsLibdevice(f"{name} of {'float64' if typ == F64 else 'float32'} on the "
-                                 "GPU needs libdevice (pip install nvidia-cuda-nvcc, or set "
-                                 "RELAY_LIBDEVICE)")  # fmt: skip
+            dtype = "float64" if typ == F64 else "float32"
+            raise NeedsLibdevice(f"{name} of {dtype} without libdevice (pip install "
+                                 "nvidia-cuda-nvcc, or set RELAY_LIBDEVICE)")  # fmt: skip
         self.m.uses_libdevice = True
         symbol = f"__nv_{name}" + ("" if typ == F64 else "f")
         return self.b.call(self.m.function(symbol, typ, [a.type for a in args]), list(args))
@@ -431,6 +431,8 @@ def _segments(kernel: ir.Kernel) -> tuple[list[ir.Stmt], list[ir.Buffer]]:
     segments: list[ir.Stmt] = []
     run: list[ir.Stmt] = []
     for s in stmts:
+        if isinstance(s, ir.Barrier):
+            continue  # between launches: the end of a launch is a barrier for the whole grid
         if any(True for _ in _thread_loops(s)):
             if run:
                 segments.append(ir.Seq(tuple(run)))
