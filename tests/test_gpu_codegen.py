@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import ctypes
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import llvmlite.ir as lir
 import numpy as np
@@ -292,3 +295,13 @@ def test_cli_compile_emit_ptx_prints_the_ptxas_report(
     assert main(["run", str(source), "--target", "nvptx", str(x), str(w)]) == 1
     err = capsys.readouterr().err
     assert "target nvptx compiles only" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(driver.driver_present(), reason="a CUDA driver is present")
+def test_the_gpu_check_script_skips_cleanly_without_a_gpu() -> None:
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_check.py"
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "gpu_check: skipped: no CUDA driver" in done.stdout
+    assert "Traceback" not in done.stderr
