@@ -272,6 +272,12 @@ def main() -> int:
     parser.add_argument("--skip", default="", help=f"sections to skip, of {','.join(SECTIONS)}")
     args = parser.parse_args()
     skip = {s for s in args.skip.split(",") if s}
+    try:  # first without importing relay (quick where there is no GPU)
+        ctypes.CDLL("libcuda.so.1")
+    except OSError as err:
+        print(f"gpu_check: skipped: no CUDA driver: libcuda.so.1 cannot be loaded ({err}); "
+              "this check needs an NVIDIA GPU and its driver")  # fmt: skip
+        return 0
     sys.path.insert(0, str(ROOT))
     from relay.targets.gpu import driver
 

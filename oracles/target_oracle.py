@@ -491,7 +491,8 @@ def fuzz_target(
                 best[:] = [(case, verdict)]
             raise AssertionError(verdict.report())
 
-    body.__name__ = f"fuzz_target_{target.name}"
+    # a Python identifier (Hypothesis wants one): "gpu-sim" becomes fuzz_target_gpu_sim
+    body.__name__ = "fuzz_target_" + "".join(c if c.isalnum() else "_" for c in target.name)
     db = DirectoryBasedExampleDatabase(str(database)) if database is not None else None
     test = settings(
         max_examples=_UNBOUNDED if max_examples is None else max_examples,

@@ -21,12 +21,14 @@ from .base import (
 )
 from .cpu import CpuTarget
 from .gpu import GpuTarget, NvptxTarget
+from .gpusim import GpuSimTarget  # registers gpu-sim and gpu-sim-races
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "FEATURES",
     "CpuTarget",
     "Executable",
+    "GpuSimTarget",
     "GpuTarget",
     "KernelRejected",
     "NvptxTarget",

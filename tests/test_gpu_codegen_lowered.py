@@ -1,8 +1,7 @@
 """The NVPTX code generator on the kernels the lowerings make: for operators of every family,
-generated calls are lowered with ``lower_primitive`` (matrix products with the ``packed``
-schedule, as the GPU targets do), their outer loops bound to blocks and threads by hand (as a
-GPU schedule would: the binding need not be a correct schedule here, only code to compile),
-compiled to PTX (sm_90 by default, sm_80 too under ``-m slow``) and assembled by
+generated calls are lowered with ``lower_primitive`` (matrix products with the ``"gpu"``
+strategy) and scheduled by ``compiler.lower.gpu.schedule_for_gpu``, as the GPU targets do,
+then compiled to PTX (sm_90 by default, sm_80 too under ``-m slow``) and assembled by
 ``ptxas -arch=sm_90`` (skipped with a message where ptxas is missing). A sample of families
 runs by default; every lowered operator under ``-m slow``. Running the code is the ``gpu``/
 ``gpu-sim`` targets' business.
@@ -11,12 +10,14 @@ runs by default; every lowered operator under ``-m slow``. Running the code is t
 from __future__ import annotations
 
 import pytest
-from gpu_helpers import assemble, bind_outer_loops, requires_ptxas
+from gpu_helpers import assemble, requires_ptxas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
 from relay.compiler.lower import ir, te
+from relay.compiler.lower.check import check_kernel
+from relay.compiler.lower.gpu import schedule_for_gpu
 from relay.compiler.lower.lower import lower_primitive
 from relay.compiler.lower.schedules import gemm_strategy
 from relay.oracles.samplers import SAMPLERS
@@ -35,17 +36,20 @@ transcendental functions, float remainders, reductions and matrix products."""
 
 
 def _check_op(op: str, data: st.DataObject, archs: tuple[str, ...], both: bool) -> None:
-    """A drawn call of ``op`` lowered, bound (and, with ``both``, also left unbound),
-    compiled for ``archs`` and assembled by ptxas for sm_90."""
+    """A drawn call of ``op`` lowered and scheduled for the GPU (with ``both``, also left
+    unscheduled: one thread runs it), compiled for ``archs`` and assembled by ptxas for
+    sm_90."""
     sample = data.draw(SAMPLERS[op]())
     params = tuple(Var(f"p{k}", t) for k, t in enumerate(sample.arg_types))
     fn = Function(params, Call(Op(op), params, sample.attrs))
     try:
-        with gemm_strategy("packed"):
+        with gemm_strategy("gpu"):
             kernel = lower_primitive(fn, op.replace(".", "_"))
     except (RelayError, te.LoweringError):
         return
-    for bound in (bind_outer_loops(kernel), kernel) if both else (bind_outer_loops(kernel),):
+    scheduled = schedule_for_gpu(kernel)
+    check_kernel(scheduled)
+    for bound in (scheduled, kernel) if both else (scheduled,):
         module = generate(bound, archs)
         assert set(module.ptx) == set(archs)
         assert module.launches

@@ -19,6 +19,20 @@ A kernel is well formed when:
 - a ``parallel`` or ``vectorized`` loop has no loop-carried store: every store in its body to a
   buffer not allocated inside the body has an index that mentions the loop variable, so no two
   iterations write one element.
+
+A kernel with ``thread`` loops, barriers or ``"shared"``/``"global"`` allocations is a GPU
+kernel (``compiler.lower.gpu``'s contract) and must also have:
+
+- every ``thread`` loop bound to one of ``ir.THREAD_TAGS``, each tag at most once, all of them
+  in the launch nest at the top of the body: ``"global"`` (scratch) allocations, the
+  ``blockIdx`` loops, ``"shared"`` allocations, the ``threadIdx`` loops, in that order, a
+  ``blockIdx`` loop never inside a ``threadIdx`` one; ``threadIdx`` extents constant;
+  ``"shared"`` buffers of static shape; ``"global"`` and ``"shared"`` allocations nowhere else;
+- every barrier inside the ``threadIdx`` loops and under no divergent control flow: no
+  enclosing ``if`` whose condition, and no enclosing loop whose extent, is *thread-variant*
+  (mentions a ``threadIdx`` variable, a scalar bound to a thread-variant value, a loop variable
+  of a loop with a thread-variant extent, or a load of a ``"local"`` buffer or at a
+  thread-variant index).
 """
 
 from __future__ import annotations
@@ -64,6 +78,7 @@ class _Checker:
         self.in_scope: set[ir.Variable] = set()
         self.buffers: set[ir.Buffer] = set(k.params)
         self.allocated: set[ir.Buffer] = set()
+        self.gpu = is_gpu_kernel(k)
 
     def where(self) -> str:
         return f"kernel {self.kernel.name}"
@@ -186,7 +201,7 @@ class _Checker:
                 if value.dtype != buffer.dtype:
                     raise IllFormed(f"{where}: value of dtype {value.dtype} into {buffer.dtype}")
             case ir.Allocate(buffer, _):
-                if buffer.scope != "local":
+                if buffer.scope != "local" and not (self.gpu and buffer.scope in _GPU_SCOPES):
                     raise IllFormed(f"{self.where()}: allocated buffer {buffer.name} not local")
                 if buffer in self.allocated or buffer in self.kernel.params:
                     raise IllFormed(f"{self.where()}: buffer {buffer.name} allocated twice")
@@ -244,9 +259,116 @@ class _Checker:
                 )
 
 
+_GPU_SCOPES = frozenset({"shared", "global"})
+
+
+def is_gpu_kernel(k: ir.Kernel) -> bool:
+    """Whether ``k`` has thread loops, barriers or shared/global allocations."""
+    for s in ir.walk_stmt(k.body):
+        match s:
+            case ir.For(kind=ir.LoopKind.THREAD) | ir.Barrier():
+                return True
+            case ir.Allocate(buffer) if buffer.scope in _GPU_SCOPES:
+                return True
+    return False
+
+
+def _launch_nest(k: ir.Kernel) -> ir.Stmt:
+    """Check the launch nest of a GPU kernel; the thread body inside it."""
+    where = f"kernel {k.name}"
+    order = ("global", "blockIdx", "shared", "threadIdx")
+    level = 0
+    tags: set[str] = set()
+    s = k.body
+    while True:
+        match s:
+            case ir.Allocate(buffer, body) if buffer.scope in _GPU_SCOPES:
+                at = order.index(buffer.scope)
+                if at < level:
+                    raise IllFormed(f"{where}: {buffer.scope} buffer {buffer.name} allocated "
+                                    f"inside the {order[level]} loops")  # fmt: skip
+                if buffer.scope == "shared" and level < 1:
+                    raise IllFormed(f"{where}: shared buffer {buffer.name} allocated outside "
+                                    "the block loops")  # fmt: skip
+                if buffer.scope == "shared" and any(
+                    not isinstance(d, ir.Const) for d in buffer.shape
+                ):
+                    raise IllFormed(f"{where}: shared buffer {buffer.name} has a symbolic shape")
+                level, s = at, body
+            case ir.For(var, extent, ir.LoopKind.THREAD, body, tag):
+                if tag not in ir.THREAD_TAGS:
+                    raise IllFormed(f"{where}: thread loop {var.name} bound to {tag!r}")
+                if tag in tags:
+                    raise IllFormed(f"{where}: {tag} is bound twice (loop {var.name})")
+                kind = tag.split(".")[0]
+                at = order.index(kind)
+                if at < level:
+                    raise IllFormed(f"{where}: {tag} loop {var.name} is nested inside a "
+                                    "threadIdx loop or a shared allocation")  # fmt: skip
+                if kind == "threadIdx" and not isinstance(extent, ir.Const):
+                    raise IllFormed(f"{where}: {tag} loop {var.name} has a non-constant extent")
+                tags.add(tag)
+                level, s = at, body
+            case _:
+                return s
+
+
+def _thread_variant(e: ir.PrimExpr, variant: set[ir.Variable]) -> bool:
+    for x in ir.walk_expr(e):
+        match x:
+            case ir.Ref(var) if var in variant:
+                return True
+            case ir.Load(buffer) if buffer.scope == "local":
+                return True
+    return False
+
+
+def _check_divergence(k: ir.Kernel, thread_body: ir.Stmt, thread_vars: set[ir.Variable]) -> None:
+    """Barriers and thread loops inside the thread body (see the module docstring)."""
+    where = f"kernel {k.name}"
+    variant = set(thread_vars)
+    # (statement, the divergent construct it is under, if any); an explicit stack
+    stack: list[tuple[ir.Stmt, str | None]] = [(thread_body, None)]
+    while stack:
+        s, divergent = stack.pop()
+        under = divergent
+        match s:
+            case ir.For(var, extent, kind, _, _):
+                if kind is ir.LoopKind.THREAD:
+                    raise IllFormed(f"{where}: thread loop {var.name} outside the launch nest")
+                if _thread_variant(extent, variant):
+                    variant.add(var)
+                    under = under or f"loop {var.name} whose extent depends on the thread"
+            case ir.IfThenElse(cond, _, _) if _thread_variant(cond, variant):
+                under = under or "an if whose condition depends on the thread"
+            case ir.LetStmt(var, value, _) if _thread_variant(value, variant):
+                variant.add(var)
+            case ir.Allocate(buffer) if buffer.scope in _GPU_SCOPES:
+                raise IllFormed(f"{where}: {buffer.scope} buffer {buffer.name} allocated "
+                                "inside the threadIdx loops")  # fmt: skip
+            case ir.Barrier() if divergent is not None:
+                raise IllFormed(f"{where}: barrier under divergent control flow ({divergent})")
+        stack.extend((c, under) for c in reversed(list(ir.sub_statements(s))))
+
+
+def _check_gpu(k: ir.Kernel) -> None:
+    body = _launch_nest(k)
+    thread_vars: set[ir.Variable] = set()
+    s = k.body
+    while s is not body:
+        if isinstance(s, ir.For) and s.thread.startswith("threadIdx"):
+            thread_vars.add(s.var)
+        s = next(ir.sub_statements(s))
+    if not thread_vars and any(isinstance(x, ir.Barrier) for x in ir.walk_stmt(body)):
+        raise IllFormed(f"kernel {k.name}: barrier outside the threadIdx loops")
+    _check_divergence(k, body, thread_vars)
+
+
 def check_kernel(k: ir.Kernel) -> None:
     """Raise ``IllFormed`` unless ``k`` is well formed (see the module docstring)."""
     _Checker(k).run()
+    if is_gpu_kernel(k):
+        _check_gpu(k)
 
 
-__all__ = ["IllFormed", "check_kernel"]
+__all__ = ["IllFormed", "check_kernel", "is_gpu_kernel"]

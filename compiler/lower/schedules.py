@@ -17,12 +17,17 @@ Matrix products ``C[b, i, j] = sum_k A(b, i, k) * B(b, k, j)`` have two schedule
   which the CPU target resolves to numpy's bundled OpenBLAS; the batch loop is ``PARALLEL``
   (its scratch buffers allocated per iteration), and for a batch of 1 the store nest's rows.
 
+- ``gemm_elementwise`` (strategy ``"gpu"``, what GPU targets lower with, ``gemm_packed``
+  hands over to it): one accumulator per output element, the ``(batch, row, column)`` loops
+  all ``PARALLEL`` around a serial ``k`` loop, the form ``compiler.lower.gpu`` binds to
+  threads and tiles in shared memory.
+
 A product of at most ``GEMV_ROWS`` rows is a plain ``te.reduce`` whichever the strategy.
 
-Which one the lowerings use is ``GEMM_STRATEGY`` (``"packed"`` or ``"blas"``, the default:
-measured faster, ``benchmarks/cpu_kernels.py``); the environment variable ``RELAY_GEMM`` sets
-its initial value and ``gemm_strategy(name)`` switches it for a
-``with`` block. Lowerings read it when they lower, so a kernel keeps the schedule it was lowered
+Which one the lowerings use is ``GEMM_STRATEGY`` (``"packed"``, ``"gpu"`` or ``"blas"``, the
+default: measured faster, ``benchmarks/cpu_kernels.py``); the environment variable
+``RELAY_GEMM`` sets its initial value and ``gemm_strategy(name)`` switches it for a ``with``
+block. Lowerings read it when they lower, so a kernel keeps the schedule it was lowered
 with. Float sums may be reassociated either way (the tolerance policy allows it for
 reductions).
 """
@@ -36,7 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from . import ir
 
-STRATEGIES = ("packed", "blas")
+STRATEGIES = ("packed", "blas", "gpu")
 """The matrix-product schedules ``GEMM_STRATEGY`` may name."""
 
 GEMM_STRATEGY: str = os.environ.get("RELAY_GEMM", "blas")
@@ -339,7 +344,10 @@ def gemm_packed(
     nr: int | None = None,
 ) -> ir.Stmt:
     """``C[b, i, j] = sum_k a(b, i, k) * b(b, k, j)`` as the packed, register-blocked loop nest
-    of the module docstring (accumulation in ``dtype``)."""
+    of the module docstring (accumulation in ``dtype``); with ``GEMM_STRATEGY == "gpu"``,
+    ``gemm_elementwise`` instead."""
+    if GEMM_STRATEGY == "gpu":
+        return gemm_elementwise(batch, m, n, k, a, b, store, dtype)
     mr = MR if mr is None else mr
     nr = NR if nr is None else nr
     sm, sn = static(m), static(n)
@@ -477,6 +485,41 @@ def contiguous(buffer: ir.Buffer) -> bool:
     return buffer.strides is None
 
 
+def gemm_elementwise(
+    batch: ir.PrimExpr,
+    m: ir.PrimExpr,
+    n: ir.PrimExpr,
+    k: ir.PrimExpr,
+    a: Operand,
+    b: Operand,
+    store: StoreFn,
+    dtype: str,
+) -> ir.Stmt:
+    """``C[b, i, j] = sum_k a(b, i, k) * b(b, k, j)`` with one local accumulator per element,
+    summed in order of ``k`` (accumulation in ``dtype``), under ``PARALLEL`` loops over the
+    batch, the rows and the columns (every iteration writes its own element)."""
+    zero = (ir.index(0),)
+
+    def element(bt: ir.PrimExpr, i: ir.PrimExpr, j: ir.PrimExpr) -> ir.Stmt:
+        acc = local("acc", (1,), dtype)
+
+        def step(kk: ir.PrimExpr) -> ir.Stmt:
+            product = ir.Binary(ir.BinOp.MUL, a(bt, i, kk), b(bt, kk, j))
+            return ir.Store(acc, zero, ir.Binary(ir.BinOp.ADD, ir.Load(acc, zero), product))
+
+        return ir.Allocate(
+            acc,
+            seq(
+                ir.Store(acc, zero, ir.const(0, dtype)),
+                loop("k", k, step),
+                store(bt, i, j, ir.Load(acc, zero)),
+            ),
+        )
+
+    parallel = (ir.LoopKind.PARALLEL,) * 3
+    return nest("g", (batch, m, n), lambda ix: element(*ix), parallel)
+
+
 class Direct:
     """A matrix-product operand that is already a row-major matrix in a buffer: ``buffer``
     read as ``rows x ld`` (``trans``: it holds the operand transposed)."""
@@ -576,6 +619,7 @@ __all__ = [
     "floordiv",
     "floormod",
     "gemm_blas",
+    "gemm_elementwise",
     "gemm_packed",
     "gemm_strategy",
     "guard",

@@ -3,13 +3,15 @@
 
 Both compile a module as the CPU target does (``targets.cpu.runtime``: the same passes, the
 same host runtime for control flow, closures and ADTs); each primitive function is lowered to
-loop IR (matrix products with the ``packed`` schedule: the GPU has no BLAS call), given the
-GPU schedule (``compiler.lower.gpu.schedule_for_gpu``, thread binding and shared memory,
-where that module exists; otherwise the kernel runs on one thread), and compiled to PTX by
-``targets.gpu.codegen``. Where ptxas is found (``targets.gpu.toolkit``) every kernel's PTX is
-assembled with it for each architecture, so a kernel ptxas rejects is an internal error
-(``KernelRejected``) at compile time, and its registers, shared memory, stack and spills are
-in ``Executable.artifacts()`` (``"ptxas"``) and in ``relay compile --emit ptx``'s report.
+loop IR (matrix products with the ``"gpu"`` strategy: the GPU has no BLAS call), given the
+GPU schedule (``compiler.lower.gpu.schedule_for_gpu``: thread binding, shared memory,
+``MAX_THREADS`` threads per block) exactly as the ``gpu-sim`` target does, checked
+(``compiler.lower.check.check_kernel``: no barrier under divergent control flow) and compiled
+to PTX by ``targets.gpu.codegen``. Where ptxas is found (``targets.gpu.toolkit``) every
+kernel's PTX is assembled with it for each architecture, so a kernel ptxas rejects is an
+internal error (``KernelRejected``) at compile time, and its registers, shared memory, stack
+and spills are in ``Executable.artifacts()`` (``"ptxas"``) and in ``relay compile --emit
+ptx``'s report.
 
 - ``gpu``: for the machine's GPU (its compute capability, e.g. ``sm_90`` on an H200). A call
   of a kernel copies its inputs to the device, launches its segments in order on the default
@@ -21,12 +23,15 @@ in ``Executable.artifacts()`` (``"ptxas"``) and in ``relay compile --emit ptx``'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...compiler.lower import ir
+from ...compiler.lower.check import IllFormed, check_kernel
+from ...compiler.lower.gpu import ScheduleError, schedule_for_gpu
 from ...compiler.lower.lower import lower_primitive, size_bindings
+from ...compiler.lower.printer import kernel_text
 from ...compiler.lower.schedules import gemm_strategy
 from ...compiler.lower.te import LOWERINGS, LoweringError
 from ...semantics.errors import BackendError
@@ -45,17 +50,10 @@ if TYPE_CHECKING:
     from .driver import Device, Module
 
 MAX_THREADS_PER_BLOCK = 1024
+"""The most threads a CUDA block may have."""
 
-
-def gpu_schedule() -> Callable[[ir.Kernel], ir.Kernel]:
-    """The GPU schedule (``compiler.lower.gpu.schedule_for_gpu``), or the identity where that
-    module is not there (the kernel then runs on one GPU thread: correct, slow)."""
-    try:
-        from ...compiler.lower import gpu  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        return lambda kernel: kernel
-    schedule: Callable[[ir.Kernel], ir.Kernel] = gpu.schedule_for_gpu
-    return schedule
+MAX_THREADS = 256
+"""The block size the GPU schedule is asked for (``schedule_for_gpu(max_threads=...)``)."""
 
 
 def compile_kernel_ptx(kernel: ir.Kernel, archs: Sequence[str], target: str
@@ -193,17 +191,21 @@ class GpuBackend:
         self.archs = tuple(archs)
         self.device = device
         self.host_ops = frozenset(op for op in HOST_OPS if op not in LOWERINGS)
-        self.schedule = gpu_schedule()
+        self.max_threads = MAX_THREADS
 
     def compile_primitive(self, fn: Function, name: str) -> GpuPrimitive:
         """Lower ``fn``, schedule it for the GPU and compile it to PTX (see the package
         docstring)."""
         try:
-            with gemm_strategy("packed"):
+            with gemm_strategy("gpu"):
                 kernel = lower_primitive(fn, name)
         except LoweringError as err:
             raise unsupported(self.target, err.op, err.reason, _op_span(fn, err.op)) from None
-        kernel = self.schedule(kernel)
+        try:
+            kernel = schedule_for_gpu(kernel, max_threads=self.max_threads)
+            check_kernel(kernel)
+        except (ScheduleError, IllFormed) as err:
+            raise KernelRejected(self.target, name, str(err), kernel_text(kernel)) from None
         module, usage = compile_kernel_ptx(kernel, self.archs, self.target)
         return GpuPrimitive(kernel, module, usage, self.target, self.device)
 
@@ -293,7 +295,6 @@ __all__ = [
     "NvptxExecutable",
     "NvptxTarget",
     "compile_kernel_ptx",
-    "gpu_schedule",
     "not_runnable",
     "run_on_device",
 ]
