@@ -79,32 +79,44 @@ def compile_kernel_ptx(kernel: ir.Kernel, archs: Sequence[str], target: str
 
 
 class GpuPrimitive:
-    """A primitive function's kernel compiled to PTX; with a ``device`` it runs there (see the
-    package docstring), without one calling it is the ``nvptx`` target's error."""
+    """A primitive function's kernel compiled to PTX; with ``runnable`` it runs on the GPU
+    (see the package docstring), else calling it is the ``nvptx`` target's error. The PTX is
+    loaded into the driver on the first call in each process (CUDA state does not survive a
+    fork: the checks run compiled programs in forked children)."""
 
     def __init__(self, kernel: ir.Kernel, module: GpuModule, usage: list[KernelUsage],
-                 target: str, device: Device | None = None) -> None:  # fmt: skip
+                 target: str, runnable: bool = False) -> None:  # fmt: skip
         self.kernel = kernel
         self.module = module
         self.usage = usage
         self.target = target
-        self.device = device
+        self.runnable = runnable
         constants = kernel.attrs.get("constants", ())
         assert isinstance(constants, tuple)
         self.constants: tuple[Array, ...] = constants
-        self.loaded: Module | None = None
-        if device is not None:
-            self.loaded = device.load_ptx(module.ptx[device_arch(module)])
+        self._loaded: dict[int, tuple[Device, Module]] = {}
+
+    def loaded(self) -> tuple[Device, Module]:
+        """The device and this kernel's module loaded into it, in this process."""
+        import os
+
+        from .driver import device
+
+        found = self._loaded.get(os.getpid())
+        if found is None:
+            dev = device()
+            found = self._loaded[os.getpid()] = (dev, dev.load_ptx(self.module.ptx[dev.arch]))
+        return found
 
     def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
-        if self.device is None or self.loaded is None:
+        if not self.runnable:
             raise BackendError(not_runnable(self.target), target=self.target)
         sizes: Mapping[ir.SizeVar, int] = {}
         if self.kernel.sizes:
             sizes = size_bindings(self.kernel, [a.shape for a in inputs],
                                   [o.shape for o in outputs])  # fmt: skip
-        run_on_device(self.device, self.loaded, self.module, [*inputs, *self.constants],
-                      outputs, sizes)  # fmt: skip
+        dev, loaded = self.loaded()
+        run_on_device(dev, loaded, self.module, [*inputs, *self.constants], outputs, sizes)
 
     def artifacts(self) -> dict[str, str | bytes]:
         """Loop IR, optimised NVPTX LLVM IR, PTX (``"ptx"`` for the last architecture,
@@ -184,12 +196,12 @@ def run_on_device(device: Device, loaded: Module, module: GpuModule, inputs: Seq
 
 class GpuBackend:
     """Lowering, the GPU schedule and NVPTX code generation: the GPU targets'
-    ``KernelBackend`` (``device`` ``None`` for compile only)."""
+    ``KernelBackend`` (``runnable`` false for compile only)."""
 
-    def __init__(self, target: str, archs: Sequence[str], device: Device | None) -> None:
+    def __init__(self, target: str, archs: Sequence[str], runnable: bool) -> None:
         self.target = target
         self.archs = tuple(archs)
-        self.device = device
+        self.runnable = runnable
         self.host_ops = frozenset(op for op in HOST_OPS if op not in LOWERINGS)
         self.max_threads = MAX_THREADS
 
@@ -207,7 +219,7 @@ class GpuBackend:
         except (ScheduleError, IllFormed) as err:
             raise KernelRejected(self.target, name, str(err), kernel_text(kernel)) from None
         module, usage = compile_kernel_ptx(kernel, self.archs, self.target)
-        return GpuPrimitive(kernel, module, usage, self.target, self.device)
+        return GpuPrimitive(kernel, module, usage, self.target, self.runnable)
 
 
 @dataclass(eq=False, repr=False)
@@ -258,7 +270,7 @@ class NvptxTarget(_GpuTargetBase):
 
     def compile(self, mod: IRModule, opt_level: int = 3) -> NvptxExecutable:
         """Every kernel of ``mod`` compiled to PTX (and checked by ptxas where it is found)."""
-        exe = self._compile(mod, opt_level, GpuBackend(self.name, self.archs, None))
+        exe = self._compile(mod, opt_level, GpuBackend(self.name, self.archs, False))
         return NvptxExecutable(exe.source, exe.optimized, exe.kernels, exe.program, exe.plans)
 
 
@@ -268,21 +280,20 @@ class GpuTarget(_GpuTargetBase):
     name = "gpu"
     description = "an NVIDIA GPU through the CUDA driver (PTX from LLVM's NVPTX back end)"
 
-    def device(self) -> Device:
-        """The CUDA device; ``BackendError`` where there is no driver."""
-        from .driver import CudaError, NoDriver, device
+    def arch(self) -> str:
+        """The GPU's architecture (``driver.probe``); ``BackendError`` without a driver."""
+        from .driver import NoDriver, probe
 
         try:
-            return device()
-        except (NoDriver, CudaError) as err:
+            return probe()[0]
+        except NoDriver as err:
             raise BackendError(f"target gpu: {err}; use --target gpu-sim to emulate the GPU "
                                "on the host, or --target nvptx to compile only",
                                target="gpu") from None  # fmt: skip
 
     def compile(self, mod: IRModule, opt_level: int = 3) -> CpuExecutable:
         """``mod`` compiled for the GPU of this machine; ``BackendError`` without a driver."""
-        dev = self.device()
-        return self._compile(mod, opt_level, GpuBackend(self.name, (dev.arch,), dev))
+        return self._compile(mod, opt_level, GpuBackend(self.name, (self.arch(),), True))
 
 
 register_target("gpu", GpuTarget)

@@ -7,6 +7,12 @@ the driver rejects is reported with the driver's reason; allocates and copies de
 launches kernels (``cuLaunchKernel``, parameters passed as an array of pointers to their
 values) and waits for them.
 
+CUDA cannot be used in a process forked from one that has initialised it, and the checks fork
+(``relay fuzz`` runs each compiled program in a forked child): so what the compiler needs to
+know, whether there is a GPU and its architecture, comes from ``probe()``, which asks a short
+child process (plain ctypes, no import of this package) and remembers the answer; the driver
+is initialised in a process only when it first runs a kernel (``device()``).
+
 ``NoDriver`` is raised where there is no driver (no ``libcuda.so.1``, or ``cuInit`` fails:
 no GPU, or a driver that does not work); ``CudaError`` for a failed call, with the driver's
 name and description of the error.
@@ -56,15 +62,6 @@ def _library() -> ctypes.CDLL:
         return ctypes.CDLL(LIBRARY)
     except OSError as e:
         raise NoDriver(f"no CUDA driver: {LIBRARY} cannot be loaded ({e})") from None
-
-
-def driver_present() -> bool:
-    """Whether a CUDA driver loads and initialises (without raising)."""
-    try:
-        device()
-    except (NoDriver, CudaError):
-        return False
-    return True
 
 
 def _error_text(lib: ctypes.CDLL, code: int) -> str:
@@ -223,6 +220,58 @@ class Device:
         self.check("cuCtxSynchronize")
 
 
+_PROBE = r"""
+import ctypes, sys
+try:
+    lib = ctypes.CDLL("libcuda.so.1")
+except OSError as e:
+    print("error", f"{LIBRARY} cannot be loaded ({e})"); sys.exit()
+def check(code, call):
+    if code:
+        text = ctypes.c_char_p(); lib.cuGetErrorString(code, ctypes.byref(text))
+        print("error", f"{call} failed with CUDA error {code} ({(text.value or b'').decode()})")
+        sys.exit()
+check(lib.cuInit(0), "cuInit")
+dev, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+check(lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+check(lib.cuDeviceGetAttribute(ctypes.byref(major), 75, dev.value), "cuDeviceGetAttribute")
+check(lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev.value), "cuDeviceGetAttribute")
+name = ctypes.create_string_buffer(256)
+check(lib.cuDeviceGetName(name, 256, dev.value), "cuDeviceGetName")
+print("ok", f"sm_{major.value}{minor.value}", name.value.decode(errors="replace"))
+""".replace("LIBRARY", repr(LIBRARY))
+
+
+@functools.cache
+def probe() -> tuple[str, str]:
+    """Device 0's architecture (``sm_90``) and name, asked of a child process so that this
+    one does not initialise CUDA; ``NoDriver`` where there is no usable driver."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise NoDriver(f"no CUDA driver: the probe did not run ({e})") from None
+    words = done.stdout.strip().split(" ", 2)
+    if len(words) == 3 and words[0] == "ok":
+        return words[1], words[2]
+    reason = words[1] if len(words) > 1 and words[0] == "error" else done.stderr.strip()
+    if len(words) > 2 and words[0] == "error":
+        reason = f"{words[1]} {words[2]}"
+    raise NoDriver(f"no CUDA driver: {reason or 'the probe failed'}")
+
+
+def driver_present() -> bool:
+    """Whether a CUDA driver loads and initialises (asked of a child process: ``probe``)."""
+    try:
+        probe()
+    except NoDriver:
+        return False
+    return True
+
+
 @functools.cache
 def device() -> Device:
     """Device 0 (initialised once); ``NoDriver`` where there is no usable driver."""
@@ -238,4 +287,5 @@ __all__ = [
     "NoDriver",
     "device",
     "driver_present",
+    "probe",
 ]
