@@ -21,9 +21,19 @@ from relay.cli import main
 from relay.compiler.lower import ir
 from relay.oracles.compare import compare_arrays
 from relay.semantics.errors import BackendError
+from relay.targets.base import KernelRejected
 from relay.targets.cpu import jit
 from relay.targets.cpu.codegen import KernelCompileError, _Unsupported
-from relay.targets.gpu import GpuTarget, NvptxTarget, codegen, compile_kernel_ptx, driver
+from relay.targets.cpu.runtime import compile_module
+from relay.targets.gpu import (
+    GpuBackend,
+    GpuTarget,
+    NvptxTarget,
+    codegen,
+    compile_kernel_ptx,
+    driver,
+    toolkit,
+)
 from relay.targets.gpu import math as gpu_math
 
 
@@ -275,6 +285,28 @@ def test_nvptx_compiles_with_ptxas_reports_and_refuses_to_run() -> None:
 def test_gpu_without_a_driver_says_so() -> None:
     with pytest.raises(BackendError, match=r"no CUDA driver.*gpu-sim"):
         GpuTarget().compile(relay.parse(PROGRAM))
+
+
+@pytest.mark.skipif(driver.driver_present(), reason="a CUDA driver is present")
+def test_compiling_for_the_gpu_does_not_touch_the_driver_and_running_says_it_is_missing() -> None:
+    backend = GpuBackend("gpu", ("sm_90",), runnable=True)
+    exe = compile_module(relay.parse(PROGRAM), backend, target="gpu")  # type: ignore[arg-type]
+    assert driver.device.cache_info().currsize == 0  # CUDA must survive the checks' forks
+    x, w = np.ones((4, 8), np.float32), np.ones(4, np.float32)
+    with pytest.raises(BackendError, match="target gpu: no CUDA driver"):
+        exe.run(relay.TensorValue(x), relay.TensorValue(w))  # type: ignore[attr-defined]
+
+
+def test_a_kernel_ptxas_rejects_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reject(ptx: str, arch: str) -> list[toolkit.KernelUsage]:
+        raise toolkit.PtxasError(arch, "ptxas fatal: something")
+
+    monkeypatch.setattr(toolkit, "find_ptxas", lambda: "/bin/true")
+    monkeypatch.setattr(toolkit, "ptxas_report", reject)
+    exp = _vector_kernel("vexp", 8, lambda x: ir.Call("exp", (x,), "float32"))
+    with pytest.raises(KernelRejected, match="rejected kernel vexp: ptxas -arch=sm_90") as caught:
+        compile_kernel_ptx(exp, ("sm_90",), "nvptx")
+    assert ".entry relay_vexp__k0" in caught.value.ir  # the PTX, saved by the command line
 
 
 @requires_ptxas

@@ -100,11 +100,14 @@ class GpuPrimitive:
         """The device and this kernel's module loaded into it, in this process."""
         import os
 
-        from .driver import device
+        from .driver import CudaError, NoDriver, device
 
         found = self._loaded.get(os.getpid())
         if found is None:
-            dev = device()
+            try:
+                dev = device()
+            except (NoDriver, CudaError) as err:
+                raise BackendError(f"target {self.target}: {err}", target=self.target) from None
             found = self._loaded[os.getpid()] = (dev, dev.load_ptx(self.module.ptx[dev.arch]))
         return found
 
