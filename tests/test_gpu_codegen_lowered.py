@@ -9,21 +9,26 @@ runs by default; every lowered operator under ``-m slow``. Running the code is t
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from gpu_helpers import assemble, requires_ptxas
-from hypothesis import HealthCheck, given, settings
+from gpu_helpers import assemble, requires_ptxas, run_on_host
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from lower_helpers import _concrete, _draw, _flat
 
 import relay.compiler.lower.ops  # noqa: F401  (registers the lowerings)
 from relay.compiler.lower import ir, te
 from relay.compiler.lower.check import check_kernel
+from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.gpu import schedule_for_gpu
-from relay.compiler.lower.lower import lower_primitive
+from relay.compiler.lower.lower import lower_primitive, size_bindings
 from relay.compiler.lower.schedules import gemm_strategy
+from relay.oracles.compare import compare_arrays
 from relay.oracles.samplers import SAMPLERS
 from relay.semantics.errors import RelayError
 from relay.semantics.ops import OPS
-from relay.semantics.syntax import Call, Function, Op, Var
+from relay.semantics.syntax import AnyDim, Call, Function, Op, TensorType, Var
+from relay.targets.gpu import codegen
 from relay.targets.gpu.codegen import generate
 
 LOWERED = sorted(n for n in te.LOWERINGS if n in OPS)
@@ -33,6 +38,14 @@ SAMPLE = sorted({next(n for n in LOWERED if OPS[n].family == f) for f in FAMILIE
 } & set(LOWERED))  # fmt: skip
 """The default run's operators: the first of each family, and the ones whose kernels hold the
 transcendental functions, float remainders, reductions and matrix products."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compile_in_process() -> None:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RELAY_CPU_COMPILE_IN_PROCESS", "1")  # the host runs: no crash-guard fork
+    yield  # type: ignore[misc]
+    mp.undo()
 
 
 def _check_op(op: str, data: st.DataObject, archs: tuple[str, ...], both: bool) -> None:
@@ -84,3 +97,77 @@ def test_every_lowered_kernel_passes_ptxas(op: str, data: st.DataObject) -> None
 def test_sample_covers_every_family() -> None:
     assert {OPS[n].family for n in SAMPLE} == set(FAMILIES)
     assert ir.LoopKind.THREAD  # the loop IR has thread binding (the tests rely on it)
+
+
+RUN_SAMPLE = ["add", "exp", "tanh", "floor_mod", "where", "transpose", "take", "cast",
+              "strided_slice", "nn.relu", "concatenate", "power"]  # fmt: skip
+"""Operators whose scheduled kernels the default run executes on the host."""
+
+
+def _run_op(op: str, data: st.DataObject) -> None:
+    """A drawn call of ``op``, lowered and scheduled; if its kernel has no barrier, the NVPTX
+    IR made for it is run on the host thread by thread (``gpu_helpers.run_on_host``) and must
+    agree with the loop IR's reference interpreter under the tolerance policy."""
+    sample = data.draw(SAMPLERS[op]())
+    params = tuple(Var(f"p{k}", t) for k, t in enumerate(sample.arg_types))
+    fn = Function(params, Call(Op(op), params, sample.attrs))
+    try:
+        with gemm_strategy("gpu"):
+            kernel = lower_primitive(fn, op.replace(".", "_"))
+    except (RelayError, te.LoweringError):
+        return
+    scheduled = schedule_for_gpu(kernel)
+    if any(isinstance(s, ir.Barrier) for s in ir.walk_stmt(scheduled.body)):
+        event("skipped: barriers (not runnable thread by thread)")
+        return
+    args = [_draw(data, _concrete(t)) for t in sample.arg_types]
+    inputs = [np.array(a, order="C") for v in args for a in _flat(v)]
+    inputs += list(kernel.attrs.get("constants", ()))  # type: ignore[call-overload]
+    try:
+        with np.errstate(all="ignore"):
+            expected = run_kernel(kernel, inputs)
+    except RelayError:
+        return
+    sizes = size_bindings(kernel, [a.shape for a in inputs], [e.shape for e in expected])
+    outputs = [np.zeros(e.shape, e.dtype) for e in expected]
+    run_on_host(codegen.generate(scheduled, ("sm_90",)), [*inputs, *outputs], dict(sizes))
+    event("compared")
+    for k, (actual, want) in enumerate(zip(outputs, expected, strict=True)):
+        mismatch = compare_arrays(want, actual)
+        assert mismatch is None, f"{op} output {k}: {mismatch}\nargs={args}"
+
+
+@pytest.mark.parametrize("op", [o for o in RUN_SAMPLE if o in LOWERED])
+@_SETTINGS
+@given(data=st.data())
+def test_scheduled_kernels_run_on_the_host_as_the_reference(op: str, data: st.DataObject) -> None:
+    _run_op(op, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", LOWERED)
+@settings(_SETTINGS, max_examples=4)
+@given(data=st.data())
+def test_every_scheduled_kernel_runs_on_the_host_as_the_reference(
+    op: str, data: st.DataObject
+) -> None:
+    _run_op(op, data)
+
+
+@pytest.mark.parametrize("shape", [(3, 1000), (5, AnyDim())])
+def test_a_many_block_kernel_runs_on_the_host_as_the_reference(shape: tuple[object, ...]) -> None:
+    """Twelve blocks of 256 threads, the last one partly guarded; with a ``?`` dimension the
+    grid is computed from the size parameter at launch."""
+    x = Var("x", TensorType(shape, "float32"))  # type: ignore[arg-type]
+    kernel = lower_primitive(Function((x,), Call(Op("tanh"), (Call(Op("exp"), (x,)),))), "e")
+    scheduled = schedule_for_gpu(kernel)
+    data = np.linspace(-3, 3, 3000, dtype=np.float32).reshape(3, 1000)
+    if kernel.sizes:
+        data = np.linspace(-3, 3, 5 * 613, dtype=np.float32).reshape(5, 613)
+    (expected,) = run_kernel(kernel, [data])
+    sizes = size_bindings(kernel, [data.shape], [expected.shape])
+    out = np.zeros_like(expected)
+    module = codegen.generate(scheduled, ("sm_90",))
+    assert module.launches[0].grid[0] != ir.index(1)
+    run_on_host(module, [data, out], dict(sizes))
+    assert compare_arrays(expected, out) is None
