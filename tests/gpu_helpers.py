@@ -8,6 +8,8 @@ import ctypes
 import dataclasses
 import itertools
 import re
+import threading
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -62,61 +64,79 @@ def bind_outer_loops(kernel: ir.Kernel) -> ir.Kernel:
 
 
 # ---------------------------------------------------------------------------------------------
-# The generated NVPTX IR run on the host, thread by thread (barrier-free kernels only)
+# The generated NVPTX IR run on the host: one OS thread per GPU thread, real barriers
 
 _SREGS = [f"{r}.{a}" for r in ("tid", "ctaid", "ntid", "nctaid") for a in "xyz"]
+BARRIER_TIMEOUT = 30.0
+"""Seconds a host thread waits at a barrier before the run fails (a barrier some thread of
+the block never reaches)."""
 
 
 def host_ir(module: object) -> str:
-    """The unoptimised NVPTX LLVM IR of a ``GpuModule`` retargeted to the host: the special
-    registers read from globals set by ``@sim.set(tid x y z, ctaid x y z, ntid ..., nctaid
-    ...)``, ``ex2``/``lg2`` as LLVM's exact ``exp2``/``log2``, libdevice's ``__nv_*`` as the C
-    library's functions, shared memory as ordinary globals. The code the GPU emitter wrote is
-    otherwise unchanged, so running it checks its indexing, guards and launches."""
+    """The unoptimised NVPTX LLVM IR of a ``GpuModule`` retargeted to the host: a special
+    register ``R`` read through ``@sim.sreg(k)`` (the ``k``-th of ``_SREGS``, a callback that
+    answers for the calling thread), ``bar.sync`` as ``@sim.barrier()`` (a callback that waits
+    for the block's other threads), ``ex2``/``lg2`` as LLVM's exact ``exp2``/``log2``,
+    libdevice's ``__nv_*`` as the C library's functions, shared memory as ordinary globals
+    (the blocks run one after another). The code the GPU emitter wrote is otherwise
+    unchanged, so running it checks its indexing, guards, barriers and launches."""
     from relay.targets.cpu import jit
 
     text: str = module.llvm_ir  # type: ignore[attr-defined]
-    assert "llvm.nvvm.barrier0" not in text, "a kernel with barriers cannot run thread by thread"
     triple, layout = jit.triple_and_layout()
     text = re.sub(r'target triple = "[^"]*"', f'target triple = "{triple}"', text)
     text = re.sub(r'target datalayout = "[^"]*"', f'target datalayout = "{layout}"', text)
     text = text.replace("define ptx_kernel void", "define void").replace(" addrspace(3)", "")
     text = text.replace('@"llvm.nvvm.ex2.approx.f"', '@"llvm.exp2.f32"')
     text = text.replace('@"llvm.nvvm.lg2.approx.f"', '@"llvm.log2.f32"')
+    text = text.replace('@"llvm.nvvm.barrier0"', '@"sim.barrier"')
     text = re.sub(r'@"__nv_(\w+)"', lambda m: f'@"{m.group(1)}"', text)
-    lines = []
-    params = ", ".join(f"i32 %{k}" for k in range(len(_SREGS)))
-    setter = [f"define void @sim.set({params}) {{"]
+    lines = ['declare i32 @"sim.sreg"(i32)']
+    if '@"sim.barrier"' not in text:
+        lines.append('declare void @"sim.barrier"()')
     for k, reg in enumerate(_SREGS):
         name = f"llvm.nvvm.read.ptx.sreg.{reg}"
         text = text.replace(f'declare i32 @"{name}"()\n', "")
         text = text.replace(f'@"{name}"', f'@"sim.read.{reg}"')
-        lines.append(f'@"sim.{reg}" = internal global i32 0')
         lines.append(f'define internal i32 @"sim.read.{reg}"() {{\n'
-                     f'  %v = load i32, ptr @"sim.{reg}"\n  ret i32 %v\n}}')  # fmt: skip
-        setter.append(f'  store i32 %{k}, ptr @"sim.{reg}"')
-    setter.append("  ret void\n}")
-    return text + "\n" + "\n".join(lines) + "\n" + "\n".join(setter) + "\n"
+                     f'  %v = call i32 @"sim.sreg"(i32 {k})\n  ret i32 %v\n}}')  # fmt: skip
+    return text + "\n" + "\n".join(lines) + "\n"
 
 
 def run_on_host(module: object, arrays: list[np.ndarray], sizes: dict[object, int]) -> None:
-    """Run a ``GpuModule``'s launches on the host (``host_ir``), every block and thread of
-    each launch in turn; ``arrays`` are the kernel's inputs then outputs (written)."""
+    """Run a ``GpuModule``'s launches on the host (``host_ir``): block after block, each
+    block's threads as OS threads that meet at its barriers; ``arrays`` are the kernel's
+    inputs then outputs (written)."""
     from relay.targets.cpu import jit
     from relay.targets.gpu.codegen import evaluate_extent
 
+    local = threading.local()
+    current: list[threading.Barrier] = []
+    errors: list[BaseException] = []
+
+    @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
+    def sreg(k: int) -> int:
+        return int(local.regs[k])
+
+    @ctypes.CFUNCTYPE(None)
+    def barrier() -> None:
+        try:
+            current[0].wait()
+        except threading.BrokenBarrierError as err:  # a thread missed it: fail the run
+            errors.append(err)
+
+    imports = {"sim.sreg": ctypes.cast(sreg, ctypes.c_void_p).value or 0,
+               "sim.barrier": ctypes.cast(barrier, ctypes.c_void_p).value or 0}  # fmt: skip
     launches = module.launches  # type: ignore[attr-defined]
     symbols = [launch.symbol for launch in launches]
     obj, _, _ = jit.compile_object(host_ir(module))
-    library = jit.load_object(obj, [*symbols, "sim.set"], {})
-    setter = ctypes.CFUNCTYPE(None, *[ctypes.c_int32] * 12)(library.addresses["sim.set"])
+    library = jit.load_object(obj, symbols, imports)
     kernel = module.kernel  # type: ignore[attr-defined]
     scratch = []
     for buffer in module.scratch:  # type: ignore[attr-defined]
         count = int(np.prod([evaluate_extent(e, sizes) for e in buffer.shape]))
-        scratch.append(
-            np.zeros(max(count, 1), np.bool_ if buffer.dtype == "bool" else buffer.dtype)
-        )
+        dtype = np.bool_ if buffer.dtype == "bool" else buffer.dtype
+        scratch.append(np.zeros(max(count, 1), dtype))
     pointers = [a.ctypes.data for a in [*arrays, *scratch]]
     values = [int(sizes[s]) for s in kernel.sizes]
     types = [ctypes.c_void_p] * len(pointers) + [ctypes.c_int64] * len(values)
@@ -124,7 +144,20 @@ def run_on_host(module: object, arrays: list[np.ndarray], sizes: dict[object, in
         fn = ctypes.CFUNCTYPE(None, *types)(library.addresses[launch.symbol])
         grid = [evaluate_extent(e, sizes) for e in launch.grid]
         block = [evaluate_extent(e, sizes) for e in launch.block]
+
+        def thread(regs: list[int], fn: Callable[..., None] = fn) -> None:
+            local.regs = regs
+            fn(*pointers, *values)
+
         for bz, by, bx in itertools.product(*(range(n) for n in reversed(grid))):
-            for tz, ty, tx in itertools.product(*(range(n) for n in reversed(block))):
-                setter(tx, ty, tz, bx, by, bz, *block, *grid)
-                fn(*pointers, *values)
+            current[:] = [threading.Barrier(block[0] * block[1] * block[2],
+                                            timeout=BARRIER_TIMEOUT)]  # fmt: skip
+            workers = [
+                threading.Thread(target=thread, args=([tx, ty, tz, bx, by, bz, *block, *grid],))
+                for tz, ty, tx in itertools.product(*(range(n) for n in reversed(block)))
+            ]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            assert not errors, f"a barrier of {launch.symbol} was not reached by every thread"
