@@ -3,7 +3,9 @@
 
 - ``relay compile FILE --target cpu --emit llvm|asm|obj|loop-ir -o OUT``: one file per kernel
   in the directory OUT (``NAME.ll``, ``NAME.s``, ``NAME.o``, ``NAME.loop``) and ``index.json``
-  listing the kernels (name, file, the operators fused into it);
+  listing the kernels (name, file, the operators fused into it); the GPU targets also have
+  ``--emit ptx`` (``NAME.ptx``), which prints each kernel's ptxas report (registers, shared
+  memory, stack, spills) and adds it to the index as ``"ptxas"``;
 - ``relay conform --target NAME``: the conformance corpus and ``--programs N`` generated
   programs on the target, a summary table per construct and operator family, exit 1 on an
   unexpected failure or an unexpected pass (expected-failure files:
@@ -23,7 +25,7 @@ from typing import Any
 
 from .semantics.errors import RelayError
 
-EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop"}
+EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop", "ptx": ".ptx"}
 """``--emit`` kinds and the file suffix of each."""
 
 REJECTED_DIR = "relay-rejected"
@@ -108,6 +110,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
             from .targets.cpu.runtime import _op_names
 
             entry["ops"] = _op_names(kernel.fn)
+        report = artifacts.get("ptxas")
+        if args.emit == "ptx" and isinstance(report, str):
+            entry["ptxas"] = report.splitlines()
+            print("".join(f"{name}: {line}\n" for line in report.splitlines()), end="")
         entries.append(entry)
     index = {"target": args.target, "emit": args.emit, "source": program.name,
              "opt_level": args.opt_level, "kernels": entries}  # fmt: skip

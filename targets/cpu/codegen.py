@@ -336,9 +336,10 @@ class _Module:
     """The LLVM module being built: declarations shared by its functions, the loop metadata
     counter and the external symbols it imports."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, triple_and_layout: tuple[str, str] | None = None) -> None:
         self.module = lir.Module(name=name)
-        self.module.triple, self.module.data_layout = jit.triple_and_layout()
+        triple, layout = triple_and_layout or jit.triple_and_layout()
+        self.module.triple, self.module.data_layout = triple, layout
         self.imports: dict[str, int] = {}
         self._loops = 0
 
@@ -502,7 +503,7 @@ class _FunctionEmitter:
             case ir.BinOp.DIV:
                 return B.fdiv(a, b)
             case ir.BinOp.MOD:
-                return B.frem(a, b)
+                return self.fmod(a, b)
             case ir.BinOp.FLOORDIV:
                 return self._float_divmod(a, b)[0]
             case ir.BinOp.FLOORMOD:
@@ -519,7 +520,7 @@ class _FunctionEmitter:
         B = self.b
         typ = a.type
         zero, one, half = (lir.Constant(typ, v) for v in (0.0, 1.0, 0.5))
-        mod = B.frem(a, b)
+        mod = self.fmod(a, b)
         quotient = B.fdiv(a, b)
         div = B.fdiv(B.fsub(a, mod), b)
         mod_nonzero = B.fcmp_unordered("!=", mod, zero)  # C's `if (mod)`: NaN is true
@@ -534,6 +535,10 @@ class _FunctionEmitter:
         floor = B.select(div_nonzero, floor, self._intrinsic("copysign", [zero, quotient]))
         b_zero = B.fcmp_ordered("==", b, zero)
         return B.select(b_zero, quotient, floor), mod
+
+    def fmod(self, a: lir.Value, b: lir.Value) -> lir.Value:
+        """C's ``fmod`` of two floats (LLVM's ``frem``; another target may override it)."""
+        return self.b.frem(a, b)
 
     def _safe_divisor(self, a: lir.Value, b: lir.Value, signed: bool) -> lir.Value:
         """``b``, except 1 where the division is undefined (by zero; the smallest signed value
@@ -754,9 +759,13 @@ class _FunctionEmitter:
                 case ir.ExternCall(name, args):
                     self._extern(name, args)
                 case ir.Barrier():
-                    raise _Unsupported("a GPU barrier in a CPU kernel")
+                    self.barrier()
                 case _:
                     assert_never(item)
+
+    def barrier(self) -> None:
+        """A block-wide barrier: the CPU has none (the GPU code generator overrides this)."""
+        raise _Unsupported("a GPU barrier in a CPU kernel")
 
     def _unbind(self, var: ir.Variable) -> None:
         del self.scalars[var]
