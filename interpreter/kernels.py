@@ -188,6 +188,12 @@ TENSOR_ARITHMETIC: dict[str, FloatOp] = {
 """Float tensors of one dtype (any ranks): the reference's own numpy ufunc, broadcasting by
 itself (the reference broadcasts both operands to views first, and sets the error state)."""
 
+INT32_TENSOR_ARITHMETIC = frozenset({"add", "subtract"})
+"""int32 tensors: summed exactly in int64; a result outside int32 (undefined: nsw) goes to the
+reference, which reports it."""
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
 Compare: TypeAlias = Callable[[Any, Any], bool]
 
 SCALAR_COMPARISON: dict[str, tuple[Compare, Compare]] = {
@@ -222,6 +228,10 @@ def _scalar_arithmetic(name: str, reference: Reference) -> Reference:
                 dtype = a.dtype
                 if dtype.kind == "f" and (b.dtype is dtype or b.dtype == dtype):
                     return np.asarray(tensor_op(a, b))
+                if name in INT32_TENSOR_ARITHMETIC and dtype == np.int32 and b.dtype == dtype:
+                    exact = tensor_op(a.astype(np.int64), b.astype(np.int64))
+                    if not exact.size or (exact.min() >= INT32_MIN and exact.max() <= INT32_MAX):
+                        return np.asarray(exact.astype(np.int32))
         return reference(args, attrs)
 
     return cast(Reference, kernel)

@@ -611,3 +611,15 @@ def test_conv2d_of_int8_into_int32_is_the_reference_bit_for_bit() -> None:
     widened = attrs("nn.conv2d", out_dtype="int32")
     assert kernels.conv2d((big[:, :2], big[:, :2]), widened, min_work=0) is not None
     assert kernels.conv2d((big, big), widened, min_work=0) is None  # 3 * 32767^2 > 2^31
+
+
+def test_int32_tensor_add_is_the_reference_and_leaves_overflow_to_it() -> None:
+    rng = np.random.default_rng(8)
+    for name in ("add", "subtract"):
+        fast = kernels.kernel_for(name, reference(name))
+        a = rng.integers(-(1 << 30), 1 << 30, (3, 4)).astype("int32")
+        b = rng.integers(-(1 << 30), 1 << 30, (4,)).astype("int32")
+        np.testing.assert_array_equal(fast((a, b), None), reference(name)((a, b), None))
+        edge = np.array([(1 << 31) - 1], "int32")
+        with pytest.raises(relay.UndefinedBehavior):
+            fast((edge, -edge if name == "subtract" else edge), None)
