@@ -42,9 +42,9 @@ Rounding: ``round`` rounds halves away from zero; ``rounding="UPWARD"`` adds ``2
 a right shift by ``k`` (round half up, TVM's ``round_for_shift``), ``"DOWNWARD"`` shifts alone
 (floor, truncation of the low bits).
 
-Accuracy bound (one quantized layer; ``QuantizedLayerBound`` in ``relay.oracles.quant_oracle``
-computes it). Let ``y = sum_k w_k x_k + b`` be one output of a chosen call and ``y'`` the
-quantized program's dequantized value. Write ``x_k = x'_k + dx_k`` with ``x'_k = q_k 2^ex``,
+Accuracy bound (``relay.oracles.quantize_oracle`` computes it as numbers). Let
+``y = sum_k w_k x_k + b`` be one output of a chosen call and ``y'`` the quantized program's
+dequantized value. Write ``x_k = x'_k + dx_k`` with ``x'_k = q_k 2^ex``,
 ``w_k = w'_k + dw_k`` likewise. With no clipping (``|x| <= 127 * 2^ex``, which ``max``
 calibration guarantees on its own data, and ``|w| <= 127 * 2^ew``), rounding gives
 ``|dx_k| <= 2^ex / 2`` and ``|dw_k| <= 2^ew / 2``, and
@@ -680,6 +680,8 @@ class Quantize(Pass):
     approximate = True
 
     def transform(self, mod: IRModule) -> IRModule:
+        if not any(gv.name == "main" for gv in mod.functions):
+            return mod
         return quantize(mod, self.config, self.dataset)
 
 
