@@ -32,12 +32,12 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import resnet  # noqa: E402
+import resnet
 
-from relay.compiler.passes.quantize import QConfig, quantize  # noqa: E402
-from relay.interpreter import evaluate  # noqa: E402
-from relay.semantics.syntax import IRModule  # noqa: E402
-from relay.semantics.values import TensorValue  # noqa: E402
+from relay.compiler.passes.quantize import QConfig, quantize
+from relay.interpreter import evaluate
+from relay.semantics.syntax import IRModule
+from relay.semantics.values import TensorValue
 
 Array = npt.NDArray[np.float32]
 

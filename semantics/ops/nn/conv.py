@@ -37,10 +37,11 @@ sub-axes, e.g. ``NCHW16c``, VTA's ``NCHW1n16c`` data and ``OIHW16o16i`` weight) 
 unpacked by ``layout_transform``, packed into the output layout.
 
 Departures from TVM 0.18, in every relation: layouts other than ``nn.conv2d``'s and
-``nn.contrib_conv2d_NCHWc``'s must permute the canonical ones (no GOIHW); strides and dilation hold one positive integer per
-spatial axis, kernel_size one integer per axis, padding (forward convolution) is non-negative,
-groups >= 1, the kernel non-empty; C and (forward) O, or (transposed) channels, are divisible by
-groups. TVM's relations checked few of these; topi asserted some at compile time.
+``nn.contrib_conv2d_NCHWc``'s must permute the canonical ones (no GOIHW); strides and
+dilation hold one positive integer per spatial axis, kernel_size one integer per axis, padding
+(forward convolution) is non-negative, groups >= 1, the kernel non-empty; C and (forward) O,
+or (transposed) channels, are divisible by groups. TVM's relations checked few of these; topi
+asserted some at compile time.
 """
 
 from __future__ import annotations
@@ -124,9 +125,9 @@ def _out_extent(n: int, pad: int, k: int, dilation: int, stride: int) -> int:
 
 def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     """``Conv2D``: data in a permutation of NCHW, weight of OIHW, output of NCHW (``out_layout``
-    ``""`` is ``data_layout``), or packed layouts (``_packed_conv2d_relation``); each spatial extent becomes
-    ``floor((x + pad - ((k-1)*dil+1)) / stride) + 1`` (>= 0), ``?`` stays ``?``; dtype
-    ``out_dtype`` or data's. ``channels`` and ``kernel_size``, when set, must agree with the
+    ``""`` is ``data_layout``), or packed layouts (``_packed_conv2d_relation``); each spatial
+    extent becomes ``floor((x + pad - ((k-1)*dil+1)) / stride) + 1`` (>= 0), ``?`` stays ``?``;
+    dtype ``out_dtype`` or data's. ``channels`` and ``kernel_size``, when set, must agree with the
     weight (both set: the weight must be ``(channels, C/groups, kh, kw)``, or
     ``(C, channels/C, kh, kw)`` for a depthwise call, ``groups == C ==`` weight's O)."""
     a = _attrs(attrs, Conv2DAttrs)
@@ -217,8 +218,9 @@ def _conv_extent(x: Dim, pad: int, window: Dim, stride: int) -> Dim:
 
 def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     """``nn.conv2d``: cross-correlation on the zero-padded input, per group, both operands cast
-    to the output dtype first (packed layouts: ``_packed_conv2d_reference``); a depthwise weight ``(C, m, kh, kw)`` is the grouped weight
-    ``(C*m, 1, kh, kw)`` (topi's ``depthwise_conv2d_nchw``).
+    to the output dtype first (packed layouts: ``_packed_conv2d_reference``); a depthwise
+    weight ``(C, m, kh, kw)`` is the grouped weight ``(C*m, 1, kh, kw)`` (topi's
+    ``depthwise_conv2d_nchw``).
 
     Undefined: the convolutions' cases (the module docstring)."""
     a = _attrs(attrs, Conv2DAttrs)
