@@ -111,7 +111,7 @@ class Packer:
         """A plain NCHW value, channel-padded with zeros and packed."""
         key = (x, "pack")
         if key not in self.memo:
-            n, c, h, w = shape
+            c = shape[1]
             cp = self.padded(c)
             t = self.info.expr_types.get(x)
             dtype = t.dtype if isinstance(t, TensorType) else "float32"
