@@ -117,7 +117,7 @@ def test_a_program_without_integer_convolutions_is_left_alone() -> None:
     assert graph_pack(mod) is mod
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(
     st.integers(0, 2**32 - 1),
     st.integers(1, 18),

@@ -235,7 +235,7 @@ def chain_bound(layers: list[Layer], x: Array, rounding: str) -> Array:
     return error
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(chains())
 def test_quantized_layers_are_within_the_documented_bound(
     case: tuple[list[Layer], Array, str],
