@@ -63,12 +63,18 @@ from typing import Any, TypeAlias, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..semantics.ops.nn.conv import Conv2DAttrs
+from ..semantics.errors import RelayError
+from ..semantics.ops.nn.conv import Conv2DAttrs, _is_packed
 from ..semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
 from ..semantics.ops.nn.norm import BatchNormAttrs
 from ..semantics.ops.nn.pool import AvgPool2DAttrs, MaxPool2DAttrs
 from ..semantics.ops.registry import Attrs, Reference
-from ..semantics.ops.shape import ConcatenateAttrs, ReshapeAttrs
+from ..semantics.ops.shape import (
+    ConcatenateAttrs,
+    LayoutTransformAttrs,
+    ReshapeAttrs,
+    _layout_transform_reference,
+)
 
 Array: TypeAlias = npt.NDArray[Any]
 Args: TypeAlias = tuple[Array, ...]
@@ -466,6 +472,8 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     multiply-adds)."""
     attrs = cast(Conv2DAttrs, op_attrs)
     data, weight = args
+    if _is_packed(attrs):
+        return _packed_conv2d(args, attrs, min_work)
     integer = _exact_integer_product(data, weight, attrs.out_dtype)
     if not integer and not (
         _float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype
@@ -539,6 +547,37 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
         return _integer_result(out, attrs.out_dtype, perm_out)
     out = out.astype(data.dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, perm_out))
+
+
+def _packed_conv2d(args: Args, attrs: Conv2DAttrs, min_work: int) -> Array | None:
+    """A convolution over packed layouts as the reference defines it: the operands unpacked
+    (``layout_transform``'s reference, numpy transposes), this kernel on NCHW/OIHW, the result
+    packed into the output layout; ``None`` where the reference should run."""
+    data, weight = args
+    if type(data) is not _ndarray or type(weight) is not _ndarray or attrs.groups != 1:
+        return None
+    try:
+        x = _repack(data, attrs.data_layout, "NCHW")
+        w = _repack(weight, attrs.kernel_layout, "OIHW")
+    except RelayError:
+        return None
+    plain = Conv2DAttrs(
+        strides=attrs.strides,
+        padding=attrs.padding,
+        dilation=attrs.dilation,
+        channels=attrs.channels,
+        kernel_size=attrs.kernel_size,
+        out_dtype=attrs.out_dtype,
+    )
+    out = conv2d((x, w), plain, min_work)
+    if out is None:
+        return None
+    return np.ascontiguousarray(_repack(out, "NCHW", attrs.out_layout or attrs.data_layout))
+
+
+def _repack(x: Array, src: str, dst: str) -> Array:
+    out = _layout_transform_reference((x,), LayoutTransformAttrs(src_layout=src, dst_layout=dst))
+    return cast(Array, out)
 
 
 def _exact_integer_product(data: object, weight: object, out_dtype: str) -> bool:

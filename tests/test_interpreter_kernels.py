@@ -623,3 +623,23 @@ def test_int32_tensor_add_is_the_reference_and_leaves_overflow_to_it() -> None:
         edge = np.array([(1 << 31) - 1], "int32")
         with pytest.raises(relay.UndefinedBehavior):
             fast((edge, -edge if name == "subtract" else edge), None)
+
+
+def test_conv2d_over_packed_layouts_is_the_reference() -> None:
+    rng = np.random.default_rng(6)
+    ref = reference("nn.conv2d")
+    for dtype, out_dtype in (("int8", "int32"), ("float32", "")):
+        x = rng.integers(-128, 128, (1, 2, 5, 5, 1, 4)).astype(dtype)
+        w = rng.integers(-128, 128, (3, 2, 3, 3, 4, 4)).astype(dtype)
+        a = attrs(
+            "nn.conv2d",
+            padding=(1, 1, 1, 1),
+            data_layout="NCHW1n4c",
+            kernel_layout="OIHW4o4i",
+            out_dtype=out_dtype,
+        )
+        actual = kernels.conv2d((x, w), a, min_work=0)
+        expected = ref((x, w), a)
+        assert isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray)
+        assert actual.shape == expected.shape == (1, 3, 5, 5, 1, 4)
+        check_close(expected, actual, 2 * 4 * 9)
