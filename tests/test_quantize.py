@@ -4,6 +4,7 @@ against the float program, and bit-exact agreement of the interpreter and the CP
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -267,3 +268,35 @@ def test_interpreter_and_cpu_target_agree_bit_for_bit() -> None:
         out = exe.run(TensorValue(a))
         assert isinstance(out, TensorValue)
         assert np.array_equal(out.data, run(q, a))
+
+
+# --------------------------------------------------------------------------------------------
+# The command line: relay opt
+
+
+NET = """#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 6, 6), float32]) {
+  %0 = nn.conv2d(%x, ones(shape=[4, 3, 3, 3], dtype="float32"), padding=[1, 1, 1, 1]);
+  nn.relu(%0)
+}
+"""
+
+
+def test_relay_opt_runs_quantize_with_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from relay.cli import main
+
+    path = tmp_path / "net.relay"
+    path.write_text(NET)
+    argv = ["opt", str(path), "--pass", "fold-constant,quantize", "-O", "skip_conv_layers="]
+    assert main([*argv, "-O", "calibrate_mode=max"]) == 0
+    out = capsys.readouterr().out
+    assert 'out_dtype="int32"' in out and "multiply(%x, 32f)" in out
+    assert relay.parse(out)  # the printed module reads back
+    assert main([*argv, "-O", "global_scale=3"]) == 2
+    assert "global_scale=3.0 must be a power of two" in capsys.readouterr().err
+    assert main([*argv, "-O", "nope=1"]) == 2
+    assert "--option nope: none of the passes" in capsys.readouterr().err
+    assert main(["opt", str(path), "--pass", "no-such-pass"]) == 2
+    assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
