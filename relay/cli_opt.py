@@ -113,7 +113,7 @@ def add_parser(sub: Any) -> None:
     )
     add_file_arguments(p)
     p.add_argument("--pass", "-p", dest="passes", action="append", required=True,
-                   metavar="NAME", help="a pass or pipeline (repeatable, or comma-separated)")  # fmt: skip
+                   metavar="NAME", help="a pass or pipeline (repeatable)")  # fmt: skip
     p.add_argument("--option", "-O", action="append", metavar="KEY=VALUE",
                    help="set an option of the passes (repeatable)")  # fmt: skip
     p.set_defaults(handler=cmd_opt)
