@@ -154,10 +154,15 @@ class LoadedPass:
 
 
 def builtin_names() -> list[str]:
-    """The command-line names of the built-in passes and pipelines (the default campaign);
-    passes held to another oracle (``Gradient``: ``oracle = "gradient"``) are left out."""
-    own = [n for n, cls in BUILTIN_PASSES.items() if getattr(cls, "oracle", "") != "gradient"]
-    return [*own, "opt-level-3"]
+    """The command-line names of the built-in passes and pipelines (the default campaign).
+    Left out: passes held to another oracle (``Gradient``: ``oracle = "gradient"``) and passes
+    that change the meaning on purpose (``quantize``: ``approximate = True``)."""
+    exact = [
+        n
+        for n, cls in BUILTIN_PASSES.items()
+        if getattr(cls, "oracle", "") != "gradient" and not getattr(cls, "approximate", False)
+    ]
+    return [*exact, "opt-level-3"]
 
 
 def load_pass(spec: str) -> LoadedPass:
