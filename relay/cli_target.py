@@ -23,7 +23,7 @@ from typing import Any
 
 from .semantics.errors import RelayError
 
-EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop"}
+EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop", "insn": ".insn"}
 """``--emit`` kinds and the file suffix of each."""
 
 REJECTED_DIR = "relay-rejected"

@@ -7,6 +7,7 @@ register through the ``relay.targets`` entry-point group. ``get_target(name)`` a
 ``target_names()`` look them up.
 """
 
+from .accel import AccelTarget
 from .base import (
     ENTRY_POINT_GROUP,
     FEATURES,
@@ -24,6 +25,7 @@ from .cpu import CpuTarget
 __all__ = [
     "ENTRY_POINT_GROUP",
     "FEATURES",
+    "AccelTarget",
     "CpuTarget",
     "Executable",
     "KernelRejected",
