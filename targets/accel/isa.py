@@ -282,9 +282,9 @@ def listing(insn: Instruction) -> str:
                         f"sram[{insn.sram_base}] dram[{insn.dram_base}] "
                         f"{insn.y_size}x{insn.x_size} stride {insn.x_stride}{pad}")  # fmt: skip
         case GemmInsn():
-            reset = " reset" if insn.reset_reg else ""
+            reset = "reset " if insn.reset_reg else ""
             text = (
-                f"GEMM  {reset} {_loop_text(insn)} wgt+={insn.wgt_factor_out},{insn.wgt_factor_in}"
+                f"GEMM   {reset}{_loop_text(insn)} wgt+={insn.wgt_factor_out},{insn.wgt_factor_in}"
             )
         case AluInsn():
             operand = f"imm {insn.imm}" if insn.use_imm else "acc[src]"
