@@ -149,6 +149,9 @@ class AccelTarget(CpuTarget):
 
     name = "accel"
     description = "a simulated VTA-style int8 accelerator (1x16x16 GEMM) beside the CPU"
+    fuzz_programs = "quantized"
+    """``relay fuzz``/``relay conform`` draw quantized conv/dense graphs for this target
+    (``oracles.gen_quantized``)."""
 
     def __init__(self, config: Config = DEFAULT, threads: int = 1) -> None:
         super().__init__(threads, backend=AccelBackend(config, threads))
