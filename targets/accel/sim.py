@@ -240,11 +240,11 @@ class Simulator:
                 return False
             insn = queue[0]
             pops = _flags(module, insn, "pop")
+            if isinstance(insn, FinishInsn) and pops:
+                raise AccelError("FINISH cannot pop a token")
             if any(not tokens[q] for q in pops):
                 return False
             pushes = _flags(module, insn, "push")
-            if isinstance(insn, FinishInsn) and pops:
-                raise AccelError("FINISH cannot pop a token")
             queue.popleft()
             start = max([clock[module], *(tokens[q].popleft() for q in pops)])
             cost = self._execute(insn, dram, counters)
