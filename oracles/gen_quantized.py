@@ -4,7 +4,8 @@
 int8 ``nn.conv2d`` (``NCHW``/``OIHW``: batch, channels, size, kernel, strides, padding and
 dilation drawn so the output is not empty) or ``nn.dense`` accumulating in int32
 (``out_dtype="int32"``), followed by a tail drawn from what quantized graphs do after an
-accumulation: ``add`` of a bias (per channel or per element, a parameter, or a scalar),
+accumulation: ``add`` of a bias (per channel or per element, a parameter, or a scalar) or of an int8
+tensor widened to int32 (a residual connection),
 ``right_shift`` by a constant, ``clip``, ``nn.relu``, ``maximum``/``minimum`` with a constant,
 ``multiply`` by a small constant, and ``cast`` to int8 (wrapping when no clip precedes it) or
 back to int32. A layer usually ends in int8 (the accelerator stores 8 bits) but sometimes
@@ -55,7 +56,7 @@ def _tail(draw: st.DrawFn, var: str, out_shape: tuple[int, ...], channel_axis: i
     n_ops = draw(st.integers(0, 5))
     for _ in range(n_ops):
         kind = draw(st.sampled_from(["bias", "shift", "clip", "relu", "max", "min", "mul",
-                                     "cast8", "cast32", "bias_scalar"]))  # fmt: skip
+                                     "cast8", "cast32", "bias_scalar", "residual"]))  # fmt: skip
         if kind == "bias":
             per_channel = draw(st.booleans())
             if per_channel:
@@ -71,6 +72,13 @@ def _tail(draw: st.DrawFn, var: str, out_shape: tuple[int, ...], channel_axis: i
                          else st.integers(-128, 127))  # fmt: skip
             var = emit(f"add({lit(value)}, {var})" if draw(st.booleans())
                        else f"add({var}, {lit(value)})")  # fmt: skip
+        elif kind == "residual":  # an int8 tensor widened and added, as a skip connection
+            name = f"%r{len(params)}"
+            params.append((name, out_shape, "int8", None))
+            if dtype == "int32":
+                var = emit(f'add(cast({name}, dtype="int32"), {var})')
+            else:
+                var = emit(f"add({var}, {name})")
         elif kind == "shift":
             amount = draw(st.integers(0, 12 if dtype == "int32" else 7))
             var = emit(f"right_shift({var}, {lit(amount)})")

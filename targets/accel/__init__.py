@@ -20,6 +20,7 @@ Parts: ``config`` (the configuration), ``isa`` (instructions), ``sim`` (the simu
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -52,6 +53,8 @@ class AccelPrimitive:
         self.program = program
         self.counters = Counters()
         self.runs = 0
+        self.seconds = 0.0
+        """Host seconds spent in the simulator over all runs."""
         self._lock = threading.Lock()
         self._uops = np.array([u.encode() for u in program.uops], dtype=np.uint32)
 
@@ -79,7 +82,9 @@ class AccelPrimitive:
             else:
                 dram.write(addr, pack_data(np.ascontiguousarray(full), block))
         dram.write(bufs.uops, self._uops)
+        start = time.perf_counter()
         counters = Simulator(prog.config).run(prog.instructions, dram)
+        elapsed = time.perf_counter() - start
         raw = dram.read(bufs.output, layer.n * ot * layer.oh * layer.ow * block)
         packed = raw.view(np.int8).reshape(layer.n, ot, layer.oh, layer.ow, block)
         result = nchw_out(region, unpack_output(packed, layer.o))
@@ -88,6 +93,7 @@ class AccelPrimitive:
         with self._lock:
             self.counters.add(counters)
             self.runs += 1
+            self.seconds += elapsed
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The instruction listing."""

@@ -6,7 +6,8 @@ A fused primitive function is offloaded when it is an *anchor* followed by an el
 - anchor: ``nn.conv2d`` (``groups=1``, int8 data and weights, ``out_dtype="int32"``) in layout
   ``NCHW``/``OIHW`` or the packed ``NCHW1n16c``/``OIHW16o16i`` that ``graph_pack`` makes, or
   ``nn.dense`` (int8 × int8 → int32), its inputs parameters or constants;
-- tail: ``add``, ``multiply``, ``maximum``, ``minimum`` (with an operand on either side),
+- tail: ``add``, ``multiply``, ``maximum``, ``minimum`` (with an operand on either side: a
+  parameter, a constant, or an int8 parameter cast to int32, as a residual connection is),
   ``right_shift`` (the shifted value on the left), ``clip``, ``nn.relu``, ``cast`` between
   int8 and int32.
 
@@ -142,6 +143,10 @@ def match_region(fn: Function) -> Region:
             return params[e]
         if isinstance(e, Constant):
             return np.asarray(e.data)
+        if (isinstance(e, Call) and isinstance(e.op, Op) and e.op.name == "cast"
+                and _tensor_type(e, types).dtype == "int32"
+                and _tensor_type(e.args[0], types).dtype == "int8"):  # fmt: skip
+            return source(e.args[0])  # widening int8 to int32 keeps every value
         return None
 
     chain: list[Call] = []
