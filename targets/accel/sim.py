@@ -33,8 +33,8 @@ instruction, never a hang); instructions or tokens left over after FINISH are an
 outside the memory.
 
 **Integer semantics.** GEMM: ``acc[dst][o] += sum_c inp[src][c] * wgt[w][o][c]`` in int32,
-wrapping around (the products are summed exactly in float32, which is exact for 16 products of
-int8 values, then added in int32). ALU, lane by lane in int32 with wrap-around: MIN, MAX, ADD,
+wrapping around (the products of up to 64 micro-ops are summed in one float32 matrix product,
+which is exact for them, then added in int64 and wrapped). ALU, lane by lane in int32 with wrap-around: MIN, MAX, ADD,
 MUL, and SHR ``x >> y`` for ``y >= 0``, ``x << -y`` for ``y < 0`` (a shift by 32 or more
 gives what an arithmetic shift by 31, or a left shift out of range, gives: all sign bits, or
 0). ``imm`` is 16-bit signed, sign-extended. STORE keeps the low 8 bits of each accumulator lane
@@ -425,18 +425,36 @@ class Simulator:
         self._bounds("INP", src, c.inp_depth, insn)
         self._bounds("WGT", wgt, c.wgt_depth, insn)
         # Order does not matter: int32 addition wraps, so it is associative and commutative.
+        # Micro-ops with the same destinations and fixed weights are summed in one matrix
+        # product over their concatenated inputs, in float32: exact for up to 64 micro-ops
+        # (1024 products of int8 values, each at most 2**14 in magnitude, sum below 2**24);
+        # then added to the accumulators in int64 and wrapped to int32.
         inp = self.inp.astype(np.float32)
+        fixed_wgt = (wgt == wgt[:, :1]).all(axis=1) if wgt.size else np.ones(0, dtype=bool)
+        groups: dict[bytes, list[int]] = {}
         for k in range(dst.shape[0]):
-            d, s, w = dst[k], src[k], wgt[k]
-            if w.size and (w == w[0]).all():
-                prod = inp[s] @ self.wgt[w[0]].astype(np.float32).T
+            key = dst[k].tobytes() if fixed_wgt[k] else b"%d" % k
+            group = groups.setdefault(key, [])
+            if len(group) == 64:  # full: start another under a fresh key
+                groups[b"%d" % k + key] = groups.pop(key)
+                group = groups.setdefault(key, [])
+            group.append(k)
+        for ks in groups.values():
+            d = dst[ks[0]]
+            if fixed_wgt[ks[0]]:
+                x = inp[src[ks].T].reshape(d.size, len(ks) * self.config.block)
+                w = self.wgt[wgt[ks, 0]].astype(np.float32)  # (K, out, in)
+                prod = x @ w.transpose(0, 2, 1).reshape(len(ks) * self.config.block, -1)
             else:
-                prod = np.einsum("lc,loc->lo", inp[s], self.wgt[w].astype(np.float32))
-            exact = prod.astype(np.int32)  # |sum| <= 16 * 128 * 128: exact in float32
+                prod = np.einsum("lc,loc->lo", inp[src[ks[0]]],
+                                 self.wgt[wgt[ks[0]]].astype(np.float64))  # fmt: skip
+            exact = prod.astype(np.int64)
             if np.unique(d).size == d.size:
-                self.acc[d] += exact
+                self.acc[d] = (self.acc[d] + exact).astype(np.int32)
             else:
-                np.add.at(self.acc, d, exact)
+                total = self.acc.astype(np.int64)
+                np.add.at(total, d, exact)
+                self.acc[:] = total.astype(np.int32)
         return dst.size
 
     def _alu(self, insn: AluInsn) -> int:
