@@ -18,7 +18,8 @@ micro-op) and stored, GEMM micro-ops, the cycle estimate and GEMM utilisation (u
     python benchmarks/accel.py [--size 224] [--repeat 1]
 
 ``--size 112`` quarters the work (the layers keep their channels). Figures measured on a
-loaded machine vary; the byte counts and cycle estimates do not.
+loaded machine vary; the byte counts and cycle estimates do not. numpy's BLAS threads fight
+over a loaded machine's cores: ``OPENBLAS_NUM_THREADS=1`` gives steadier simulator figures.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def main() -> None:
             f"{'out KB':>7} {'Mcycles':>8} {'util':>6}")  # fmt: skip
     print(head)
     total_macs = total_cycles = 0
-    sim_s = 0.0
+    sim_s = sim_cpu = 0.0
     totals = {"INP": 0, "WGT": 0, "ACC": 0, "UOP": 0, "OUT": 0}
     for name, k in offloaded.items():
         lay, c = k.region.layer, k.counters
@@ -153,6 +154,7 @@ def main() -> None:
         total_macs += macs
         total_cycles += c.cycles
         sim_s += k.seconds
+        sim_cpu += k.cpu_seconds
         for mem in ("INP", "WGT", "ACC", "UOP"):
             totals[mem] += c.load_bytes[mem] // runs_
         totals["OUT"] += c.store_bytes // runs_
@@ -173,9 +175,11 @@ def main() -> None:
     print(f"GEMM utilisation (useful MACs / (cycles x 256)): "
           f"{total_macs / max(total_cycles * 256, 1):.1%}; estimated accelerator time "
           f"{total_cycles / runs_total / clock / 1e3:.1f} ms at {clock:.0f} MHz")  # fmt: skip
-    print(f"simulator speed: {total_macs / sim_s / 1e6:.0f} M simulated MACs per host second "
-          f"({total_macs / runs_total / 1e9:.2f} GMAC per inference, {sim_s / runs_total:.1f} s "
-          f"in the simulator); whole run {min(runs):.1f} s, interpreter {interp_s:.1f} s")  # fmt: skip
+    print(f"simulator speed: {total_macs / sim_s / 1e6:.0f} M simulated MACs per host second, "
+          f"{total_macs / sim_cpu / 1e6:.0f} M per CPU second "
+          f"({total_macs / runs_total / 1e9:.2f} GMAC per inference, "
+          f"{sim_s / runs_total:.1f} s in the simulator)")  # fmt: skip
+    print(f"whole run on accel {min(runs):.1f} s; the interpreter {interp_s:.1f} s")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,8 @@ class AccelPrimitive:
         self.runs = 0
         self.seconds = 0.0
         """Host seconds spent in the simulator over all runs."""
+        self.cpu_seconds = 0.0
+        """Process CPU seconds spent in the simulator (all threads) over all runs."""
         self._lock = threading.Lock()
         self._uops = np.array([u.encode() for u in program.uops], dtype=np.uint32)
 
@@ -82,9 +84,9 @@ class AccelPrimitive:
             else:
                 dram.write(addr, pack_data(np.ascontiguousarray(full), block))
         dram.write(bufs.uops, self._uops)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         counters = Simulator(prog.config).run(prog.instructions, dram)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         raw = dram.read(bufs.output, layer.n * ot * layer.oh * layer.ow * block)
         packed = raw.view(np.int8).reshape(layer.n, ot, layer.oh, layer.ow, block)
         result = nchw_out(region, unpack_output(packed, layer.o))
@@ -94,6 +96,7 @@ class AccelPrimitive:
             self.counters.add(counters)
             self.runs += 1
             self.seconds += elapsed
+            self.cpu_seconds += cpu
 
     def artifacts(self) -> dict[str, str | bytes]:
         """The instruction listing."""

@@ -34,12 +34,12 @@ outside the memory.
 
 **Integer semantics.** GEMM: ``acc[dst][o] += sum_c inp[src][c] * wgt[w][o][c]`` in int32,
 wrapping around (the products of up to 64 micro-ops are summed in one float32 matrix product,
-which is exact for them, then added in int64 and wrapped). ALU, lane by lane in int32 with wrap-around: MIN, MAX, ADD,
-MUL, and SHR ``x >> y`` for ``y >= 0``, ``x << -y`` for ``y < 0`` (a shift by 32 or more
-gives what an arithmetic shift by 31, or a left shift out of range, gives: all sign bits, or
-0). ``imm`` is 16-bit signed, sign-extended. STORE keeps the low 8 bits of each accumulator lane
-(truncation, not saturation). LOAD fills its padding with zeros; LOAD ACC_8BIT sign-extends int8
-DRAM data.
+which is exact for them, then added in int64 and wrapped). ALU, lane by lane in int32 with
+wrap-around: MIN, MAX, ADD, MUL, and SHR: ``x >> y`` for ``y >= 0``, ``x << -y`` for
+``y < 0`` (a right shift by 32 or more is one by 31: all sign bits; a left shift by 32 or more
+gives 0). ``imm`` is 16-bit signed, sign-extended. STORE keeps the low 8 bits of each
+accumulator lane (truncation, not saturation). LOAD fills its padding with zeros; LOAD
+ACC_8BIT sign-extends int8 DRAM data.
 
 **Counters and the cycle estimate** (``Counters``). Bytes loaded per memory and stored; GEMM
 micro-ops (each 256 MACs) and ALU micro-ops (``iter_out × iter_in × uops``, as fsim counts);
