@@ -11,12 +11,13 @@ low 8 bits. A dense layer is the 1×1 convolution of a ``1 × K × 1 × B`` imag
 int8, weights ``(O/16, C/16, KH, KW, 16o, 16i)`` int8, output ``(N, O/16, OH, OW, 16)`` int8,
 a per-element operand like the output in int32, a per-channel operand ``(O/16, 16)`` int32.
 
-**Tiling.** The output is cut into tiles of ``G`` output-channel blocks × ``TH`` output rows
-(all columns) of one image; each tile's input is read in steps of ``CS`` input-channel blocks,
-the slab of ``(TH-1)*sh + (KH-1)*dh + 1`` padded rows each step needs. ``plan`` picks the
-largest tile, then the largest ``G``, then ``CS``, for which two copies of a step's input and
-weights (INP, WGT) and of a tile's accumulators (ACC) fit the buffers: the halves of each
-buffer are the two *virtual threads* of double buffering.
+**Tiling.** The output is cut into tiles of ``G`` output-channel blocks × ``TH`` output rows ×
+``TW`` columns (all of them when a row fits) of one image; each tile's input is read in steps
+of ``CS`` input-channel blocks, the slab of ``(TH-1)*sh + (KH-1)*dh + 1`` by
+``(TW-1)*sw + (KW-1)*dw + 1`` input elements each step needs (padding made by the loads).
+``plan`` picks the largest tile, then the largest ``G``, then ``CS``, for which two copies of a
+step's input and weights (INP, WGT) and of a tile's accumulators (ACC) fit the buffers: the
+halves of each buffer are the two *virtual threads* of double buffering.
 
 **The program.** For tile ``t`` (accumulator half ``t % 2``) and its steps ``k`` (global step
 index; input/weight half ``k % 2``):
@@ -112,6 +113,14 @@ class Layer:
         _, pl, _, pr = self.padding
         return (self.w + pl + pr - (self.kw - 1) * self.dilation[1] - 1) // self.stride[1] + 1
 
+    def rows_in(self, th: int) -> int:
+        """Input rows (padding included) that ``th`` output rows read."""
+        return (th - 1) * self.stride[0] + (self.kh - 1) * self.dilation[0] + 1
+
+    def cols_in(self, tw: int) -> int:
+        """Input columns (padding included) that ``tw`` output columns read."""
+        return (tw - 1) * self.stride[1] + (self.kw - 1) * self.dilation[1] + 1
+
     @property
     def macs(self) -> int:
         """Useful multiply-accumulates (without channel padding)."""
@@ -124,12 +133,14 @@ class Layer:
 
 @dataclass(frozen=True)
 class Tiling:
-    """The tile sizes ``plan`` chose: ``g`` output-channel blocks, ``th`` output rows, ``cs``
-    input-channel blocks per load step."""
+    """The tile sizes ``plan`` chose: ``g`` output-channel blocks, ``th`` output rows by ``tw``
+    columns, ``cs`` input-channel blocks per load step."""
 
     g: int
     th: int
     cs: int
+    tw: int = 0
+    """Output columns per tile (0: all of them)."""
 
 
 @dataclass
@@ -208,40 +219,44 @@ class UopCache:
         return bgn, end, load
 
 
+def usable_depths(config: Config) -> tuple[int, int, int]:
+    """The input, weight and accumulator entries a program can address: the buffers' depths,
+    at most what the micro-op fields reach (11, 10 and 11 bits)."""
+    return (min(config.inp_depth, 1 << 11), min(config.wgt_depth, 1 << 10),
+            min(config.acc_depth, 1 << 11))  # fmt: skip
+
+
 def plan(layer: Layer, config: Config = DEFAULT) -> Tiling:
-    """The largest tiling whose two halves fit the buffers (see the module docstring);
-    ``CodegenError`` if even one row of one block does not."""
+    """The largest tiling whose two halves fit the buffers (see the module docstring): whole
+    rows if one fits, else the widest run of columns; ``CodegenError`` if not even one output
+    element of one block fits."""
     ct, ot = layer.blocks(config.block)
     kk = layer.kh * layer.kw
-    wp = layer.w + layer.padding[1] + layer.padding[3]
+    inp_depth, wgt_depth, acc_depth = usable_depths(config)
     operand_elems = any(s.operand is not None and s.per == "element" for s in layer.tail)
 
-    def rows_in(th: int) -> int:
-        return (th - 1) * layer.stride[0] + (layer.kh - 1) * layer.dilation[0] + 1
-
-    def fits(g: int, th: int, cs: int) -> bool:
-        acc = g * th * layer.ow
+    def fits(g: int, th: int, tw: int, cs: int) -> bool:
+        acc = g * th * tw
         operand = acc if operand_elems else g
-        return (2 * cs * rows_in(th) * wp <= config.inp_depth
-                and 2 * g * cs * kk <= config.wgt_depth
-                and 2 * acc + operand <= config.acc_depth
-                and cs * rows_in(th) * wp < 2048 and g * th * layer.ow < 2048)  # fmt: skip
+        return (2 * cs * layer.rows_in(th) * layer.cols_in(tw) <= inp_depth
+                and 2 * g * cs * kk <= wgt_depth and 2 * acc + operand <= acc_depth)  # fmt: skip
 
-    if not fits(1, 1, 1):
-        raise CodegenError(f"one output row ({layer.ow} columns, {wp} padded input columns, "
-                           f"{kk} taps) does not fit the buffers")  # fmt: skip
+    widths = [w for w in range(layer.ow, 0, -1) if fits(1, 1, w, 1)]
+    if not widths:
+        raise CodegenError(f"one output element ({layer.kh}x{layer.kw} taps, dilation "
+                           f"{layer.dilation}) does not fit the buffers")  # fmt: skip
+    tw = widths[0]
     best: tuple[int, int, int] | None = None
     for g in range(1, ot + 1):
-        if not fits(g, 1, 1):
+        if not fits(g, 1, tw, 1):
             break
-        th = max(t for t in range(1, layer.oh + 1) if fits(g, t, 1))
-        cs = max(c for c in range(1, ct + 1) if fits(g, th, c))
+        th = max(t for t in range(1, layer.oh + 1) if fits(g, t, tw, 1))
+        cs = max(c for c in range(1, ct + 1) if fits(g, th, tw, c))
         # Prefer tiles that cover the most output work per tile, then fewer load steps.
-        score = (g * th * layer.ow, cs)
-        if best is None or score > (best[0] * best[1] * layer.ow, best[2]):
+        if best is None or (g * th, cs) > (best[0] * best[1], best[2]):
             best = (g, th, cs)
     assert best is not None
-    return Tiling(*best)
+    return Tiling(*best, tw=tw)
 
 
 @dataclass
@@ -272,8 +287,7 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
     b = config.block
     ct, ot = layer.blocks(b)
     kk = layer.kh * layer.kw
-    pt, pl, _, pr = layer.padding
-    wp = layer.w + pl + pr
+    pt, pl, _, _ = layer.padding
     sh, sw = layer.stride
     dh, dw = layer.dilation
     oh, ow = layer.oh, layer.ow
@@ -297,45 +311,47 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
         elems = layer.n * ot * oh * ow if per == "element" else ot
         bufs.operands.append(region(elems * 4 * b))
 
-    bufs.zeros = region(((t.th - 1) * sh + (layer.kh - 1) * dh + 1) * wp * b)
+    t = replace(t, tw=t.tw or ow)
+    bufs.zeros = region(layer.rows_in(t.th) * layer.cols_in(t.tw) * b)
     if oh * ow >= 1 << 16 or layer.w >= 1 << 16:
         raise CodegenError(f"an output of {oh}x{ow} is too large for the 16-bit DMA strides")
-    inp_half = config.inp_depth // 2
-    wgt_half = config.wgt_depth // 2
-    acc_tile = t.g * t.th * ow
-    acc_half = acc_tile
+    inp_depth, wgt_depth, _ = usable_depths(config)
+    inp_half = inp_depth // 2
+    wgt_half = wgt_depth // 2
+    acc_half = t.g * t.th * t.tw
     operand_base = 2 * acc_half
     cache = UopCache(config.uop_depth)
     em = _Emitter()
 
-    tiles = [(n, r0, min(t.th, oh - r0), o0, min(t.g, ot - o0))
+    tiles = [(n, r0, min(t.th, oh - r0), q0, min(t.tw, ow - q0), o0, min(t.g, ot - o0))
              for n in range(layer.n) for o0 in range(0, ot, t.g)
-             for r0 in range(0, oh, t.th)]  # fmt: skip
+             for r0 in range(0, oh, t.th) for q0 in range(0, ow, t.tw)]  # fmt: skip
     steps_per_tile = -(-ct // t.cs)
     total_steps = len(tiles) * steps_per_tile
     k = 0
-    for ti, (n, r0, th, o0, g) in enumerate(tiles):
+    for ti, (n, r0, th, q0, tw, o0, g) in enumerate(tiles):
         abase = (ti % 2) * acc_half
-        rows = (th - 1) * sh + (layer.kh - 1) * dh + 1
-        first_row = r0 * sh - pt  # the slab's first (padded) input row
+        area = th * tw  # accumulators per output-channel block: [g][th][tw]
+        rows, cols = layer.rows_in(th), layer.cols_in(tw)
+        first_row, first_col = r0 * sh - pt, q0 * sw - pl  # the slab's corner, padding in
+        lo, hi = max(first_row, 0), min(first_row + rows, layer.h)
+        left, right = max(first_col, 0), min(first_col + cols, layer.w)
+        pads = (lo - first_row, first_row + rows - hi, left - first_col,
+                first_col + cols - right)  # fmt: skip
         for si, c0 in enumerate(range(0, ct, t.cs)):
             cs = min(t.cs, ct - c0)
             ibase = (k % 2) * inp_half
             wbase = (k % 2) * wgt_half
             # load: the input slab, one block of input channels at a time, then the weights
-            lo, hi = max(first_row, 0), min(first_row + rows, layer.h)
-            y_pad_0, y_pad_1 = lo - first_row, first_row + rows - hi
-            if y_pad_0 >= 16 or y_pad_1 >= 16:
-                raise CodegenError("a tile's vertical padding does not fit the pad fields")
             first_load = None
             for c in range(cs):
-                sram = ibase + c * rows * wp
-                if hi > lo:
-                    dram = bufs.data // b + ((n * ct + c0 + c) * layer.h + lo) * layer.w
-                    insn = MemInsn(False, Mem.INP, sram, dram, hi - lo, layer.w, layer.w,
-                                   y_pad_0, y_pad_1, pl, pr)  # fmt: skip
+                sram = ibase + c * rows * cols
+                if hi > lo and right > left:
+                    dram = bufs.data // b + ((n * ct + c0 + c) * layer.h + lo) * layer.w + left
+                    insn = MemInsn(False, Mem.INP, sram, dram, hi - lo, right - left, layer.w,
+                                   *pads)  # fmt: skip
                 else:  # a slab of padding only: zeros from the zero region
-                    insn = MemInsn(False, Mem.INP, sram, bufs.zeros // b, rows, wp, wp)
+                    insn = MemInsn(False, Mem.INP, sram, bufs.zeros // b, rows, cols, cols)
                 index = em.add(insn)
                 first_load = index if first_load is None else first_load
             for g_ in range(g):  # weights of output block o0+g_, input blocks c0..c0+cs
@@ -351,21 +367,24 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
                 if load is not None:
                     em.add(load)
                 # The reset covers the whole half (a short tile resets more than it uses).
-                reset = em.add(GemmInsn(True, bgn, end, 1, acc_tile, 0, 1, 0, 0, 0, 0))
+                reset = em.add(GemmInsn(True, bgn, end, 1, acc_half, 0, 1, 0, 0, 0, 0))
                 if ti >= 2:
                     em.flag(reset, pop_next=True)
-            uops = [Uop(abase + g_ * th * ow,
-                        ibase + c * rows * wp + i * dh * wp + j * dw,
+            uops = [Uop(abase + g_ * area,
+                        ibase + c * rows * cols + i * dh * cols + j * dw,
                         wbase + g_ * cs * kk + c * kk + i * layer.kw + j)
                     for g_ in range(g) for c in range(cs)
                     for i in range(layer.kh) for j in range(layer.kw)]  # fmt: skip
-            key = ("gemm", ti % 2, k % 2, g, th, cs)
-            bgn, end, load = cache.place(key, uops)
+            bgn, end, load = cache.place(("gemm", ti % 2, k % 2, g, th, tw, cs), uops)
             if load is not None:
                 em.add(load)
-            gemm = em.add(GemmInsn(False, bgn, end, th, ow, ow, 1, sh * wp, sw, 0, 0))
+            gemm = em.add(GemmInsn(False, bgn, end, th, tw, tw, 1, sh * cols, sw, 0, 0))
             em.flag(gemm, pop_prev=True, push_prev=k + 2 < total_steps)
             k += 1
+
+        # the element offset of the tile of output block o0 + g_ in a packed output array
+        at = ((n * ot + o0) * oh + r0) * ow + q0
+
         # the tail, on the tile's accumulators
         last_alu = None
         for step in layer.tail:
@@ -373,32 +392,43 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
                 bgn, end, load = cache.place(("alu-imm", abase), [Uop(abase, 0)])
                 if load is not None:
                     em.add(load)
-                last_alu = em.add(AluInsn(False, bgn, end, 1, g * th * ow, 0, 1, 0, 0,
-                                          step.op, True, step.imm))  # fmt: skip
+                last_alu = em.add(AluInsn(False, bgn, end, 1, g * area, 0, 1, 0, 0, step.op,
+                                          True, step.imm))  # fmt: skip
                 continue
             addr = bufs.operands[step.operand] // (4 * b)
             if step.per == "channel":
                 em.add(MemInsn(False, Mem.ACC, operand_base, addr + o0, 1, g, g))
-                kernel = [Uop(abase + g_ * th * ow, operand_base + g_) for g_ in range(g)]
-                bgn, end, load = cache.place(("alu-ch", abase, g, th * ow), kernel)
+                kernel = [Uop(abase + g_ * area, operand_base + g_) for g_ in range(g)]
+                bgn, end, load = cache.place(("alu-ch", abase, g, area), kernel)
                 if load is not None:
                     em.add(load)
-                last_alu = em.add(AluInsn(False, bgn, end, 1, th * ow, 0, 1, 0, 0, step.op,
+                last_alu = em.add(AluInsn(False, bgn, end, 1, area, 0, 1, 0, 0, step.op,
                                           False, 0))  # fmt: skip
             else:
-                dram = addr + ((n * ot + o0) * oh + r0) * ow
-                em.add(MemInsn(False, Mem.ACC, operand_base, dram, g, th * ow, oh * ow))
+                if tw == ow:  # whole rows: the g blocks' tiles in one 2-D load
+                    em.add(MemInsn(False, Mem.ACC, operand_base, addr + at, g, area,
+                                   oh * ow))  # fmt: skip
+                else:
+                    for g_ in range(g):
+                        em.add(MemInsn(False, Mem.ACC, operand_base + g_ * area,
+                                       addr + at + g_ * oh * ow, th, tw, ow))  # fmt: skip
                 bgn, end, load = cache.place(("alu-el", abase), [Uop(abase, operand_base)])
                 if load is not None:
                     em.add(load)
-                last_alu = em.add(AluInsn(False, bgn, end, 1, g * th * ow, 0, 1, 0, 1,
-                                          step.op, False, 0))  # fmt: skip
+                last_alu = em.add(AluInsn(False, bgn, end, 1, g * area, 0, 1, 0, 1, step.op,
+                                          False, 0))  # fmt: skip
         if last_alu is None:  # no tail: the last GEMM hands the tile to the store
             last_alu = len(em.insns) - 1
         em.flag(last_alu, push_next=True)
-        dram = bufs.output // b + ((n * ot + o0) * oh + r0) * ow
-        store = em.add(MemInsn(True, Mem.OUT, abase, dram, g, th * ow, oh * ow))
-        em.flag(store, pop_prev=True, push_prev=ti + 2 < len(tiles) or ti == len(tiles) - 1)
+        out = bufs.output // b
+        if tw == ow:
+            stores = [em.add(MemInsn(True, Mem.OUT, abase, out + at, g, area, oh * ow))]
+        else:
+            stores = [em.add(MemInsn(True, Mem.OUT, abase + g_ * area,
+                                     out + at + g_ * oh * ow, th, tw, ow))
+                      for g_ in range(g)]  # fmt: skip
+        em.flag(stores[0], pop_prev=True)
+        em.flag(stores[-1], push_prev=ti + 2 < len(tiles) or ti == len(tiles) - 1)
     em.add(MemInsn(False, Mem.UOP, 0, 0, 0, 0, 0, deps=Deps(pop_next=True)))
     em.add(FinishInsn())
     bufs.uops = region(4 * len(cache.dram))
