@@ -38,7 +38,10 @@ bits as ``x > 0 ? x : 0``, including NaN and -0.0); ``nn.bias_add`` and float te
 subtract multiply divide`` as the reference's numpy expression without its broadcast views and
 copies; ``concatenate`` of tensors that agree off the axis, and ``reshape`` to positive
 extents and one ``-1``, without the reference's run-time type check. Only float data is
-handled (``concatenate`` and ``reshape``: any dtype); integer data, unusual layouts and
+handled (``concatenate`` and ``reshape``: any dtype; ``nn.conv2d``: also integer data of at
+most 16 bits into an int32/int64 ``out_dtype``, summed exactly in float64 when every partial
+sum is below ``2^53``, so bit for bit the reference's; an overflowing total goes to the
+reference, which says it is undefined); other integer data, unusual layouts and
 attributes go to the reference. ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and
 ``nn.avg_pool2d`` may differ from the reference by rounding (the summation order, the sign of
 a zero maximum), within the tolerance policy (``oracles/compare.py``, with the reduction
@@ -185,6 +188,12 @@ TENSOR_ARITHMETIC: dict[str, FloatOp] = {
 """Float tensors of one dtype (any ranks): the reference's own numpy ufunc, broadcasting by
 itself (the reference broadcasts both operands to views first, and sets the error state)."""
 
+INT32_TENSOR_ARITHMETIC = frozenset({"add", "subtract"})
+"""int32 tensors: summed exactly in int64; a result outside int32 (undefined: nsw) goes to the
+reference, which reports it."""
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
 Compare: TypeAlias = Callable[[Any, Any], bool]
 
 SCALAR_COMPARISON: dict[str, tuple[Compare, Compare]] = {
@@ -219,6 +228,10 @@ def _scalar_arithmetic(name: str, reference: Reference) -> Reference:
                 dtype = a.dtype
                 if dtype.kind == "f" and (b.dtype is dtype or b.dtype == dtype):
                     return np.asarray(tensor_op(a, b))
+                if name in INT32_TENSOR_ARITHMETIC and dtype == np.int32 and b.dtype == dtype:
+                    exact = tensor_op(a.astype(np.int64), b.astype(np.int64))
+                    if not exact.size or (exact.min() >= INT32_MIN and exact.max() <= INT32_MAX):
+                        return np.asarray(exact.astype(np.int32))
         return reference(args, attrs)
 
     return cast(Reference, kernel)
@@ -453,9 +466,14 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     multiply-adds)."""
     attrs = cast(Conv2DAttrs, op_attrs)
     data, weight = args
-    if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
+    integer = _exact_integer_product(data, weight, attrs.out_dtype)
+    if not integer and not (
+        _float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype
+    ):
         return None
-    if attrs.out_dtype not in ("", data.dtype.name) or data.ndim != 4 or weight.ndim != 4:
+    if not integer and attrs.out_dtype not in ("", data.dtype.name):
+        return None
+    if data.ndim != 4 or weight.ndim != 4:
         return None
     perm_x = _permutation(attrs.data_layout, "NCHW")
     perm_w = _permutation(attrs.kernel_layout, "OIHW")
@@ -487,9 +505,11 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     ow = _out_extent(wd, pl + pr, kw, dilation[1], strides[1])
     if oh <= 0 or ow <= 0 or n * o * oh * ow * cg * kh * kw < min_work:
         return None
-    cd = _compute_dtype(data.dtype)
-    x = x.astype(cd, copy=False)
     k = cg * kh * kw
+    if integer and not _exact_in_float64(data, weight, k):
+        return None
+    cd = np.dtype(np.float64) if integer else _compute_dtype(data.dtype)
+    x = x.astype(cd, copy=False)
     if kh == kw == 1 and pads == (0, 0, 0, 0) and strides == (1, 1):
         cols, pitch = x.reshape(n, g, k, h * wd), wd
     elif ow < FLAT_PATCHES_BELOW:
@@ -514,8 +534,45 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
         out = np.matmul(wm[0], cols[0, 0]).reshape(1, o, oh, pitch)
     else:
         out = np.matmul(wm, cols).reshape(n, o, oh, pitch)
-    out = out[..., :ow].astype(data.dtype, copy=False)
+    out = out[..., :ow]
+    if integer:
+        return _integer_result(out, attrs.out_dtype, perm_out)
+    out = out.astype(data.dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, perm_out))
+
+
+def _exact_integer_product(data: object, weight: object, out_dtype: str) -> bool:
+    """Integer data and weight of one dtype of at most 16 bits and a 32- or 64-bit integer
+    ``out_dtype`` (quantized convolutions): every product fits the output dtype, so only the
+    total can overflow, and float64 sums them exactly when ``_exact_in_float64`` holds."""
+    if type(data) is not _ndarray or type(weight) is not _ndarray:
+        return False
+    x, w = cast(Array, data), cast(Array, weight)
+    return (
+        x.dtype == w.dtype
+        and x.dtype.kind in "iu"
+        and x.dtype.itemsize <= 2
+        and out_dtype in ("int32", "int64")
+    )
+
+
+def _exact_in_float64(data: Array, weight: Array, k: int) -> bool:
+    """Every partial sum of ``k`` products is an integer below ``2^53`` in magnitude."""
+    if not data.size or not weight.size:
+        return False
+    bound = max(abs(int(data.max())), abs(int(data.min())))
+    bound *= max(abs(int(weight.max())), abs(int(weight.min())))
+    return bound * k < 1 << 53
+
+
+def _integer_result(out: Array, out_dtype: str, perm_out: tuple[int, ...]) -> Array | None:
+    """The exact float64 sums as ``out_dtype``; ``None`` (the reference decides: overflow is
+    undefined) when one does not fit."""
+    info = np.iinfo(out_dtype)
+    if out.size and (out.min() < info.min or out.max() > info.max):
+        return None
+    result = out.astype(out_dtype)
+    return np.ascontiguousarray(np.transpose(result, perm_out))
 
 
 DENSE_MIN_WORK = 1 << 18

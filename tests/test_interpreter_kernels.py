@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -585,3 +586,40 @@ def test_kernels_are_chosen_by_op_name() -> None:
     assert kernels.kernel_for("exp", reference("exp")) is reference("exp")
     mark: Callable[..., object] = kernels.kernel_for
     assert mark("add", reference("add")) is kernels.kernel_for("add", reference("add"))
+
+
+def test_conv2d_of_int8_into_int32_is_the_reference_bit_for_bit() -> None:
+    rng = np.random.default_rng(5)
+    ref = reference("nn.conv2d")
+    covered = 0
+    for _ in range(60):
+        (x, w), a, _ = conv_case(rng)
+        x8 = rng.integers(-128, 128, x.shape).astype("int8")
+        w8 = rng.integers(-128, 128, w.shape).astype("int8")
+        a32 = dataclasses.replace(a, out_dtype="int32")
+        actual = kernels.conv2d((x8, w8), a32, min_work=0)
+        if actual is None:
+            continue
+        covered += 1
+        expected = ref((x8, w8), a32)
+        assert isinstance(expected, np.ndarray)
+        assert actual.dtype == expected.dtype == np.int32
+        np.testing.assert_array_equal(actual, expected)
+    assert covered >= 45
+    # An int32 total that overflows is the reference's to call undefined.
+    big = np.full((1, 3, 1, 1), 32767, "int16")
+    widened = attrs("nn.conv2d", out_dtype="int32")
+    assert kernels.conv2d((big[:, :2], big[:, :2]), widened, min_work=0) is not None
+    assert kernels.conv2d((big, big), widened, min_work=0) is None  # 3 * 32767^2 > 2^31
+
+
+def test_int32_tensor_add_is_the_reference_and_leaves_overflow_to_it() -> None:
+    rng = np.random.default_rng(8)
+    for name in ("add", "subtract"):
+        fast = kernels.kernel_for(name, reference(name))
+        a = rng.integers(-(1 << 30), 1 << 30, (3, 4)).astype("int32")
+        b = rng.integers(-(1 << 30), 1 << 30, (4,)).astype("int32")
+        np.testing.assert_array_equal(fast((a, b), None), reference(name)((a, b), None))
+        edge = np.array([(1 << 31) - 1], "int32")
+        with pytest.raises(relay.UndefinedBehavior):
+            fast((edge, -edge if name == "subtract" else edge), None)

@@ -240,8 +240,65 @@ def _conv2d_nchwc(draw: st.DrawFn) -> Sample:
     return Sample((data, kernel), Conv2DAttrs.from_kwargs(kwargs), valid)
 
 
+@st.composite
+def _conv2d_packed(draw: st.DrawFn) -> Sample:
+    """nn.conv2d over VTA-style packed layouts: data NCHW<b>n<c>c (or NCHW<c>c), weight
+    OIHW<o>o<i>i, out_layout "" or NCHW<o>c; channels and kernel_size each set or not; one in
+    five broken: groups 2, a weight of the wrong input channels, an out_layout factor that does
+    not divide the output channels, a window longer than the padded input."""
+    valid = _valid(draw)
+    ib, ob = draw(st.sampled_from([1, 2, 4])), draw(st.sampled_from([1, 2, 4]))
+    c, o = ib * draw(st.integers(1, 2)), ob * draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    strides = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding, pad_h, pad_w = _padding(draw, 2)
+    h = max(0, kh - pad_h) + draw(st.integers(0, 3))
+    w = max(0, kw - pad_w) + draw(st.integers(0, 3))
+    sizes: dict[str, Dim] = {"N": draw(st.sampled_from([1, 2])), "C": c, "H": h, "W": w}
+    weight: dict[str, Dim] = {"O": o, "I": c, "H": kh, "W": kw}
+    data_layout = draw(st.sampled_from([f"NCHW1n{ib}c", f"NCHW{ib}c"]))
+    kwargs: dict[str, object] = {
+        "strides": strides,
+        "padding": padding,
+        "data_layout": data_layout,
+        "kernel_layout": f"OIHW{ob}o{ib}i",
+        "out_layout": draw(st.sampled_from(["", f"NCHW{ob}c"])),
+        "out_dtype": draw(st.sampled_from(["", "float32"])),
+    }
+    if kwargs["out_layout"] == "" and data_layout.endswith(f"{ib}c") and o % ib:
+        kwargs["out_layout"] = f"NCHW{ob}c"
+    if draw(st.booleans()):
+        kwargs["channels"] = o
+    if draw(st.booleans()):
+        kwargs["kernel_size"] = (kh, kw)
+    if not valid:
+        fault = draw(st.sampled_from(["groups", "in", "split", "small"]))
+        if fault == "groups":
+            kwargs["groups"] = 2
+        elif fault == "in":
+            weight["I"] = c + ib
+        elif fault == "split":
+            kwargs["out_layout"] = f"NCHW{o + 1}c"
+        else:
+            kwargs.update(padding=(0,), strides=(1, 1), kernel_size=(3, kw))
+            weight["H"] = 3
+            sizes["H"] = draw(st.integers(0, 1))
+    dtype = draw(st.sampled_from(FLOATS))
+    data = _tensor(_packed_shape(sizes, data_layout), dtype)
+    kernel = _tensor(_packed_shape(weight, str(kwargs["kernel_layout"])), dtype)
+    return Sample((data, kernel), Conv2DAttrs.from_kwargs(kwargs), valid)
+
+
+@st.composite
+def _conv2d_plain_or_packed(draw: st.DrawFn) -> Sample:
+    """nn.conv2d: plain layouts (``core._conv2d``), packed ones one time in five."""
+    if draw(st.integers(0, 4)) == 0:
+        return draw(_conv2d_packed())
+    return draw(_conv2d())
+
+
 SAMPLERS: dict[str, Sampler] = {
-    "nn.conv2d": _conv2d,
+    "nn.conv2d": _conv2d_plain_or_packed,
     "nn.conv1d": _conv(1),
     "nn.conv3d": _conv(3),
     "nn.conv1d_transpose": _conv_transpose(1),

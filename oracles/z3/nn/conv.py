@@ -176,18 +176,33 @@ def _unpacked(shape: Shape, axes: list[tuple[str, int]], cons: list[Cond]) -> di
 
 
 def _conv2d_nchwc(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
-    """Conv2DNCHWc: data and weight in layouts holding NCHW / OIHW with at most one factor
-    sub-axis each (sub-axis extent = factor; primal extent = outer * factor); channels and
-    kernel_size set, groups 1; the unpacked weight is (channels, C, KH, KW) = kernel_size;
-    dilated kernel fits the padded input; result (N, channels, (H + pad - window) // stride
-    + 1, ...) packed into out_layout ("" = data_layout), a split axis divisible by its
-    factor; dtype out_dtype or data's."""
+    """Conv2DNCHWc: ``_conv2d_packed`` with channels and kernel_size both set."""
     a = _attrs(attrs, Conv2DAttrs)
-    data, weight = _tensor(args, 0), _tensor(args, 1)
     if a.channels is None or a.kernel_size is None:
         raise IllTyped("contrib_conv2d_NCHWc needs channels and kernel_size")
+    return _conv2d_packed(args, a)
+
+
+def _conv2d_any(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
+    """Conv2DRel: plain layouts as ``core._conv2d``; a layout with a sub-axis (a digit or a
+    lower-case letter) as ``_conv2d_packed``."""
+    a = _attrs(attrs, Conv2DAttrs)
+    layouts = a.data_layout + a.kernel_layout + a.out_layout
+    if any(not c.isupper() for c in layouts):
+        return _conv2d_packed(args, a)
+    return _conv2d(args, attrs)
+
+
+def _conv2d_packed(args: Sequence[Arg], a: Conv2DAttrs) -> Encoded:
+    """Convolution over packed layouts: data and weight in layouts holding NCHW / OIHW with
+    at most one factor sub-axis each (sub-axis extent = factor; primal extent = outer *
+    factor); groups 1; the unpacked weight is (O, C, KH, KW), O = channels and (KH, KW) =
+    kernel_size when set, KH, KW >= 1; dilated kernel fits the padded input; result (N, O,
+    (H + pad - window) // stride + 1, ...) packed into out_layout ("" = data_layout), a split
+    axis divisible by its factor; dtype out_dtype or data's."""
+    data, weight = _tensor(args, 0), _tensor(args, 1)
     if a.groups != 1:
-        raise IllTyped(f"contrib_conv2d_NCHWc needs groups 1, found {a.groups}")
+        raise IllTyped(f"a packed convolution needs groups 1, found {a.groups}")
     d_axes = _packed(a.data_layout, "NCHW", "data_layout")
     k_axes = _packed(a.kernel_layout, "OIHW", "kernel_layout")
     o_axes = _packed(a.out_layout or a.data_layout, "NCHW", "out_layout")
@@ -195,17 +210,22 @@ def _conv2d_nchwc(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
         raise IllTyped("data or weight rank differs from its layout's")
     sh, sw = _pair(a.strides, "strides")
     dh, dw = _pair(a.dilation, "dilation")
-    kh, kw = _pair(a.kernel_size, "kernel_size")
     pad_h, pad_w = _pads(a.padding)
     cons: list[Cond] = []
     d = _unpacked(data.shape, d_axes, cons)
     k = _unpacked(weight.shape, k_axes, cons)
-    cons += [k["O"] == a.channels, k["I"] == d["C"], k["H"] == kh, k["W"] == kw]
+    kh, kw = k["H"], k["W"]
+    cons += [k["I"] == d["C"], kh >= 1, kw >= 1]
+    if a.channels is not None:
+        cons.append(k["O"] == a.channels)
+    if a.kernel_size is not None:
+        ks = _pair(a.kernel_size, "kernel_size")
+        cons += [kh == ks[0], kw == ks[1]]
     window_h, window_w = 1 + (kh - 1) * dh, 1 + (kw - 1) * dw
     cons += [d["H"] + pad_h >= window_h, d["W"] + pad_w >= window_w]
     full = {
         "N": d["N"],
-        "C": z3.IntVal(a.channels),
+        "C": k["O"],
         "H": floordiv(d["H"] + pad_h - window_h, sh) + 1,
         "W": floordiv(d["W"] + pad_w - window_w, sw) + 1,
     }
@@ -223,7 +243,7 @@ def _conv2d_nchwc(args: Sequence[Arg], attrs: Attrs | None) -> Encoded:
 
 
 RULES: dict[str, Encoding] = {
-    "nn.conv2d": _conv2d,
+    "nn.conv2d": _conv2d_any,
     "nn.conv1d": _conv,
     "nn.conv3d": _conv,
     "nn.conv1d_transpose": _conv_transpose,

@@ -31,11 +31,17 @@ product or of the total (nsw/nuw; partial sums are not checked: the total is exa
 operand cast to the output dtype from NaN or an out-of-range float (fptosi/fptoui poison); a
 bool output dtype (topi sums in the output dtype, for which TVM defines no arithmetic).
 
-Departures from TVM 0.18, in every relation: layouts must permute the canonical ones (no
-packed layouts such as NCHW4c, no GOIHW); strides and dilation hold one positive integer per
-spatial axis, kernel_size one integer per axis, padding (forward convolution) is non-negative,
-groups >= 1, the kernel non-empty; C and (forward) O, or (transposed) channels, are divisible by
-groups. TVM's relations checked few of these; topi asserted some at compile time.
+Packed layouts (TVM's ``tir::Layout``: upper-case primal axes, ``<factor><lower-case>``
+sub-axes, e.g. ``NCHW16c``, VTA's ``NCHW1n16c`` data and ``OIHW16o16i`` weight) are accepted by
+``nn.conv2d`` and ``nn.contrib_conv2d_NCHWc``: the meaning is the convolution of the operands
+unpacked by ``layout_transform``, packed into the output layout.
+
+Departures from TVM 0.18, in every relation: layouts other than ``nn.conv2d``'s and
+``nn.contrib_conv2d_NCHWc``'s must permute the canonical ones (no GOIHW); strides and
+dilation hold one positive integer per spatial axis, kernel_size one integer per axis, padding
+(forward convolution) is non-negative, groups >= 1, the kernel non-empty; C and (forward) O,
+or (transposed) channels, are divisible by groups. TVM's relations checked few of these; topi
+asserted some at compile time.
 """
 
 from __future__ import annotations
@@ -119,14 +125,16 @@ def _out_extent(n: int, pad: int, k: int, dilation: int, stride: int) -> int:
 
 def _conv2d_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
     """``Conv2D``: data in a permutation of NCHW, weight of OIHW, output of NCHW (``out_layout``
-    ``""`` is ``data_layout``); each spatial extent becomes
-    ``floor((x + pad - ((k-1)*dil+1)) / stride) + 1`` (>= 0), ``?`` stays ``?``; dtype
-    ``out_dtype`` or data's. ``channels`` and ``kernel_size``, when set, must agree with the
+    ``""`` is ``data_layout``), or packed layouts (``_packed_conv2d_relation``); each spatial
+    extent becomes ``floor((x + pad - ((k-1)*dil+1)) / stride) + 1`` (>= 0), ``?`` stays ``?``;
+    dtype ``out_dtype`` or data's. ``channels`` and ``kernel_size``, when set, must agree with the
     weight (both set: the weight must be ``(channels, C/groups, kh, kw)``, or
     ``(C, channels/C, kh, kw)`` for a depthwise call, ``groups == C ==`` weight's O)."""
     a = _attrs(attrs, Conv2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     weight = tensor_arg(arg_types[1], "weight")
+    if _is_packed(a):
+        return _packed_conv2d_relation(a, data, weight, "nn.conv2d")
     data_perm = _permutation(a.data_layout, "NCHW", "data_layout")
     kernel_perm = _permutation(a.kernel_layout, "OIHW", "kernel_layout")
     out_layout = a.out_layout or a.data_layout
@@ -210,12 +218,15 @@ def _conv_extent(x: Dim, pad: int, window: Dim, stride: int) -> Dim:
 
 def _conv2d_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     """``nn.conv2d``: cross-correlation on the zero-padded input, per group, both operands cast
-    to the output dtype first; a depthwise weight ``(C, m, kh, kw)`` is the grouped weight
-    ``(C*m, 1, kh, kw)`` (topi's ``depthwise_conv2d_nchw``).
+    to the output dtype first (packed layouts: ``_packed_conv2d_reference``); a depthwise
+    weight ``(C, m, kh, kw)`` is the grouped weight ``(C*m, 1, kh, kw)`` (topi's
+    ``depthwise_conv2d_nchw``).
 
     Undefined: the convolutions' cases (the module docstring)."""
     a = _attrs(attrs, Conv2DAttrs)
     data, weight = args
+    if _is_packed(a):
+        return _packed_conv2d_reference(data, weight, a)
     dtype = np.dtype(a.out_dtype or data.dtype)
     x = _convert(
         np.transpose(data, _permutation(a.data_layout, "NCHW", "data_layout")), dtype, "nn.conv2d"
@@ -794,23 +805,16 @@ def _nchwc_attrs(a: Conv2DAttrs) -> Conv2DAttrs:
     )
 
 
+def _is_packed(a: Conv2DAttrs) -> bool:
+    """Whether a layout of ``a`` has a sub-axis (is not a permutation of plain axes)."""
+    layouts = (a.data_layout, a.kernel_layout, a.out_layout)
+    return any(not c.isupper() for layout in layouts for c in layout)
+
+
 def _conv2d_nchwc_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Type:
-    """Conv2DNCHWc (TVM 0.18 registers ``Conv2DWinogradRel<Conv2DAttrs>`` under that name).
-
-    data is in ``data_layout`` (``NCHW4c``: (N, C/4, H, W, 4)), weight in ``kernel_layout``
-    (``OIHW4i4o``: (O/4, I/4, KH, KW, 4, 4)), the result in ``out_layout`` ("" = data_layout);
-    each layout holds the primal axes NCHW (OIHW) once each, in any order, and at most one
-    sub-axis ``<factor><letter>`` per primal axis, as ``layout_transform`` reads them. The
-    unpacked shapes (data (N, C, H, W), weight (O, I, KH, KW)) must type ``nn.conv2d`` with the
-    same strides, padding, dilation, channels, kernel_size and out_dtype, whose NCHW result is
-    packed into out_layout; a split axis of the result must be divisible by its factor.
-
-    Like TVM's relation, channels and kernel_size must both be set, and the result dtype is
-    out_dtype or data's. Departures, each a RelationError naming the attribute: groups must be
-    1 (TVM's relation ignored groups, and topi's conv2d_NCHWc computes an ungrouped
-    convolution; the packed depthwise form is ``nn.contrib_depthwise_conv2d_NCHWc``, not
-    registered here); the weight is checked against channels and kernel_size (TVM accepted
-    any weight and left it to the layout-altering pass that made the call)."""
+    """Conv2DNCHWc (TVM 0.18 registers ``Conv2DWinogradRel<Conv2DAttrs>`` under that name):
+    ``_packed_conv2d_relation``, and, like TVM's relation, channels and kernel_size must both
+    be set (TVM: set or inferred by the layout-altering pass that made the call)."""
     a = _attrs(attrs, Conv2DAttrs)
     data = tensor_arg(arg_types[0], "data")
     weight = tensor_arg(arg_types[1], "weight")
@@ -820,9 +824,31 @@ def _conv2d_nchwc_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
             f"{missing} must be set: nn.contrib_conv2d_NCHWc needs both channels and "
             "kernel_size (TVM: set or inferred by a previous pass)"
         )
+    return _packed_conv2d_relation(a, data, weight, "nn.contrib_conv2d_NCHWc")
+
+
+def _packed_conv2d_relation(
+    a: Conv2DAttrs, data: TensorType, weight: TensorType, op: str
+) -> TensorType:
+    """A convolution over packed layouts (``nn.conv2d`` with a packed layout, and
+    ``nn.contrib_conv2d_NCHWc``).
+
+    data is in ``data_layout`` (``NCHW4c``: (N, C/4, H, W, 4); VTA's ``NCHW1n16c``: (N, C/16,
+    H, W, 1, 16)), weight in ``kernel_layout`` (``OIHW4i4o``: (O/4, I/4, KH, KW, 4, 4)), the
+    result in ``out_layout`` ("" = data_layout); each layout holds the primal axes NCHW (OIHW)
+    once each, in any order, and at most one sub-axis ``<factor><letter>`` per primal axis, as
+    ``layout_transform`` reads them. The unpacked shapes (data (N, C, H, W), weight (O, I, KH,
+    KW)) must type ``nn.conv2d`` with the same strides, padding, dilation, channels,
+    kernel_size and out_dtype, whose NCHW result is packed into out_layout; a split axis of
+    the result must be divisible by its factor. The result dtype is out_dtype or data's.
+
+    Departures, each a RelationError naming the attribute: groups must be 1 (TVM's
+    NCHWc relation ignored groups, and topi's conv2d_NCHWc computes an ungrouped convolution;
+    the packed depthwise form is ``nn.contrib_depthwise_conv2d_NCHWc``, not registered here);
+    the weight is checked against channels and kernel_size when they are set."""
     if a.groups != 1:
         raise RelationError(
-            f"groups={a.groups} is not supported: nn.contrib_conv2d_NCHWc computes an "
+            f"groups={a.groups} is not supported: {op} over packed layouts computes an "
             "ungrouped convolution (groups=1)"
         )
     out_layout = a.out_layout or a.data_layout
@@ -842,13 +868,18 @@ def _conv2d_nchwc_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> 
 
 
 def _conv2d_nchwc_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
-    """The ``nn.conv2d`` meaning on the unpacked operands: data unpacked from data_layout to
-    NCHW and the weight from kernel_layout to OIHW (``layout_transform``'s meaning), the
-    ``nn.conv2d`` reference with the same window and out_dtype (so its integer, float16 and
-    undefined cases are conv2d's), and the NCHW result packed into out_layout. topi's
-    conv2d_NCHWc computes the same sums directly in the packed layout."""
-    a = _attrs(attrs, Conv2DAttrs)
+    """``_packed_conv2d_reference``. topi's conv2d_NCHWc computes the same sums directly in
+    the packed layout."""
     data, weight = args
+    return _packed_conv2d_reference(data, weight, _attrs(attrs, Conv2DAttrs))
+
+
+def _packed_conv2d_reference(data: _Num, weight: _Num, a: Conv2DAttrs) -> _Num:
+    """A convolution over packed layouts: the ``nn.conv2d`` meaning on the unpacked operands:
+    data unpacked from data_layout to NCHW and the weight from kernel_layout to OIHW
+    (``layout_transform``'s meaning), the ``nn.conv2d`` reference with the same window and
+    out_dtype (so its integer, float16 and undefined cases are conv2d's), and the NCHW result
+    packed into out_layout."""
     out_layout = a.out_layout or a.data_layout
 
     def repack(x: _Num, src: str, dst: str) -> _Num:

@@ -17,8 +17,9 @@
 - ``nn.conv1d_transpose``, ``nn.conv2d_transpose``: a reduction (the gather form of the
   adjoint: output ``y`` takes input ``i = (y + pad - j*dil) / stride`` where that is an integer
   in range).
-- ``nn.contrib_conv2d_NCHWc``: ``nn.conv2d`` between two ``layout_transform`` index maps (the
-  packed operands unpacked to NCHW/OIHW, the result packed into ``out_layout``).
+- ``nn.contrib_conv2d_NCHWc``, and ``nn.conv2d`` over packed layouts (VTA's ``NCHW1n16c`` /
+  ``OIHW16o16i``): ``nn.conv2d`` between two ``layout_transform`` index maps (the packed
+  operands unpacked to NCHW/OIHW, the result packed into ``out_layout``).
 
 Operands are cast to the output dtype first; float16 accumulates in float32.
 """
@@ -33,6 +34,7 @@ from .....semantics.ops.nn.conv import (
     Conv2DAttrs,
     Conv2DTransposeAttrs,
     Conv3DAttrs,
+    _is_packed,
     _padding_nd,
 )
 from .....semantics.ops.registry import Attrs
@@ -344,7 +346,10 @@ def lower_conv2d(
     arg_types: tuple[Type, ...],
     out_type: Type,
 ) -> te.TensorResult:
-    """2-D cross-correlation (see the module docstring)."""
+    """2-D cross-correlation (see the module docstring); packed layouts as
+    ``nn.contrib_conv2d_NCHWc``."""
+    if isinstance(attrs, Conv2DAttrs) and _is_packed(attrs):
+        return _lower_packed("nn.conv2d", ctx, args, attrs, arg_types)
     return _forward("nn.conv2d", ctx, args, attrs, out_type, Conv2DAttrs)
 
 
@@ -484,8 +489,20 @@ def lower_conv2d_nchwc(
     ``out_layout`` (an index map over the convolution's buffer)."""
     if not isinstance(attrs, Conv2DAttrs):
         raise te.LoweringError("nn.contrib_conv2d_NCHWc", "expected Conv2DAttrs")
-    data = tensor(args, 0, "nn.contrib_conv2d_NCHWc")
-    weight = tensor(args, 1, "nn.contrib_conv2d_NCHWc")
+    return _lower_packed("nn.contrib_conv2d_NCHWc", ctx, args, attrs, arg_types)
+
+
+def _lower_packed(
+    op: str,
+    ctx: te.LowerContext,
+    args: tuple[te.TensorResult, ...],
+    attrs: Conv2DAttrs,
+    arg_types: tuple[Type, ...],
+) -> te.TensorResult:
+    """A convolution over packed layouts: ``nn.conv2d`` between ``layout_transform`` index
+    maps."""
+    data = tensor(args, 0, op)
+    weight = tensor(args, 1, op)
     x, xt = _repack(ctx, data, arg_types[0], attrs.data_layout, "NCHW")
     w, wt = _repack(ctx, weight, arg_types[1], attrs.kernel_layout, "OIHW")
     plain = Conv2DAttrs(
