@@ -16,6 +16,12 @@ micro-op) and stored, GEMM micro-ops, the cycle estimate and GEMM utilisation (u
 (cycles x 256)), and the simulator's speed (simulated useful MACs per host second). Run:
 
     python benchmarks/accel.py [--size 224] [--repeat 1]
+    python benchmarks/accel.py --quantized-resnet N    # the real network, N images
+
+``--quantized-resnet N`` takes instead ``benchmarks/resnet.py``'s float ResNet-18, quantizes it
+(``compiler.passes.quantize``, TVM's defaults: the first convolution and the dense layer stay
+float) and packs it (``graph_pack``: NCHW1n16c/OIHW16o16i), runs N random images on ``accel``,
+and checks each against the interpreter (bit for bit) and the float network (top-1).
 
 ``--size 112`` quarters the work (the layers keep their channels). Figures measured on a
 loaded machine vary; the byte counts and cycle estimates do not. numpy's BLAS threads fight
@@ -110,22 +116,108 @@ def build(size: int, seed: int = 0) -> tuple[relay.IRModule, list[np.ndarray]]:
     return relay.parse(text), [image] + [v for _, v in b.params]
 
 
+def report(exe: object, runs: int) -> None:
+    """Per offloaded layer of ``exe`` (over ``runs`` runs): bytes moved, cycles, utilisation;
+    then the totals and the simulator's speed."""
+    kernels = exe.kernels  # type: ignore[attr-defined]
+    offloaded = {n: k.compiled for n, k in kernels.items()
+                 if isinstance(k.compiled, AccelPrimitive)}  # fmt: skip
+    head = (f"{'layer':<44} {'inp KB':>8} {'wgt KB':>8} {'acc KB':>7} {'uop KB':>6} "
+            f"{'out KB':>7} {'Mcycles':>8} {'util':>6}")  # fmt: skip
+    print(head)
+    total_macs = total_cycles = 0
+    sim_s = sim_cpu = 0.0
+    totals = dict.fromkeys(("INP", "WGT", "ACC", "UOP", "OUT"), 0)
+    for name, k in offloaded.items():
+        lay, c = k.region.layer, k.counters
+        per = max(k.runs, 1)
+        macs = lay.macs * k.runs
+        total_macs += macs
+        total_cycles += c.cycles
+        sim_s += k.seconds
+        sim_cpu += k.cpu_seconds
+        for mem in ("INP", "WGT", "ACC", "UOP"):
+            totals[mem] += c.load_bytes[mem] // per
+        totals["OUT"] += c.store_bytes // per
+        what = f"{lay.c}->{lay.o} {lay.kh}x{lay.kw}/{lay.stride[0]} {lay.h}x{lay.w} ({name[6:22]})"
+        print(f"{what:<44} {c.load_bytes['INP'] / per / 1024:>8.0f} "
+              f"{c.load_bytes['WGT'] / per / 1024:>8.0f} "
+              f"{c.load_bytes['ACC'] / per / 1024:>7.1f} "
+              f"{c.load_bytes['UOP'] / per / 1024:>6.1f} {c.store_bytes / per / 1024:>7.0f} "
+              f"{c.cycles / per / 1e6:>8.3f} {macs / max(c.cycles * 256, 1):>6.1%}")  # fmt: skip
+    util = total_macs / max(total_cycles * 256, 1)
+    cells = " ".join(f"{totals[m] / 1024:>{w}.0f}" for m, w in
+                     (("INP", 8), ("WGT", 8), ("ACC", 7), ("UOP", 6), ("OUT", 7)))  # fmt: skip
+    print(f"{'total':<44} {cells} {total_cycles / runs / 1e6:>8.3f} {util:>6.1%}")
+    clock = get_target("accel").config.clock_mhz  # type: ignore[attr-defined]
+    ms = total_cycles / runs / clock / 1e3
+    print(f"GEMM utilisation (useful MACs / (cycles x 256)): {util:.1%}; estimated accelerator "
+          f"time {ms:.1f} ms per image at {clock:.0f} MHz")  # fmt: skip
+    print(f"simulator speed: {total_macs / sim_s / 1e6:.0f} M simulated MACs per host second, "
+          f"{total_macs / sim_cpu / 1e6:.0f} M per CPU second "
+          f"({total_macs / runs / 1e9:.2f} GMAC per image, {sim_s / runs:.1f} s in the "
+          f"simulator per image)")  # fmt: skip
+
+
+def quantized_resnet(images: int) -> None:
+    """The float ResNet-18 of ``benchmarks/resnet.py``, quantized (``quantize``, TVM's
+    defaults) and packed (``graph_pack``), on ``accel``: bit-exact against the interpreter's run
+    of the packed program, top-1 agreement with the float network."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import resnet
+
+    from relay.compiler.passes.graph_pack import graph_pack
+    from relay.compiler.passes.quantize import QConfig, quantize
+
+    float_mod, _ = resnet.build(18)
+    rng = np.random.default_rng(1)
+    shape = (1, 3, 224, 224)
+    calibration = [[rng.standard_normal(shape).astype(np.float32)] for _ in range(4)]
+    packed = graph_pack(quantize(float_mod, QConfig(), calibration))
+    start = time.perf_counter()
+    exe = get_target("accel").compile(packed)
+    n_acc = sum(isinstance(k.compiled, AccelPrimitive) for k in exe.kernels.values())
+    print(f"quantized ResNet-18 (quantize + graph_pack), 1x3x224x224: {n_acc} kernels on the "
+          f"accelerator, {len(exe.kernels) - n_acc} on the CPU; compiled in "
+          f"{time.perf_counter() - start:.1f} s")  # fmt: skip
+    agree = exact = 0
+    for _ in range(images):
+        image = TensorValue(rng.standard_normal(shape).astype(np.float32))
+        got = exe.run(image)
+        expect = relay.evaluate(packed, image)
+        reference = relay.evaluate(float_mod, image)
+        assert isinstance(got, TensorValue) and isinstance(expect, TensorValue)
+        assert isinstance(reference, TensorValue)
+        exact += int(np.array_equal(got.data, expect.data))
+        agree += int(np.argmax(got.data) == np.argmax(reference.data))
+    print(f"bit-exact with the interpreter on {exact}/{images} images; top-1 agreement with the "
+          f"float network {agree}/{images}")  # fmt: skip
+    report(exe, images)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--quantized-resnet", type=int, default=0, metavar="N",
+                    help="instead: the quantized float ResNet-18 on N images")  # fmt: skip
     args = ap.parse_args()
+    if args.quantized_resnet:
+        quantized_resnet(args.quantized_resnet)
+        return
     mod, arrays = build(args.size)
     values = [TensorValue(a) for a in arrays]
     start = time.perf_counter()
     with PassContext(disabled=NO_COMPILE_TIME_FOLDING):
         exe = get_target("accel").compile(mod)
     compile_s = time.perf_counter() - start
-    offloaded = {n: k.compiled for n, k in exe.kernels.items()
-                 if isinstance(k.compiled, AccelPrimitive)}  # fmt: skip
-    others = len(exe.kernels) - len(offloaded)
-    print(f"quantized ResNet-18, 1x3x{args.size}x{args.size} int8: {len(offloaded)} kernels on "
-          f"the accelerator, {others} on the CPU; compiled in {compile_s:.1f} s")  # fmt: skip
+    n_acc = sum(isinstance(k.compiled, AccelPrimitive) for k in exe.kernels.values())
+    print(f"quantized ResNet-18, 1x3x{args.size}x{args.size} int8: {n_acc} kernels on "
+          f"the accelerator, {len(exe.kernels) - n_acc} on the CPU; compiled in "
+          f"{compile_s:.1f} s")  # fmt: skip
     runs = []
     for _ in range(args.repeat):
         start = time.perf_counter()
@@ -140,45 +232,7 @@ def main() -> None:
         f"bit-exact with the interpreter: {'yes' if same else 'NO'} "
         f"(top-1 class {int(np.argmax(got.data))} vs {int(np.argmax(expect.data))})"
     )
-
-    head = (f"{'layer':<44} {'inp KB':>8} {'wgt KB':>8} {'acc KB':>7} {'uop KB':>6} "
-            f"{'out KB':>7} {'Mcycles':>8} {'util':>6}")  # fmt: skip
-    print(head)
-    total_macs = total_cycles = 0
-    sim_s = sim_cpu = 0.0
-    totals = {"INP": 0, "WGT": 0, "ACC": 0, "UOP": 0, "OUT": 0}
-    for name, k in offloaded.items():
-        lay, c = k.region.layer, k.counters
-        runs_ = max(k.runs, 1)
-        macs = lay.macs * k.runs
-        total_macs += macs
-        total_cycles += c.cycles
-        sim_s += k.seconds
-        sim_cpu += k.cpu_seconds
-        for mem in ("INP", "WGT", "ACC", "UOP"):
-            totals[mem] += c.load_bytes[mem] // runs_
-        totals["OUT"] += c.store_bytes // runs_
-        what = (f"{lay.c}->{lay.o} {lay.kh}x{lay.kw}/{lay.stride[0]} "
-                f"{lay.h}x{lay.w} ({name[6:22]})")  # fmt: skip
-        print(f"{what:<44} {c.load_bytes['INP'] / runs_ / 1024:>8.0f} "
-              f"{c.load_bytes['WGT'] / runs_ / 1024:>8.0f} "
-              f"{c.load_bytes['ACC'] / runs_ / 1024:>7.1f} "
-              f"{c.load_bytes['UOP'] / runs_ / 1024:>6.1f} {c.store_bytes / runs_ / 1024:>7.0f} "
-              f"{c.cycles / runs_ / 1e6:>8.3f} {macs / max(c.cycles * 256, 1):>6.1%}")  # fmt: skip
-    runs_total = max(args.repeat, 1)
-    print(f"{'total':<44} " + " ".join(
-        f"{totals[m] / 1024:>{w}.0f}" for m, w in (("INP", 8), ("WGT", 8), ("ACC", 7),
-                                                  ("UOP", 6), ("OUT", 7))) +
-          f" {total_cycles / runs_total / 1e6:>8.3f} "
-          f"{total_macs / max(total_cycles * 256, 1):>6.1%}")  # fmt: skip
-    clock = get_target("accel").config.clock_mhz  # type: ignore[attr-defined]
-    print(f"GEMM utilisation (useful MACs / (cycles x 256)): "
-          f"{total_macs / max(total_cycles * 256, 1):.1%}; estimated accelerator time "
-          f"{total_cycles / runs_total / clock / 1e3:.1f} ms at {clock:.0f} MHz")  # fmt: skip
-    print(f"simulator speed: {total_macs / sim_s / 1e6:.0f} M simulated MACs per host second, "
-          f"{total_macs / sim_cpu / 1e6:.0f} M per CPU second "
-          f"({total_macs / runs_total / 1e9:.2f} GMAC per inference, "
-          f"{sim_s / runs_total:.1f} s in the simulator)")  # fmt: skip
+    report(exe, args.repeat)
     print(f"whole run on accel {min(runs):.1f} s; the interpreter {interp_s:.1f} s")
 
 
