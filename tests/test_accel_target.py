@@ -253,3 +253,26 @@ def test_wide_layers_are_tiled_by_columns() -> None:
     prog = generate(layer)
     assert prog.tiling.tw < layer.ow
     assert (simulate(layer, x, w, [full]) == model(layer, x, w, [full])).all()
+
+
+def test_graph_packed_convolutions_are_offloaded() -> None:
+    """``graph_pack``'s NCHW1n16c / OIHW16o16i convolutions run on the accelerator, exactly."""
+    from relay.compiler.ir import substitute
+    from relay.compiler.passes.graph_pack import graph_pack
+    from relay.semantics.syntax import Constant, Function, GlobalVar, IRModule
+    from relay.semantics.values import TensorValue
+
+    main = relay.parse(CONV)["main"]
+    rng = np.random.default_rng(3)
+    weight = Constant(rng.integers(-128, 128, (20, 3, 3, 3)).astype(np.int8))
+    body = substitute(main.body, {main.params[1]: weight})
+    mod = IRModule({GlobalVar("main"): Function((main.params[0],), body)})
+    packed = graph_pack(mod)
+    exe = get_target("accel").compile(packed)
+    regions = [k.compiled.region for k in exe.kernels.values()  # type: ignore[attr-defined]
+               if isinstance(k.compiled, AccelPrimitive)]  # fmt: skip
+    assert [r.kind for r in regions] == ["conv2d-packed"]
+    x = TensorValue(rng.integers(-128, 128, (1, 3, 8, 8)).astype(np.int8))
+    got, expect = exe.run(x), relay.evaluate(mod, x)
+    assert isinstance(got, TensorValue) and isinstance(expect, TensorValue)
+    assert np.array_equal(got.data, expect.data)
