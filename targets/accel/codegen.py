@@ -23,8 +23,9 @@ halves of each buffer are the two *virtual threads* of double buffering.
 index; input/weight half ``k % 2``):
 
 - load: LOAD INP (one 2-D load per input-channel block, the zero padding made on the fly),
-  LOAD WGT; the first pops ``g2l`` if ``k >= 2`` (compute has finished with that half), the
-  last pushes ``l2g``;
+  LOAD WGT (skipped when that half already holds the same weights: consecutive tiles of one
+  output-channel group whose input channels fit one step reuse them); the first pops ``g2l``
+  if ``k >= 2`` (compute has finished with that half), the last pushes ``l2g``;
 - compute: on a tile's first step, a GEMM reset of its accumulators, popping ``s2g`` if
   ``t >= 2`` (the store of tile ``t - 2`` has read that half); the step's GEMM pops ``l2g`` and
   pushes ``g2l`` if a later step will wait for that half (``k + 2 < K``); micro-op kernels
@@ -328,6 +329,7 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
              for r0 in range(0, oh, t.th) for q0 in range(0, ow, t.tw)]  # fmt: skip
     steps_per_tile = -(-ct // t.cs)
     total_steps = len(tiles) * steps_per_tile
+    resident: dict[int, tuple[int, int, int, int]] = {}  # the weights in each half
     k = 0
     for ti, (n, r0, th, q0, tw, o0, g) in enumerate(tiles):
         abase = (ti % 2) * acc_half
@@ -354,9 +356,12 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
                     insn = MemInsn(False, Mem.INP, sram, bufs.zeros // b, rows, cols, cols)
                 index = em.add(insn)
                 first_load = index if first_load is None else first_load
-            for g_ in range(g):  # weights of output block o0+g_, input blocks c0..c0+cs
-                dram = bufs.weight // (b * b) + ((o0 + g_) * ct + c0) * kk
-                em.add(MemInsn(False, Mem.WGT, wbase + g_ * cs * kk, dram, 1, cs * kk, cs * kk))
+            if resident.get(k % 2) != (o0, g, c0, cs):  # else still in this half: reused
+                resident[k % 2] = (o0, g, c0, cs)
+                for g_ in range(g):  # weights of output block o0+g_, input blocks c0..c0+cs
+                    dram = bufs.weight // (b * b) + ((o0 + g_) * ct + c0) * kk
+                    em.add(MemInsn(False, Mem.WGT, wbase + g_ * cs * kk, dram, 1, cs * kk,
+                                   cs * kk))  # fmt: skip
             assert first_load is not None
             if k >= 2:
                 em.flag(first_load, pop_next=True)
