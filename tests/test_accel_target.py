@@ -26,7 +26,7 @@ from relay.targets.accel.codegen import (
     unpack_output,
 )
 from relay.targets.accel.config import DEFAULT, Config
-from relay.targets.accel.isa import AluOp
+from relay.targets.accel.isa import AluOp, decode, listing
 from relay.targets.accel.sim import Dram, Simulator
 
 CORPUS = Path(__file__).parent / "conformance" / "accel"
@@ -223,6 +223,15 @@ def test_cli_run_and_compile_insn(tmp_path: Path, capsys: pytest.CaptureFixture[
                      "FINISH"):  # fmt: skip
         assert mnemonic in text
     assert "pad (1, 1, 1, 1)" in text and "push_next" in text and "pop_prev" in text
+    # --emit obj: the encoded stream, 16 bytes an instruction, decoding to the listing's lines
+    code, _, err = relay_cli(capsys, "compile", "q.relay", "--target", "accel", "--emit", "obj",
+                             "-o", "bin")  # fmt: skip
+    assert code == 0, err
+    (obj,) = (tmp_path / "bin").glob("*.o")
+    data = obj.read_bytes()
+    insns = [decode(data[i : i + 16]) for i in range(0, len(data), 16)]
+    body = [line.split("  ", 1)[1].strip() for line in text.splitlines()[3:]]
+    assert [listing(i) for i in insns] == body
 
 
 def test_cli_conform_accel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,8 @@ unpacks the result (the low 8 bits of each accumulator, sign-extended to the res
 Each kernel keeps the simulator's ``Counters`` of its runs (``AccelPrimitive.counters``).
 
 ``artifacts()`` gives each kernel an ``"insn"`` entry: the instruction listing, or for a
-kernel left on the CPU a line saying why (``relay compile --target accel --emit insn``).
+kernel left on the CPU a line saying why (``relay compile --target accel --emit insn``); an
+offloaded kernel's ``"obj"`` is its encoded instruction stream (``--emit obj``).
 Parts: ``config`` (the configuration), ``isa`` (instructions), ``sim`` (the simulator),
 ``codegen`` (instruction generation), ``offload`` (what is offloaded).
 """
@@ -27,11 +28,12 @@ import numpy as np
 
 from ...semantics.errors import BackendError
 from ...semantics.syntax import Function, IRModule
-from ..base import locate, register_target
+from ..base import KernelRejected, locate, register_target
 from ..cpu import CpuTarget, LlvmBackend
 from ..cpu.runtime import Array, CompiledPrimitive, CpuExecutable, compile_module
 from .codegen import AccelProgram, CodegenError, generate, pack_data, pack_weight, unpack_output
 from .config import DEFAULT, Config
+from .isa import encode
 from .offload import (
     NoMatch,
     Region,
@@ -59,6 +61,8 @@ class AccelPrimitive:
         """Process CPU seconds spent in the simulator (all threads) over all runs."""
         self._lock = threading.Lock()
         self._uops = np.array([u.encode() for u in program.uops], dtype=np.uint32)
+        self.binary = b"".join(encode(insn) for insn in program.instructions)
+        """The instruction stream as the accelerator reads it (16 bytes each)."""
 
     def __call__(self, inputs: Sequence[Array], outputs: Sequence[Array]) -> None:
         region, prog = self.region, self.program
@@ -99,8 +103,8 @@ class AccelPrimitive:
             self.cpu_seconds += cpu
 
     def artifacts(self) -> dict[str, str | bytes]:
-        """The instruction listing."""
-        return {"insn": self.program.listing()}
+        """The instruction listing (``insn``) and the encoded instructions (``obj``)."""
+        return {"insn": self.program.listing(), "obj": self.binary}
 
 
 def _shape(region: Region, data: bool) -> tuple[int, ...]:
@@ -148,9 +152,13 @@ class AccelBackend:
         """The accelerator's program if ``fn`` is offloadable, else the CPU's kernel."""
         try:
             region = match_region(fn)
-            return AccelPrimitive(region, generate(region.layer, self.config))
+            program = generate(region.layer, self.config)
         except (NoMatch, CodegenError) as err:
             return CpuFallback(self.cpu.compile_primitive(fn, name), str(err))
+        try:
+            return AccelPrimitive(region, program)
+        except ValueError as err:  # a field that does not fit: a bug in the generator
+            raise KernelRejected("accel", name, str(err), program.listing()) from None
 
 
 class AccelTarget(CpuTarget):
