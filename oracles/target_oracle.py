@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 
@@ -501,7 +502,7 @@ def fuzz_target(
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         print_blob=False,
-    )(hypothesis_seed(seed)(given(cases(max_nodes))(body)))
+    )(hypothesis_seed(seed)(given(program_cases(target, max_nodes))(body)))
     try:
         with with_reporter(lambda _text: None):  # the report is ours: Hypothesis stays quiet
             test()
@@ -667,9 +668,21 @@ def read_expected_failures(path: Path) -> dict[str, str]:
     return out
 
 
-def generated_cases(count: int, seed: int, max_nodes: int = 12) -> list[Case]:
-    """``count`` programs with arguments from ``fuzz.cases`` (both generators), the same ones
-    for the same ``seed`` (one seeded Hypothesis run of the generate phase)."""
+def program_cases(target: Target | None, max_nodes: int = 12) -> st.SearchStrategy[Case]:
+    """The programs checked on ``target``: ``fuzz.cases`` (both generators), or for a target
+    whose ``fuzz_programs`` attribute is ``"quantized"`` (``accel``) the quantized conv/dense
+    graphs of ``gen_quantized``."""
+    if getattr(target, "fuzz_programs", "") == "quantized":
+        from .gen_quantized import quantized_cases
+
+        return quantized_cases()
+    return cases(max_nodes)
+
+
+def generated_cases(count: int, seed: int, max_nodes: int = 12, target: Target | None = None
+                    ) -> list[Case]:  # fmt: skip
+    """``count`` programs with arguments from ``program_cases(target)``, the same ones for
+    the same ``seed`` (one seeded Hypothesis run of the generate phase)."""
     out: list[Case] = []
     if count <= 0:
         return out
@@ -677,7 +690,7 @@ def generated_cases(count: int, seed: int, max_nodes: int = 12) -> list[Case]:
     @hypothesis_seed(seed)
     @settings(max_examples=count, phases=[Phase.generate], database=None, deadline=None,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)  # fmt: skip
-    @given(case=cases(max_nodes))
+    @given(case=program_cases(target, max_nodes))
     def draw(case: Case) -> None:
         out.append(case)
 
@@ -736,7 +749,7 @@ def conform(
             judge(path.stem, False, outcome.error.message, case_tags, skip)
             continue
         judge(path.stem, outcome.ok, outcome.message, case_tags, False)
-    for i, gen in enumerate(generated_cases(programs, seed)):
+    for i, gen in enumerate(generated_cases(programs, seed, target=target)):
         name = f"gen:{seed}:{i}"
         try:
             skipped, verdict = check_target_outcome(target, gen.mod, gen.args, isolate=True)

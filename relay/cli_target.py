@@ -25,7 +25,7 @@ from typing import Any
 
 from .semantics.errors import RelayError
 
-EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop", "ptx": ".ptx"}
+EMIT = {"llvm": ".ll", "asm": ".s", "obj": ".o", "loop-ir": ".loop", "ptx": ".ptx", "insn": ".insn"}
 """``--emit`` kinds and the file suffix of each."""
 
 REJECTED_DIR = "relay-rejected"

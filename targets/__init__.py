@@ -7,6 +7,7 @@ simulator). Third-party targets register through the ``relay.targets`` entry-poi
 ``get_target(name)`` and ``target_names()`` look them up.
 """
 
+from .accel import AccelTarget
 from .base import (
     ENTRY_POINT_GROUP,
     FEATURES,
@@ -26,6 +27,7 @@ from .gpusim import GpuSimTarget  # registers gpu-sim and gpu-sim-races
 __all__ = [
     "ENTRY_POINT_GROUP",
     "FEATURES",
+    "AccelTarget",
     "CpuTarget",
     "Executable",
     "GpuSimTarget",
