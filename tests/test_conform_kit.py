@@ -27,7 +27,7 @@ pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "conformance"
-PROGRAMS = 6
+PROGRAMS = 3
 """Generated programs per run: for seed 0, the first (gen:0:0) calls ``negative``, so it fails
 on the skewed target, and gen:0:2 passes."""
 
