@@ -33,7 +33,9 @@ the reason; ``#`` starts a comment line, blank lines are ignored::
     construct:references   no store on the device
 
 A key is a case id, ``op:NAME`` with ``NAME`` an operator or an operator family (as ``relay
-ops`` lists them), or ``construct:NAME`` with ``NAME`` one of ``CONSTRUCTS``. A case is
+ops`` lists them), or ``construct:NAME`` with ``NAME`` one of ``CONSTRUCTS``. (A generated
+program's id ``gen:SEED:INDEX`` holds for one number of programs ``N``: the generators draw
+differently for another ``N``.) A case is
 listed by its own id first, else by the first ``op:`` or ``construct:`` entry (in file
 order) that it uses. An entry that names no case of the run is *stale*: both front ends warn.
 
@@ -324,12 +326,14 @@ def judge(case: ConformCase, run: CaseRun, expected: ExpectedFailures) -> Confor
 
 
 def shrink_generated(
-    target: Target, seed: int, count: int, *, max_nodes: int = MAX_NODES
+    target: Target, seed: int, count: int, index: int, *, max_nodes: int = MAX_NODES
 ) -> tuple[Case, TargetVerdict] | None:
-    """Search the first ``count`` programs of ``seed`` again (the generator, seed and settings
-    of ``generated_cases``), and shrink the first that fails on ``target``: the smallest
-    failing program found and its verdict, or ``None`` if none fails this time."""
+    """Draw the ``count`` programs of ``seed`` again (the generator, seed and settings of
+    ``generated_cases``, which make the same draw), check the ``index``-th on ``target``, and
+    if it fails let Hypothesis shrink it: the smallest failing program found and its verdict,
+    or ``None`` if it passes this time."""
     best: list[tuple[Case, TargetVerdict]] = []
+    drawn = [0]
 
     @hypothesis_seed(seed)
     @settings(max_examples=count, phases=[Phase.generate, Phase.shrink], database=None,
@@ -337,6 +341,9 @@ def shrink_generated(
               report_multiple_bugs=False, print_blob=False)  # fmt: skip
     @given(case=cases(max_nodes))
     def search(case: Case) -> None:
+        drawn[0] += 1
+        if not best and drawn[0] != index + 1:
+            return  # generating up to the program asked for: not checked
         try:
             _, verdict = check_target_outcome(target, case.mod, case.args, isolate=True)
         except (Exhaustion, Stuck):
@@ -356,12 +363,14 @@ def shrink_generated(
     return best[0] if best else None
 
 
-def shrunk_outcome(target: Target, outcome: ConformOutcome, case: ConformCase) -> ConformOutcome:
-    """``outcome`` of a failing generated ``case`` with the program and verdict replaced by
-    the shrunk ones, when shrinking finds it again."""
+def shrunk_outcome(
+    target: Target, outcome: ConformOutcome, case: ConformCase, programs: int
+) -> ConformOutcome:
+    """``outcome`` of a failing generated ``case`` (one of ``programs``) with the program and
+    verdict replaced by the shrunk ones, when shrinking finds it again."""
     from dataclasses import replace
 
-    found = shrink_generated(target, case.seed, case.index + 1)
+    found = shrink_generated(target, case.seed, programs, case.index)
     if found is None:
         return outcome
     small, verdict = found
@@ -447,7 +456,7 @@ def conform(
     for case in conform_cases(corpus_dir, programs, seed):
         outcome = judge(case, run_conform_case(target, case, engine), expected)
         if shrink and outcome.status in ("fail", "xfail") and case.generated is not None:
-            outcome = shrunk_outcome(target, outcome, case)
+            outcome = shrunk_outcome(target, outcome, case, programs)
         report.outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)

@@ -221,7 +221,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         from .oracles.conform_report import write_report
 
         report.outcomes = [
-            shrunk_outcome(kit.target, o, kit.cases[o.name])
+            shrunk_outcome(kit.target, o, kit.cases[o.name], kit.programs)
             if o.status in ("fail", "xfail") and kit.cases[o.name].generated is not None
             else o
             for o in report.outcomes
