@@ -23,19 +23,8 @@ failure is written to ``OUT/target-NAME-N.relay``: a header comment with the ver
 inputs, expected and actual values, the failing kernel's loop IR and LLVM IR, and the command
 that replays it (``relay fuzz --target NAME --replay FILE``).
 
-**Conformance** (``conform``): every case of the corpus (``tests/conformance``) and ``N``
-generated programs, each tagged with the constructs and operator families it uses; the
-summary counts passes, failures, expected failures and skips per tag. *Expected-failure
-files* list cases known to fail on a target, one per line::
-
-    # comments and blank lines are ignored
-    conv2d            winograd transform not exact at float16
-    gen:0:17          a generated program: gen:SEED:INDEX
-
-The first word names a corpus case (its file name without ``.relay``) or a generated program
-(``gen:SEED:INDEX``); the rest of the line is the reason. A listed case that fails is an
-expected failure; one that passes is an *unexpected pass*, which fails the run like an
-unexpected failure does, so that the list stays exact.
+**Conformance** (``relay conform`` and the pytest plugin) is ``relay.oracles.conform_kit``:
+the corpus and the programs of ``generated_cases``, each tagged (``tags``) and checked here.
 """
 
 from __future__ import annotations
@@ -86,10 +75,7 @@ from ..semantics.text.printer import astext
 from ..semantics.values import TensorValue, TupleValue, Value, format_value, value_to_json
 from ..targets.base import Executable, KernelRejected, Target
 from .compare import compare_values
-from .conformance import run_case
-from .corpus import Case as CorpusCase
-from .corpus import ExpectError, corpus, load_case
-from .engines import NO_COMPILE_TIME_FOLDING, target_engine
+from .engines import NO_COMPILE_TIME_FOLDING
 from .fuzz import Case, cases, read_case
 
 Array = npt.NDArray[np.generic]
@@ -607,67 +593,6 @@ def tags(mod: IRModule) -> list[str]:
     return constructs + sorted(t for t in found if t.startswith("op:"))
 
 
-@dataclass(frozen=True)
-class ConformOutcome:
-    """One case on the target: ``status`` is ``pass``, ``fail``, ``xfail`` (listed and failing),
-    ``xpass`` (listed but passing: unexpected) or ``skip`` (declared unsupported, or a case
-    whose expected outcome is undefined behaviour: any result refines it, so it is not run)."""
-
-    name: str
-    status: str
-    tags: tuple[str, ...]
-    message: str = ""
-
-
-@dataclass
-class ConformReport:
-    """Every outcome of a run, the summary table, and whether the run succeeded."""
-
-    target: str
-    outcomes: list[ConformOutcome] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)
-    """Expected-failure entries that named no case of the run."""
-
-    @property
-    def ok(self) -> bool:
-        """No unexpected failure and no unexpected pass."""
-        return not any(o.status in ("fail", "xpass") for o in self.outcomes)
-
-    def table(self) -> str:
-        """The summary per construct and operator family: pass, fail, xfail, xpass, skip."""
-        columns = ("pass", "fail", "xfail", "xpass", "skip")
-        rows: dict[str, Counter[str]] = {"all": Counter()}
-        for o in self.outcomes:
-            rows["all"][o.status] += 1
-            for t in o.tags or ("(none)",):
-                rows.setdefault(t, Counter())[o.status] += 1
-        width = max(len(r) for r in rows)
-        head = "  ".join(c.rjust(5) for c in columns)
-        lines = [f"{'construct / family'.ljust(max(width, 18))}  {head}"]
-        order = ["all", *[c for c in CONSTRUCTS if c in rows],
-                 *sorted(r for r in rows if r.startswith("op:")),
-                 *[r for r in rows if r == "(none)"]]  # fmt: skip
-        for r in order:
-            counts = "  ".join(str(rows[r][c]).rjust(5) for c in columns)
-            lines.append(f"{r.ljust(max(width, 18))}  {counts}")
-        return "\n".join(lines)
-
-
-def read_expected_failures(path: Path) -> dict[str, str]:
-    """An expected-failure file (see the module docstring): case name -> reason. Raises
-    ``ValueError`` naming the line of a duplicate entry."""
-    out: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        name, _, reason = text.partition(" ")
-        if name in out:
-            raise ValueError(f"{path}:{number}: {name} is listed twice")
-        out[name] = reason.strip()
-    return out
-
-
 def program_cases(target: Target | None, max_nodes: int = 12) -> st.SearchStrategy[Case]:
     """The programs checked on ``target``: ``fuzz.cases`` (both generators), or for a target
     whose ``fuzz_programs`` attribute is ``"quantized"`` (``accel``) the quantized conv/dense
@@ -698,87 +623,19 @@ def generated_cases(count: int, seed: int, max_nodes: int = 12, target: Target |
     return out[:count]
 
 
-def conform(
-    target: Target,
-    *,
-    corpus_dir: Path,
-    programs: int = 0,
-    seed: int = 0,
-    expected_failures: dict[str, str] | None = None,
-    on_outcome: Callable[[ConformOutcome], None] | None = None,
-) -> ConformReport:
-    """Run the corpus of ``corpus_dir`` and ``programs`` generated programs on ``target``."""
-    xfail = dict(expected_failures or {})
-    report = ConformReport(target.name)
-    engine = target_engine(target)
-
-    def judge(name: str, ok: bool, message: str, case_tags: list[str], skip: bool) -> None:
-        listed = xfail.pop(name, None)
-        if skip:
-            status = "skip"
-        elif ok:
-            status = "xpass" if listed is not None else "pass"
-        else:
-            status = "xfail" if listed is not None else "fail"
-        if status == "xpass":
-            message = f"listed as an expected failure ({listed or 'no reason given'}) but passes"
-        outcome = ConformOutcome(name, status, tuple(case_tags), message)
-        report.outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
-
-    for path in corpus(corpus_dir):
-        case: CorpusCase = load_case(path)
-        case_tags = tags(case.module)
-        if isinstance(case.expect, ExpectError) and case.expect.kind == "UndefinedBehavior":
-            # Any behaviour refines undefined behaviour, a trap included: not run.
-            judge(path.stem, True, "undefined behaviour: any result is acceptable", case_tags,
-                  True)  # fmt: skip
-            continue
-        try:
-            outcome = run_case(case, engine)
-        except BackendError as err:
-            skip = declared_unsupported(target, err)
-            judge(path.stem, False, err.message, case_tags, skip)
-            continue
-        except KernelRejected as err:
-            judge(path.stem, False, str(err), case_tags, False)
-            continue
-        if isinstance(outcome.error, BackendError):  # run_case reports Relay errors as outcomes
-            skip = declared_unsupported(target, outcome.error)
-            judge(path.stem, False, outcome.error.message, case_tags, skip)
-            continue
-        judge(path.stem, outcome.ok, outcome.message, case_tags, False)
-    for i, gen in enumerate(generated_cases(programs, seed, target=target)):
-        name = f"gen:{seed}:{i}"
-        try:
-            skipped, verdict = check_target_outcome(target, gen.mod, gen.args, isolate=True)
-        except Exception as err:  # the checker itself failed: an unexpected failure
-            skipped = ""
-            verdict = TargetVerdict(target.name, "crash", f"{type(err).__name__}: {err}")
-        message = skipped if verdict is None else f"{verdict.kind}: {verdict.message}"
-        judge(name, verdict is None, message, tags(gen.mod), bool(skipped))
-    report.stale = sorted(xfail)
-    return report
-
-
 __all__ = [
     "CONSTRUCTS",
     "REDUCTION_LENGTH",
-    "ConformOutcome",
-    "ConformReport",
     "TargetFuzzResult",
     "TargetVerdict",
     "check_target",
     "check_target_outcome",
     "compile_for_check",
-    "conform",
     "failing_kernel",
     "fuzz_target",
     "fuzz_target_jobs",
     "generated_cases",
     "in_child",
-    "read_expected_failures",
     "replay_target",
     "report_text",
     "tags",

@@ -9,7 +9,7 @@
 - ``relay conform --target NAME``: the conformance corpus and ``--programs N`` generated
   programs on the target, a summary table per construct and operator family, exit 1 on an
   unexpected failure or an unexpected pass (expected-failure files:
-  ``relay.oracles.target_oracle``);
+  ``relay.oracles.conform_kit``), ``--report FILE.html|FILE.md`` (``conform_report``);
 - a kernel the code generator rejects is an internal error (exit 3): its IR is saved to
   ``relay-rejected/KERNEL.ll`` and the message says where.
 """
@@ -129,49 +129,67 @@ def default_corpus() -> Path | None:
     return here if here.is_dir() else None
 
 
+def conform_inputs(
+    target_name: str, corpus: str | None, expected_failures: str | None
+) -> tuple[Path | None, Any]:
+    """The corpus folder and the expected-failure list (``conform_kit.ExpectedFailures``) of a
+    conformance run, shared by ``relay conform`` and the pytest plugin: ``corpus`` or the
+    repository's ``tests/conformance``; ``expected_failures`` or, if it exists,
+    ``CORPUS/expected-failures-TARGET.txt``. ``TargetUsage`` for a missing folder or file or a
+    malformed list."""
+    from .oracles.conform_kit import ExpectedFailures
+
+    folder = Path(corpus) if corpus else default_corpus()
+    if folder is None or not folder.is_dir():
+        where = f"no such folder: {corpus}" if corpus else "no conformance corpus here"
+        raise TargetUsage(f"{where}: give --corpus DIR (tests/conformance of the relay "
+                          "repository)")  # fmt: skip
+    path = Path(expected_failures) if expected_failures else None
+    if path is None and (folder / f"expected-failures-{target_name}.txt").is_file():
+        path = folder / f"expected-failures-{target_name}.txt"
+    if path is None:
+        return folder, ExpectedFailures()
+    if not path.is_file():
+        raise TargetUsage(f"--expected-failures: no such file: {path}")
+    try:
+        return folder, ExpectedFailures.read(path)
+    except ValueError as err:
+        raise TargetUsage(str(err)) from None
+
+
 def cmd_conform(args: argparse.Namespace) -> int:
     """``relay conform``: run the conformance kit on a target; 1 on anything unexpected."""
     from .cli import UsageError
-    from .oracles.target_oracle import conform, read_expected_failures
+    from .oracles.conform_kit import conform
 
+    report_path = Path(args.report) if args.report else None
     try:
         target = make_target(args.target, args.threads)
-    except TargetUsage as err:
+        folder, expected = conform_inputs(target.name, args.corpus, args.expected_failures)
+        if report_path is not None:
+            from .oracles.conform_report import report_format
+
+            report_format(report_path)
+    except (TargetUsage, ValueError) as err:
         raise UsageError(str(err)) from None
-    folder = Path(args.corpus) if args.corpus else default_corpus()
-    if folder is None or not folder.is_dir():
-        raise UsageError("no conformance corpus here: give --corpus DIR (tests/conformance of "
-                         "the relay repository)")  # fmt: skip
-    xfail_path = Path(args.expected_failures) if args.expected_failures else None
-    if xfail_path is None and (folder / f"expected-failures-{target.name}.txt").is_file():
-        xfail_path = folder / f"expected-failures-{target.name}.txt"
-    expected: dict[str, str] = {}
-    if xfail_path is not None:
-        if not xfail_path.is_file():
-            raise UsageError(f"--expected-failures: no such file: {xfail_path}")
-        try:
-            expected = read_expected_failures(xfail_path)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
 
     def show(outcome: Any) -> None:
         if outcome.status in ("fail", "xpass") or (args.verbose and outcome.status != "pass"):
             print(f"{outcome.status.upper()}: {outcome.name}: {outcome.message}")
 
     report = conform(target, corpus_dir=folder, programs=args.programs, seed=args.seed,
-                     expected_failures=expected, on_outcome=show)  # fmt: skip
+                     expected_failures=expected, on_outcome=show,
+                     shrink=report_path is not None)  # fmt: skip
     print(report.table())
     for name in report.stale:
         print(f"relay conform: warning: expected failure {name} names no case of this run",
               file=sys.stderr)  # fmt: skip
-    counts = {s: sum(o.status == s for o in report.outcomes)
-              for s in ("pass", "fail", "xfail", "xpass", "skip")}  # fmt: skip
-    total = len(report.outcomes)
-    rate = 100.0 * counts["pass"] / max(1, total - counts["skip"])
-    print(f"relay conform --target {target.name}: {total} cases, {counts['pass']} passed "
-          f"({rate:.1f}% of those run), {counts['fail']} failed, {counts['xfail']} expected "
-          f"failures, {counts['xpass']} unexpected passes, {counts['skip']} skipped "
-          "(unsupported, or undefined behaviour)")  # fmt: skip
+    print(report.summary())
+    if report_path is not None:
+        from .oracles.conform_report import write_report
+
+        write_report(report, report_path)
+        print(f"relay conform: report written to {report_path}")
     return 0 if report.ok else 1
 
 
@@ -295,8 +313,13 @@ def add_parsers(sub: Any) -> None:
         help="the corpus folder (default: the repository's tests/conformance)",
     )
     c.add_argument("--expected-failures", default=None, metavar="FILE",
-                   help="expected failures, one 'CASE reason' per line (default: "
+                   help="expected failures, one 'KEY reason' per line, KEY a case id, "
+                   "gen:SEED:INDEX, op:NAME or construct:NAME (default: "
                    "DIR/expected-failures-NAME.txt if it exists)")  # fmt: skip
+    c.add_argument("--report", default=None, metavar="FILE",
+                   help="write a report (FILE.html or FILE.md): the table per construct and "
+                   "operator family, every failure with its program, generated ones "
+                   "shrunk")  # fmt: skip
     c.add_argument("-v", "--verbose", action="store_true",
                    help="also list expected failures and skipped cases")  # fmt: skip
     c.set_defaults(handler=cmd_conform)
