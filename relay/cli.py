@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import __version__, cli_fuzz, cli_gen, cli_onnx, cli_ops, cli_target
+from . import __version__, cli_fuzz, cli_gen, cli_onnx, cli_ops, cli_show, cli_target
 from .api import (
     ENGINES,
     ArgumentError,
@@ -399,7 +399,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     add_run_arguments(explain)
     explain.set_defaults(handler=cmd_explain)
-    for module in (cli_ops, cli_gen, cli_fuzz, cli_onnx):
+    for module in (cli_ops, cli_gen, cli_fuzz, cli_onnx, cli_show):
         module.add_parser(sub)
     cli_target.add_parsers(sub)
     for command in sub.choices.values():  # --debug is accepted after the command too
