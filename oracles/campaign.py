@@ -70,6 +70,9 @@ from .fuzz import (
 from .pass_oracle import Verdict
 from .reports import write_report
 
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for the Dask scheduler before giving up."""
+
 
 class CampaignError(Exception):
     """A campaign that cannot start: a scheduler that cannot be reached, a missing extra (bad
@@ -320,7 +323,7 @@ def connect(address: str) -> Any:
             "--scheduler needs Dask's distributed scheduler: pip install 'relay-ref[distributed]'"
         ) from None
     try:
-        return distributed.Client(address, timeout=10)
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError, TypeError) as err:
         raise CampaignError(f"--scheduler {address}: cannot connect: {err}") from None
 
