@@ -44,6 +44,7 @@ class Display:
         self.start = time.monotonic()
         self._progress: Any = None
         self._tasks: dict[str, Any] = {}
+        self._started: dict[str, float] = {}
         if self.live:
             from rich.console import Console
             from rich.progress import (
@@ -65,7 +66,7 @@ class Display:
             total = float(max_examples) if max_examples is not None else time_budget
             for label in labels:
                 self._tasks[label] = self._progress.add_task(
-                    label, total=total, examples=0, rate=0.0, status=""
+                    label, total=total, start=False, examples=0, rate=0.0, status=""
                 )
 
     def __enter__(self) -> Display:
@@ -99,13 +100,16 @@ class Display:
         task = self._tasks.get(label)
         if self._progress is None or task is None:
             return
-        elapsed = time.monotonic() - self.start
-        done = float(examples) if self.max_examples is not None else elapsed
+        now = time.monotonic()
+        if label not in self._started:  # its clock starts with its first count
+            self._started[label] = now
+            self._progress.start_task(task)
+        done = float(examples) if self.max_examples is not None else now - self.start
         self._progress.update(
             task,
             completed=done,
             examples=examples,
-            rate=examples / max(elapsed, 1e-9),
+            rate=examples / max(now - self._started[label], 1e-9),
             status="[red]FAILED" if failures else "",
         )
 
