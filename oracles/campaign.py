@@ -35,7 +35,13 @@ the workers do not share the client's file system.
 smallest program it has been shrunk to (``campaign_db``), and a report file appears only
 complete; so a campaign killed with SIGKILL at any moment loses nothing it found: the next run
 with the same database replays the failures first and reports them. The ``failure found``
-progress line of a pass is printed only once its failure is in the database.
+progress line of a pass is printed only once its failure is in the database, or, for a failure
+of a motif check (which Hypothesis did not draw, so the database does not hold it), once its
+report is written; on Dask, where the client writes the reports, such a failure is lost if the
+client is killed before the task ends, and the next run's motif checks look for it again.
+
+Footprint learning (running the pass alone on the motif corpus) is repeated by every shard
+of a pass; it is bounded by its share of the budget (``fuzz.LEARN_SHARE``).
 """
 
 from __future__ import annotations

@@ -34,15 +34,17 @@ holds values of huge magnitude the oracle compares only NaN and infinities of fl
 **Seeds.** What a seed draws does not depend on what the process imported (``stable``).
 
 **Budgets.** ``max_examples`` bounds each pass (``None``: no bound); ``time_budget`` bounds the
-whole campaign, shared evenly among the passes (with ``jobs`` processes, each process's share
-of the wall time). Whichever comes first ends a pass; shrinking counts against the same
-budget, and when it runs out mid-shrink the smallest failing program found so far is reported.
-A per-example timeout catches a pass that loops.
+whole campaign, shared evenly among the passes (with ``jobs`` workers, the passes run as
+shards on them: ``oracles.campaign``). Whichever comes first ends a pass; shrinking counts
+against the same budget, and when it runs out mid-shrink the smallest failing program found so
+far is reported. A per-example timeout catches a pass that loops.
 
-**Database.** With a database, a rerun replays the failures it holds first and, if a campaign
-was stopped while shrinking, goes on shrinking from the smallest program found so far. The
-steering weights in force when a failure was found are kept beside the database, so that the
-rerun draws the same programs from the same choices.
+**Database.** With a database (a directory or a Redis server: ``campaign_db``), a rerun
+replays the failures it holds first and, if a campaign was stopped while shrinking (or
+killed), goes on shrinking from the smallest program found so far. The steering weights in
+force when a failure was found are kept in the database too, so that the rerun draws the same
+programs from the same choices. A failure of a motif check is not in the database (Hypothesis
+did not draw it): its report is written as soon as it is found.
 
 **Reports.** A failure is written to ``<out>/<pass>-<n>.relay`` by ``reports.write_report``:
 once per distinct failure (its ``failure-key``, a hash of the program and the verdict kind:
@@ -591,6 +593,20 @@ def _fuzz_pass(
             if hooks.found is not None:
                 hooks.found(state.best[1])
 
+    def write_best() -> None:
+        """Put the best failure so far in ``result`` (and its report file, with ``write``)."""
+        assert state.best is not None
+        case, verdict = state.best
+        found_after = state.first_found_after
+        text = report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after)
+        key = failure_key(case, verdict)
+        result.report = (text, key)
+        if write:
+            result.path = str(write_report(out_dir, loaded.label, text, key))
+            result.paths = [result.path]
+        result.verdict = verdict
+        result.first_failure = (state.first_found_after, state.first_found_at)
+
     def tick(now: float, force: bool = False) -> None:
         if hooks.tick is not None and (force or now - state.last_tick >= TICK_SECONDS):
             state.last_tick = now
@@ -658,7 +674,9 @@ def _fuzz_pass(
                     continue  # a parameter of unknown shape: no arguments to draw
                 limit = min(example_timeout, TRIGGER_TIMEOUT)
                 if check(Case(m.mod, sets[0], sets), limit).verdict is not None:
-                    announce()  # a motif's failure is not shrunk by Hypothesis
+                    # Not shrunk, nor in the database: reported at once, then announced.
+                    write_best()
+                    announce()
                     return True
         except _Stop:
             return True
@@ -726,16 +744,7 @@ def _fuzz_pass(
     result.unchanged = state.unchanged
     result.seconds = time.monotonic() - start
     if state.best is not None:
-        case, verdict = state.best
-        found_after = state.first_found_after
-        text = report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after)
-        key = failure_key(case, verdict)
-        result.report = (text, key)
-        if write:
-            result.path = str(write_report(out_dir, loaded.label, text, key))
-            result.paths = [result.path]
-        result.verdict = verdict
-        result.first_failure = (state.first_found_after, state.first_found_at)
+        write_best()
     return result
 
 
