@@ -134,7 +134,7 @@ def _campaign(args: argparse.Namespace, specs: list[str], labels: list[str]) -> 
 
 
 def _pictures(results: list[Any]) -> None:
-    """Draw the program of every report beside it (``REPORT.svg``); a note on stderr where
+    """Draw the program of every report beside it (``REPORT.relay.svg``); a note on stderr where
     Graphviz is missing (the reports stand without their pictures)."""
     from .cli_show import draw_file
     from .pictures import PictureError
@@ -227,7 +227,7 @@ def add_parser(sub: Any) -> None:
                    "shards at once as it has worker threads (or --jobs); needs the "
                    "'distributed' extra")  # fmt: skip
     p.add_argument("--pictures", action="store_true",
-                   help="draw the program of each report beside it, as REPORT.svg (relay "
+                   help="draw the program of each report beside it, as REPORT.relay.svg (relay "
                    "show; needs Graphviz)")  # fmt: skip
     p.add_argument("--out", default="relay-fuzz-out", metavar="DIR",
                    help="where failures are written (default ./relay-fuzz-out)")  # fmt: skip
