@@ -34,15 +34,17 @@ holds values of huge magnitude the oracle compares only NaN and infinities of fl
 **Seeds.** What a seed draws does not depend on what the process imported (``stable``).
 
 **Budgets.** ``max_examples`` bounds each pass (``None``: no bound); ``time_budget`` bounds the
-whole campaign, shared evenly among the passes (with ``jobs`` processes, each process's share
-of the wall time). Whichever comes first ends a pass; shrinking counts against the same
-budget, and when it runs out mid-shrink the smallest failing program found so far is reported.
-A per-example timeout catches a pass that loops.
+whole campaign, shared evenly among the passes (with ``jobs`` workers, the passes run as
+shards on them: ``oracles.campaign``). Whichever comes first ends a pass; shrinking counts
+against the same budget, and when it runs out mid-shrink the smallest failing program found so
+far is reported. A per-example timeout catches a pass that loops.
 
-**Database.** With a database, a rerun replays the failures it holds first and, if a campaign
-was stopped while shrinking, goes on shrinking from the smallest program found so far. The
-steering weights in force when a failure was found are kept beside the database, so that the
-rerun draws the same programs from the same choices.
+**Database.** With a database (a directory or a Redis server: ``campaign_db``), a rerun
+replays the failures it holds first and, if a campaign was stopped while shrinking (or
+killed), goes on shrinking from the smallest program found so far. The steering weights in
+force when a failure was found are kept in the database too, so that the rerun draws the same
+programs from the same choices. A failure of a motif check is not in the database (Hypothesis
+did not draw it): its report is written as soon as it is found.
 
 **Reports.** A failure is written to ``<out>/<pass>-<n>.relay`` by ``reports.write_report``:
 once per distinct failure (its ``failure-key``, a hash of the program and the verdict kind:
@@ -66,11 +68,10 @@ import importlib.util
 import inspect
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import InvalidArgument
 
 from relay.compiler import passes as builtin
@@ -93,6 +94,13 @@ from relay.semantics.syntax import IRModule
 from relay.semantics.text.printer import astext
 from relay.semantics.values import Value
 
+from .campaign_db import (
+    ResumingDatabase,
+    forget_steering,
+    open_database,
+    save_steering,
+    saved_steerings,
+)
 from .footprint import Footprint, Motif, draws, learn, motif_corpus
 from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
@@ -447,6 +455,25 @@ class PassResult:
     """Examples the pass left alpha-equal (not evaluated)."""
     footprint: str = ""
     """What footprint learning found (one line; empty when it was off)."""
+    report: tuple[str, str] | None = None
+    """The failure's report text (``REPORT_PATH`` not yet filled in) and its failure key,
+    for a campaign whose workers do not write reports themselves (``write=False``)."""
+    paths: list[str] = field(default_factory=list)
+    """Every report of the pass (``path`` first): the shards of one pass may each find one."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Which part of a pass's campaign a worker runs: shard ``index`` of ``count``. Shard
+    ``i`` draws from seed ``seed + i * SHARD_SEED_STRIDE``, checks every ``count``-th motif
+    (from the ``i``-th), and replays every ``count``-th saved steering."""
+
+    index: int = 0
+    count: int = 1
+
+
+SHARD_SEED_STRIDE = 1_000_003
+"""How far apart the seeds of a pass's shards are (each round adds one to its shard's seed)."""
 
 
 class _Stop(BaseException):
@@ -463,6 +490,9 @@ class _State:
     first_found_after: int = 0
     first_found_at: float = 0.0
     last_progress: float = field(default_factory=time.monotonic)
+    last_tick: float = 0.0
+    last_stop_check: float = 0.0
+    announced: bool = False
 
 
 def focus_of(p: Pass) -> list[str]:
@@ -470,43 +500,26 @@ def focus_of(p: Pass) -> list[str]:
     return sorted({op for q in flatten([p]) for op in q.focus_ops})
 
 
-class ResumingDatabase(DirectoryBasedExampleDatabase):
-    """The example database, with its saved failures handed to Hypothesis as secondary
-    entries: Hypothesis does not shrink a failure it finds exactly as saved under the primary
-    key (its fast path assumes it was shrunk fully), so a campaign stopped while shrinking would
-    report the partly shrunk program on every rerun. As a secondary entry it is replayed
-    first and shrunk again, from where the stopped campaign left it."""
+@dataclass(frozen=True)
+class Hooks:
+    """How a worker talks to whoever runs the campaign (every field optional).
 
-    def fetch(self, key: bytes) -> Iterable[bytes]:
-        """The entries under ``key``; the primary ones under the secondary key instead."""
-        if key.endswith(b".secondary"):
-            yield from super().fetch(key[: -len(b".secondary")])
-            yield from super().fetch(key)
-        elif key.endswith(b".pareto"):
-            yield from super().fetch(key)
+    ``progress`` gets a line now and then (the footprint found, the first failure; every 2 s
+    the counts, unless there is a ``tick``); ``tick``
+    gets the examples run and failures found so far (at most every ``TICK_SECONDS``, and at
+    the end); ``found`` gets the verdict of the first failure once it is safe in the
+    database (at once where there is none), before shrinking; ``stop`` is asked (at most
+    every ``STOP_CHECK_SECONDS``) whether to stop generating: another shard of the pass has
+    found a failure."""
 
-
-def _steering_file(database: Path, spec: str) -> Path:
-    name = hashlib.sha256(spec.encode()).hexdigest()[:16]
-    return database / "relay-fuzz-steering" / f"{name}.json"
+    progress: Callable[[str], None] | None = None
+    tick: Callable[[int, int], None] | None = None
+    found: Callable[[Verdict], None] | None = None
+    stop: Callable[[], bool] | None = None
 
 
-def _saved_steering(database: Path | None, spec: str) -> Steering | None:
-    if database is None:
-        return None
-    path = _steering_file(database, spec)
-    try:
-        return Steering.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _save_steering(database: Path, spec: str, steering: Steering) -> None:
-    path = _steering_file(database, spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(steering.to_json(), encoding="utf-8")
-    os.replace(tmp, path)
+TICK_SECONDS = 0.5
+STOP_CHECK_SECONDS = 0.5
 
 
 def fuzz_pass(
@@ -516,27 +529,38 @@ def fuzz_pass(
     time_budget: float,
     seed: int,
     out_dir: Path,
-    database: Path | None,
+    database: Path | str | None,
     progress: Callable[[str], None] | None = None,
     example_timeout: float = EXAMPLE_TIMEOUT,
     max_nodes: int = 12,
     footprint: bool = True,
+    shard: Shard = Shard(),
+    hooks: Hooks | None = None,
+    write: bool = True,
 ) -> PassResult:
     """Fuzz one pass; stop at the first failure (shrunk) or when a budget runs out. With
     ``footprint``, learn what the pass touches first and steer towards it (module docstring).
-    What a seed draws does not depend on what the process imported (``stable.stable_draws``)."""
+    What a seed draws does not depend on what the process imported (``stable.stable_draws``).
+    ``database`` is a directory or a ``redis://`` URL (``campaign_db.open_database``);
+    ``shard`` says which part of the pass's campaign this is (``Shard``); with
+    ``write=False`` the report is returned in ``PassResult.report``, not written."""
+    hooks = hooks if hooks is not None else Hooks()
+    if progress is not None and hooks.progress is None:
+        hooks = Hooks(progress, hooks.tick, hooks.found, hooks.stop)
     with stable_draws():
         return _fuzz_pass(
             loaded,
             max_examples=max_examples,
             time_budget=time_budget,
-            seed=seed,
+            seed=seed + shard.index * SHARD_SEED_STRIDE,
             out_dir=out_dir,
             database=database,
-            progress=progress,
+            hooks=hooks,
             example_timeout=example_timeout,
             max_nodes=max_nodes,
             footprint=footprint,
+            shard=shard,
+            write=write,
         )
 
 
@@ -547,26 +571,69 @@ def _fuzz_pass(
     time_budget: float,
     seed: int,
     out_dir: Path,
-    database: Path | None,
-    progress: Callable[[str], None] | None,
+    database: Path | str | None,
+    hooks: Hooks,
     example_timeout: float,
     max_nodes: int,
     footprint: bool,
+    shard: Shard,
+    write: bool,
 ) -> PassResult:
     start = time.monotonic()
     state = _State(deadline=start + time_budget)
     result = PassResult(loaded.label)
     learned: Footprint | None = None
+    progress = hooks.progress
 
     def size(case: Case) -> int:
         return len(astext(case.mod))
+
+    def announce() -> None:
+        """Tell ``hooks.found`` of the first failure (once)."""
+        if state.best is not None and not state.announced:
+            state.announced = True
+            if progress is not None:
+                progress(
+                    f"[{loaded.label}] failure found at example {state.first_found_after} "
+                    f"({state.best[1].kind}); shrinking"
+                )
+            if hooks.found is not None:
+                hooks.found(state.best[1])
+
+    def write_best() -> None:
+        """Put the best failure so far in ``result`` (and its report file, with ``write``)."""
+        assert state.best is not None
+        case, verdict = state.best
+        found_after = state.first_found_after
+        text = report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after)
+        key = failure_key(case, verdict)
+        result.report = (text, key)
+        if write:
+            result.path = str(write_report(out_dir, loaded.label, text, key))
+            result.paths = [result.path]
+        result.verdict = verdict
+        result.first_failure = (state.first_found_after, state.first_found_at)
+
+    def tick(now: float, force: bool = False) -> None:
+        if hooks.tick is not None and (force or now - state.last_tick >= TICK_SECONDS):
+            state.last_tick = now
+            hooks.tick(state.examples, 0 if state.best is None else 1)
 
     def check(case: Case, limit: float = example_timeout) -> Checked:
         now = time.monotonic()
         if now > state.deadline or (max_examples is not None and state.examples >= max_examples):
             raise _Stop()
+        if (
+            state.best is None
+            and hooks.stop is not None
+            and now - state.last_stop_check >= STOP_CHECK_SECONDS
+        ):
+            state.last_stop_check = now
+            if hooks.stop():
+                raise _Stop()
         state.examples += 1
-        if progress is not None and now - state.last_progress > 2.0:
+        tick(now)
+        if progress is not None and hooks.tick is None and now - state.last_progress > 2.0:
             state.last_progress = now
             rate = state.examples / max(now - start, 1e-9)
             failures = 0 if state.best is None else 1
@@ -591,13 +658,17 @@ def _fuzz_pass(
 
     # 1. Learning; the motifs the pass changed (or crashed on) are checked as they are found
     # (at most MAX_TRIGGER_CHECKS of them, in turns by shape), before the generated stream.
+    # A shard checks every ``shard.count``-th of them.
     checked_motifs = 0
 
     def check_motifs(found: list[Motif]) -> bool:
         """Check ``found``; whether the campaign is to stop learning (a failure, or no time)."""
         nonlocal checked_motifs
+        if hooks.stop is not None and hooks.stop():
+            return True  # another shard found a failure
         try:
-            for m in _diverse(found)[: max(0, MAX_TRIGGER_CHECKS - checked_motifs)]:
+            ours = _diverse(found)[shard.index :: shard.count]
+            for m in ours[: max(0, MAX_TRIGGER_CHECKS - checked_motifs)]:
                 data, context = draws(seed + checked_motifs)
                 checked_motifs += 1
                 try:
@@ -610,6 +681,9 @@ def _fuzz_pass(
                     continue  # a parameter of unknown shape: no arguments to draw
                 limit = min(example_timeout, TRIGGER_TIMEOUT)
                 if check(Case(m.mod, sets[0], sets), limit).verdict is not None:
+                    # Not shrunk, nor in the database: reported at once, then announced.
+                    write_best()
+                    announce()
                     return True
         except _Stop:
             return True
@@ -622,16 +696,18 @@ def _fuzz_pass(
         if progress is not None:
             progress(f"[{loaded.label}] {result.footprint}")
 
-    # 2. Rounds of generated programs, steered by the footprint.
-    saved = _saved_steering(database, loaded.spec)
-    steering = saved if saved is not None else steering_of(learned, focus_of(loaded.pass_))
-    db = ResumingDatabase(str(database)) if database is not None else None
+    # 2. Rounds of generated programs, steered by the footprint; first a round under each
+    # steering a failure was saved under (this shard's share of them), to replay it.
+    inner = open_database(database) if database is not None else None
+    db = ResumingDatabase(inner, on_save=lambda key: announce()) if inner is not None else None
+    replays = saved_steerings(inner, loaded.spec)[shard.index :: shard.count] if inner else []
+    steering = replays[0] if replays else steering_of(learned, focus_of(loaded.pass_))
     round_number = 0
     while state.best is None and time.monotonic() < state.deadline:
         if max_examples is not None and state.examples >= max_examples:
             break
 
-        body = _round_body(check, learned, database, loaded.spec, steering)
+        body = _round_body(check, learned, inner, loaded.spec, steering)
         body.__name__ = f"fuzz_{loaded.label}".replace("-", "_").replace(".", "_")
         digest = f"{loaded.spec}/{steering.digest()}".encode()
         body._hypothesis_internal_add_digest = digest  # type: ignore[attr-defined]
@@ -661,25 +737,21 @@ def _fuzz_pass(
                 break
         if state.examples == before_round:
             break  # Hypothesis ran nothing (the search space is exhausted)
+        if round_number < len(replays) and state.best is None and inner is not None:
+            forget_steering(inner, loaded.spec, steering)  # replayed: nothing failed
         round_number += 1
-        if learned is not None and saved is None:
+        if round_number < len(replays):
+            steering = replays[round_number]
+        elif learned is not None or round_number == len(replays):
             steering = steering_of(learned, focus_of(loaded.pass_))
 
+    announce()  # a failure found without a database
+    tick(time.monotonic(), force=True)
     result.examples = state.examples
     result.unchanged = state.unchanged
     result.seconds = time.monotonic() - start
     if state.best is not None:
-        case, verdict = state.best
-        found_after = state.first_found_after
-        path = write_report(
-            out_dir,
-            loaded.label,
-            report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after),
-            failure_key(case, verdict),
-        )
-        result.verdict = verdict
-        result.path = str(path)
-        result.first_failure = (state.first_found_after, state.first_found_at)
+        write_best()
     return result
 
 
@@ -703,12 +775,13 @@ def _diverse(motifs: Sequence[Motif]) -> list[Motif]:
 def _round_body(
     check: Callable[[Case], Checked],
     learned: Footprint | None,
-    database: Path | None,
+    database: ExampleDatabase | None,
     spec: str,
     steering: Steering,
 ) -> Callable[[Case], None]:
     """The test body of one round: check the case, record the pass's diffs in the footprint
-    and target their size, and on a failure keep the round's steering beside the database."""
+    and target their size, and on a failure keep the round's steering in the database (before
+    Hypothesis saves the failing example, so a rerun can draw it again)."""
 
     def body(case: Case) -> None:
         checked = check(case)
@@ -719,19 +792,10 @@ def _round_body(
             target(float(size_changed), label="diff size")
         if checked.verdict is not None:
             if database is not None:
-                _save_steering(database, spec, steering)
+                save_steering(database, spec, steering)
             raise AssertionError(checked.verdict.report())
 
     return body
-
-
-def _fuzz_worker(job: tuple[str, dict[str, object]]) -> PassResult:
-    spec, kwargs = job
-    try:
-        loaded = load_pass(spec)
-    except PassLoadError as err:
-        return PassResult(spec, error=str(err))
-    return fuzz_pass(loaded, **kwargs)  # type: ignore[arg-type]
 
 
 def run_campaign(
@@ -742,47 +806,62 @@ def run_campaign(
     seed: int,
     jobs: int,
     out_dir: Path,
-    database: Path | None,
+    database: Path | str | None,
     progress: Callable[[str], None] | None = None,
     footprint: bool = True,
+    scheduler: str | None = None,
+    ticks: Callable[[str, int, int], None] | None = None,
 ) -> list[PassResult]:
     """Fuzz every pass of ``specs`` (already checked to load) and return their results, in
-    order. The time budget is shared: each pass gets ``time_budget * jobs / len(specs)``
-    seconds (at most ``time_budget``)."""
-    if footprint:
+    order. With one job, the passes run one after the other here, sharing the time budget;
+    with more, or a Dask ``scheduler`` address, they run as shards on workers
+    (``oracles.campaign``: ``CampaignError`` if the scheduler cannot be reached).
+    ``progress`` gets lines, ``ticks(label, examples, failures)`` each pass's counts."""
+    if footprint and scheduler is None:
         built = time.monotonic()
         motif_corpus()  # built once, before any fork, inside the budget
         time_budget = max(0.5, time_budget - (time.monotonic() - built))
-    share = min(time_budget, time_budget * max(1, jobs) / max(1, len(specs)))
-    kwargs: dict[str, object] = {
-        "max_examples": max_examples,
-        "seed": seed,
-        "out_dir": out_dir,
-        "database": database,
-        "footprint": footprint,
-    }
-    if jobs <= 1 or len(specs) <= 1:
-        results = []
-        deadline = time.monotonic() + time_budget
-        for i, spec in enumerate(specs):
-            left = max(0.5, deadline - time.monotonic())
-            budget = min(left, left / (len(specs) - i) if i else share)
-            loaded = load_pass(spec)
-            results.append(
-                fuzz_pass(loaded, time_budget=budget, progress=progress, **kwargs)  # type: ignore[arg-type]
-            )
-            if progress is not None:
-                progress(_summary_line(results[-1]))
-        return results
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(min(jobs, len(specs))) as pool:
-        jobs_list = [(spec, {**kwargs, "time_budget": share}) for spec in specs]
-        results = []
-        for r in pool.imap(_fuzz_worker, jobs_list):
-            results.append(r)
-            if progress is not None:
+    if jobs > 1 or scheduler is not None:
+        from .campaign import Campaign
+
+        labels = [load_pass(spec).label for spec in specs]
+        campaign = Campaign(
+            specs, labels, time_budget, max_examples, seed, out_dir, database, footprint,
+            progress, ticks,
+        )  # fmt: skip
+        results = campaign.run(jobs, scheduler)
+        if progress is not None:
+            for r in results:
                 progress(_summary_line(r))
         return results
+    results = []
+    deadline = time.monotonic() + time_budget
+    for i, spec in enumerate(specs):
+        left = max(0.5, deadline - time.monotonic())
+        budget = left / (len(specs) - i)
+        loaded = load_pass(spec)
+        pass_ticks = None
+        if ticks is not None:
+            label = loaded.label
+
+            def pass_ticks(examples: int, failures: int, label: str = label) -> None:
+                ticks(label, examples, failures)
+
+        results.append(
+            fuzz_pass(
+                loaded,
+                time_budget=budget,
+                max_examples=max_examples,
+                seed=seed,
+                out_dir=out_dir,
+                database=database,
+                footprint=footprint,
+                hooks=Hooks(progress=progress, tick=pass_ticks),
+            )
+        )
+        if progress is not None:
+            progress(_summary_line(results[-1]))
+    return results
 
 
 def _summary_line(r: PassResult) -> str:
@@ -792,6 +871,8 @@ def _summary_line(r: PassResult) -> str:
         status = f"error: {r.error}"
     elif r.verdict is not None:
         status = f"FAILED ({r.verdict.kind}) -> {r.path}"
+        if len(r.paths) > 1:
+            status += f" (and {len(r.paths) - 1} more: {', '.join(r.paths[1:])})"
         if r.first_failure is not None:
             n, seconds = r.first_failure
             status += f" (first failure at example {n}, after {seconds:.1f} s)"
@@ -805,10 +886,12 @@ __all__ = [
     "ARG_DRAWS",
     "Case",
     "Checked",
+    "Hooks",
     "LoadedPass",
     "PassLoadError",
     "PassResult",
     "ResumingDatabase",
+    "Shard",
     "Steering",
     "builtin_names",
     "cases",

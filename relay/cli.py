@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import __version__, cli_fuzz, cli_gen, cli_grad, cli_onnx, cli_ops, cli_opt, cli_target
+from . import (
+    __version__,
+    cli_fuzz,
+    cli_gen,
+    cli_grad,
+    cli_onnx,
+    cli_ops,
+    cli_opt,
+    cli_show,
+    cli_target,
+)
 from .api import (
     ENGINES,
     ArgumentError,
@@ -399,7 +409,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     add_run_arguments(explain)
     explain.set_defaults(handler=cmd_explain)
-    for module in (cli_ops, cli_gen, cli_fuzz, cli_onnx, cli_grad, cli_opt):
+    for module in (cli_ops, cli_gen, cli_fuzz, cli_onnx, cli_grad, cli_opt, cli_show):
         module.add_parser(sub)
     cli_target.add_parsers(sub)
     for command in sub.choices.values():  # --debug is accepted after the command too

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .cli_progress import Display, print_table
 from .semantics.errors import RelayError
 
 
@@ -68,7 +69,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
         return cmd_fuzz_gradient(args)
     # The campaign needs hypothesis and z3: imported here, so other commands start fast.
-    from .oracles.fuzz import PassLoadError, builtin_names, load_pass, replay, run_campaign
+    from .oracles.fuzz import PassLoadError, builtin_names, load_pass, replay
 
     specs: list[str] = args.passes or builtin_names()
     try:
@@ -94,24 +95,80 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             return 0
         print(verdict.report())
         return 1
+    results = _campaign(args, specs, [p.label for p in loaded])
+    if results is None:
+        return 2
+    failed = [r for r in results if r.verdict is not None or r.error is not None]
+    if args.pictures:
+        _pictures(results)
+    if not print_table(results):
+        _print_summary(results)
+    if failed:
+        print(f"relay fuzz: {len(failed)} of {len(results)} passes failed")
+        return 1
+    return 0
+
+
+def _campaign(args: argparse.Namespace, specs: list[str], labels: list[str]) -> list[Any] | None:
+    """Run the campaign of ``relay fuzz`` with its live display; ``None`` (after a message)
+    when its database or scheduler cannot be used."""
+    from .oracles.campaign import CampaignError
+    from .oracles.campaign_db import DatabaseError, check_location
+    from .oracles.fuzz import run_campaign
+
+    database: str | None = args.database
+    try:
+        if database is not None:
+            check_location(database)
+    except DatabaseError as err:
+        print(f"relay fuzz: error: {err}", file=sys.stderr)
+        return None
     seed: int = args.seed if args.seed is not None else secrets.randbelow(2**32)
     print(f"relay fuzz: seed {seed} (rerun with --seed {seed})", flush=True)
     start = time.monotonic()
-    results = run_campaign(
-        specs,
-        max_examples=args.max_examples,
-        time_budget=args.time,
-        seed=seed,
-        footprint=args.footprint,
-        jobs=args.jobs,
-        out_dir=Path(args.out),
-        database=Path(args.database) if args.database else None,
-        progress=_progress,
-    )
+    try:
+        with Display(labels, args.time, args.max_examples) as display:
+            results = run_campaign(
+                specs,
+                max_examples=args.max_examples,
+                time_budget=args.time,
+                seed=seed,
+                footprint=args.footprint,
+                jobs=args.jobs,
+                out_dir=Path(args.out),
+                database=database,
+                progress=display.line,
+                scheduler=args.scheduler,
+                ticks=display.ticks,
+            )
+            display.finish(results)
+    except CampaignError as err:
+        print(f"relay fuzz: error: {err}", file=sys.stderr)
+        return None
     elapsed = time.monotonic() - start
-    failed = [r for r in results if r.verdict is not None or r.error is not None]
     total = sum(r.examples for r in results)
     print(f"relay fuzz: {len(results)} passes, {total} examples in {elapsed:.1f} s")
+    return results
+
+
+def _pictures(results: list[Any]) -> None:
+    """Draw the program of every report beside it (``REPORT.relay.svg``); a note on stderr where
+    Graphviz is missing (the reports stand without their pictures)."""
+    from .cli_show import draw_file
+    from .pictures import PictureError
+
+    for r in results:
+        for path in r.paths:
+            try:
+                draw_file(path, path + ".svg")
+            except PictureError as err:
+                print(f"relay fuzz: no picture of {path}: {err}", file=sys.stderr)
+                return
+            except RelayError as err:
+                print(f"relay fuzz: no picture of {path}: {err.message}", file=sys.stderr)
+
+
+def _print_summary(results: list[Any]) -> None:
     width = max(len(r.label) for r in results)
     for r in results:
         rate = r.examples / r.seconds if r.seconds > 0 else 0.0
@@ -125,10 +182,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             f"  {r.label.ljust(width)}  {r.examples:6d} examples  {rate:7.1f}/s  "
             f"({r.unchanged} unchanged)  {status}"
         )
-    if failed:
-        print(f"relay fuzz: {len(failed)} of {len(results)} passes failed")
-        return 1
-    return 0
 
 
 DESCRIPTION = """\
@@ -185,12 +238,20 @@ def add_parser(sub: Any) -> None:
                    help="do not learn what the pass touches (no motif checks, no steering): "
                    "programs are drawn from the generators' default distribution")  # fmt: skip
     p.add_argument("--jobs", type=_positive, default=1, metavar="N",
-                   help="processes (default 1)")  # fmt: skip
+                   help="worker processes (default 1); with more workers than passes, each "
+                   "pass is split among several, sharing the example database")  # fmt: skip
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask cluster of this scheduler (tcp://HOST:PORT), as many "
+                   "shards at once as it has worker threads (or --jobs); needs the "
+                   "'distributed' extra")  # fmt: skip
+    p.add_argument("--pictures", action="store_true",
+                   help="draw the program of each report beside it, as REPORT.relay.svg (relay "
+                   "show; needs Graphviz)")  # fmt: skip
     p.add_argument("--out", default="relay-fuzz-out", metavar="DIR",
                    help="where failures are written (default ./relay-fuzz-out)")  # fmt: skip
-    p.add_argument("--database", default=None, metavar="DIR",
-                   help="the Hypothesis example database: a rerun replays earlier failures "
-                   "first")  # fmt: skip
+    p.add_argument("--database", default=None, metavar="DIR|redis://HOST:PORT/DB",
+                   help="the Hypothesis example database, a directory or a Redis server "
+                   "(shared by every worker): a rerun replays earlier failures first")  # fmt: skip
     p.add_argument("--check", choices=("value", "gradient"), default=None,
                    help="value: the pass oracle (the default); gradient: the AD oracle, which "
                    "holds a gradient pass (default: gradient and first-order-gradient) to "
