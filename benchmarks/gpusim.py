@@ -30,7 +30,7 @@ import relay
 from relay.compiler.lower import gpu, ir, schedules
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.lower import lower_primitive
-from relay.oracles.target_oracle import conform
+from relay.oracles.conform_kit import conform
 from relay.semantics.syntax import Function
 from relay.targets import get_target
 from relay.targets.cpu.codegen import compile_kernel

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 
 import relay
+from relay.oracles.conform_kit import conform
 from relay.oracles.fuzz import Case
 from relay.oracles.gen_quantized import quantized_cases
-from relay.oracles.target_oracle import check_target_outcome, conform
+from relay.oracles.target_oracle import check_target_outcome
 from relay.targets import get_target
 from relay.targets.accel import AccelPrimitive, CpuFallback
 from relay.targets.accel.codegen import (
