@@ -252,6 +252,7 @@ def test_each_op_alone_builds_well_typed_defined_calls(op_name: str) -> None:
     check()
 
 
+@pytest.mark.slow
 def test_a_failing_program_shrinks_to_one_call_on_fresh_parameters() -> None:
     p = find(
         dataflow_programs(max_nodes=10),

@@ -65,7 +65,7 @@ def _arguments(dt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return a, b, np.array(0, dt)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [pytest.param(1, marks=pytest.mark.slow), 2])
 def test_no_trap_on_undefined_integer_division(tmp_path: Path, threads: int) -> None:
     source = tmp_path / "division.relay"
     source.write_text(_program())

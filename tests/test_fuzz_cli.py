@@ -213,6 +213,7 @@ def swap(mod):
 """
 
 
+@pytest.mark.slow
 def test_a_rerun_resumes_shrinking_and_writes_no_duplicate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
