@@ -225,6 +225,7 @@ def test_medium_programs_check_evaluate_and_round_trip() -> None:
     assert outcomes["finite"] + outcomes["non-finite"] >= 1, outcomes
 
 
+@pytest.mark.slow
 def test_every_registered_op_is_generated() -> None:
     seen: set[str] = set()
 

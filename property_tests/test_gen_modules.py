@@ -410,6 +410,7 @@ def test_inference_is_deterministic_and_invariant_under_renaming(case: ModuleCas
 # (d) Coverage
 
 
+@pytest.mark.slow
 def test_every_feature_occurs() -> None:
     seen: Counter[str] = Counter()
 

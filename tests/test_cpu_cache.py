@@ -110,6 +110,7 @@ print(json.dumps({"seconds": seconds, "origins": counts}))
 """
 
 
+@pytest.mark.slow
 def test_resnet18_second_compile_free_in_process_and_across_processes() -> None:
     pytest.importorskip("onnx")
     sys.path.insert(0, str(ROOT / "benchmarks"))

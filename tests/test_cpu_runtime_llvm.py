@@ -74,6 +74,7 @@ def @main(%x: Tensor[(3), float32]) { @pow(%x, 5) }
     assert np.allclose(got.data, x**5)
 
 
+@pytest.mark.slow
 def test_conformance_corpus_on_the_cpu_target() -> None:
     target = CpuTarget()
     engine = target_engine(target)
@@ -92,6 +93,7 @@ def test_conformance_corpus_on_the_cpu_target() -> None:
     assert ran >= 30
 
 
+@pytest.mark.slow
 def test_no_generated_program_reaches_a_rejected_kernel() -> None:
     target = CpuTarget()
     verdicts = []

@@ -22,6 +22,7 @@ def round_trips(mod: s.IRModule) -> None:
     assert relay.astext(again) == text
 
 
+@pytest.mark.slow
 def test_long_let_chain() -> None:
     lets = "".join(f"  let %v{i} = add(%x, {i});\n" for i in range(LONG))
     mod = relay.parse(f"def @main(%x: int32) {{\n{lets}  %v{LONG - 1}\n}}")
@@ -34,6 +35,7 @@ def test_long_let_chain() -> None:
     round_trips(mod)
 
 
+@pytest.mark.slow
 def test_long_sequence_and_graph_bindings() -> None:
     seq = "".join(f"  ref_write(%r, {i});\n" for i in range(LONG))
     round_trips(relay.parse(f"def @main(%r: ref(int32)) {{\n{seq}  ref_read(%r)\n}}"))

@@ -466,6 +466,7 @@ def _tuple_type_nest(leaf: Type) -> Type:
     return t
 
 
+@pytest.mark.slow
 def test_deep_let_chain() -> None:
     a, b, c = _let_chain("x"), _let_chain("y"), _let_chain("y", tail=2.0)
     start = time.perf_counter()
@@ -476,6 +477,7 @@ def test_deep_let_chain() -> None:
     assert time.perf_counter() - start < 20  # a loose bound: catches a hang, not a benchmark
 
 
+@pytest.mark.slow
 def test_deep_add_chain() -> None:
     a, b, c = _add_chain("x"), _add_chain("x"), _add_chain("y")
     assert structural_equal(a, b)

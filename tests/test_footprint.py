@@ -101,6 +101,7 @@ def test_the_corpus_is_well_typed_and_covers_every_kind() -> None:
             infer_types(m.mod)
 
 
+@pytest.mark.slow
 def test_extra_pairs_reach_every_operator_and_are_well_typed() -> None:
     from relay.semantics.typing import infer_types
 
@@ -117,6 +118,7 @@ def test_extra_pairs_reach_every_operator_and_are_well_typed() -> None:
     assert "constant-pair" in kinds
 
 
+@pytest.mark.slow
 def test_learning_reaches_a_pair_beyond_the_core(broken: Path) -> None:
     found: list[str] = []
 
@@ -151,6 +153,7 @@ print(h.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_a_seed_draws_the_same_programs_whatever_was_imported() -> None:
     """Hypothesis mixes the constants of loaded modules into its draws; ``stable_draws``
     keeps them out, so ``relay fuzz`` and a script calling ``fuzz_pass`` draw alike."""

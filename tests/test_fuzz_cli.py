@@ -171,6 +171,7 @@ def test_jobs_run_passes_in_processes(
     assert report.name.startswith("swap-")
 
 
+@pytest.mark.slow
 def test_time_alone_runs_to_time(capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()
     code, out, _ = run(["--pass", "infer-type", "--time", "4"], capsys)

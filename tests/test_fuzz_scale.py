@@ -303,6 +303,7 @@ def _kill_and_rerun(plugin: Path, tmp_path: Path, database: str) -> None:
         assert any(_found_after(p) == 1 for p in reports), label
 
 
+@pytest.mark.slow
 def test_a_campaign_killed_with_sigkill_loses_no_failure(plugin: Path, tmp_path: Path) -> None:
     _kill_and_rerun(plugin, tmp_path, str(tmp_path / "db"))
 

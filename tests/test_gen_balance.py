@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def op_calls() -> Counter[str]:
     return calls
 
 
+@pytest.mark.slow
 def test_uniform_index_has_no_small_index_bias() -> None:
     seen: Counter[int] = Counter()
 
@@ -58,6 +60,7 @@ def test_uniform_index_has_no_small_index_bias() -> None:
     assert len(seen) > 170
 
 
+@pytest.mark.slow
 def test_dataflow_operators_are_balanced_and_often_all_constant() -> None:
     calls = op_calls()
     total = calls.total()
@@ -172,6 +175,7 @@ def test_special_mode_is_drawn_about_one_time_in_five() -> None:
     assert 0.3 / SPECIAL_CHANCE < special[True] / special.total() < 1.5 / SPECIAL_CHANCE
 
 
+@pytest.mark.slow
 def test_special_values_catch_x_times_zero_rewritten_to_zero() -> None:
     source = parse("def @main(%x: Tensor[(2), float32]) { multiply(%x, 0f) }")
     rewritten = parse("def @main(%x: Tensor[(2), float32]) { zeros_like(%x) }")

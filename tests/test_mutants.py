@@ -56,19 +56,27 @@ MAX_PROGRAM_LINES = 10
 FAST = (
     "int_divide_as_floor",
     "fold_constant_numpy_dtype",
-    "cache_in_module",
-    "canonicalize_forever",
     "inline_shared_binders",
     "fold_consecutive_casts",
 )
-"""The mutants fuzzed in the default run: one or two per bug-class module among those
-today's generator reaches within 100 examples at seed 0 (measured: 0.1 to 3.3 s to the first
-failure, under load). Every mutant runs under ``slow``; every witness runs by default. The
-size of a shrunk report is checked in the slow run only: how far shrinking gets depends on
-the time left after the first failure, which a loaded machine takes away."""
+"""The mutants fuzzed in the default run: a few bug classes (integer division, constant
+folding, inlining, casts) among those today's generator reaches within 100 examples at seed 0
+(4.9 to 6.0 s each with shrinking and replay, measured under load; the looping and caching
+mutants, 15 to 17 s each, run under ``slow``). Every mutant runs under ``slow``; every
+witness runs by default. The size of a shrunk report is checked in the slow run only: how far
+shrinking gets depends on the time left after the first failure, which a loaded machine takes
+away."""
 
-CAMPAIGN_SECONDS = 10.0
-"""The default run's budget per mutant, shrinking included."""
+CAMPAIGN_EXAMPLES = 200
+"""The default run's bound per mutant: generated examples, not seconds. A time budget makes
+the test depend on the machine's speed (in CI, a 10 s budget left footprint learning about a
+second after the motif corpus was built: it stopped before the motifs that change and the
+steered stream differed from the one measured), an example bound does not: seed 0 draws the
+same examples everywhere."""
+
+CAMPAIGN_SECONDS = 60.0
+"""The default run's time budget per mutant, far above what it needs: learning gets its full
+share (``LEARN_MAX``), and a mutant is caught and shrunk in a few seconds."""
 
 SLOW_CAMPAIGN_SECONDS = 60.0
 """The slow run's budget per mutant: the issue's "caught within 60 s"."""
@@ -224,13 +232,14 @@ def test_exercise_catches_the_broken_counterpart(name: str, attr: str) -> None:
 
 
 @functools.cache
-def _campaign(attr: str, seconds: float, out: Path) -> tuple[int, str]:
-    """Fuzz one mutant (seed 0, ``seconds``) into ``out``: the exit code and what it printed.
+def _campaign(attr: str, seconds: float, out: Path, examples: int) -> tuple[int, str]:
+    """Fuzz one mutant (seed 0, ``seconds``, at most ``examples`` generated examples) into
+    ``out``: the exit code and what it printed.
     A fresh process, as a user runs it: the programs seed 0 draws do not depend on what
     earlier tests did in this one, and a broken time limit cannot hang the suite."""
     m = next(x for x in MUTANTS if x.attr == attr)
     args = ["fuzz", "--pass", _spec(m), "--seed", "0", "--time", str(seconds),
-            "--max-examples", "1000000", "--out", str(out)]  # fmt: skip
+            "--max-examples", str(examples), "--out", str(out)]  # fmt: skip
     proc = subprocess.run(
         [sys.executable, "-m", "relay", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=seconds + 120,
@@ -244,9 +253,10 @@ def _report(out: Path) -> Path:
     return reports[0]
 
 
-def _check_campaign(mutant: Mutant, seconds: float, out: Path) -> None:
-    code, printed = _campaign(mutant.attr, seconds, out)
-    assert code == 1, f"{mutant.attr} was not caught in {seconds:g} s:\n{printed}"
+def _check_campaign(mutant: Mutant, seconds: float, out: Path, examples: int = 1_000_000) -> None:
+    code, printed = _campaign(mutant.attr, seconds, out, examples)
+    caught = f"{mutant.attr} was not caught in {seconds:g} s, {examples} examples"
+    assert code == 1, f"{caught}:\n{printed}"
     report = _report(out)
     header = report.read_text(encoding="utf-8").splitlines()
     assert header[0] == "// relay fuzz: counterexample"
@@ -283,7 +293,7 @@ def test_fast_campaign_catches_and_replays(
     mutant: Mutant, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path_factory.mktemp(mutant.attr)
-    _check_campaign(mutant, CAMPAIGN_SECONDS, out)
+    _check_campaign(mutant, CAMPAIGN_SECONDS, out, CAMPAIGN_EXAMPLES)
     _check_replay(mutant, out, capsys)
 
 
@@ -346,7 +356,7 @@ CORRECT_BUILTIN = [
 def test_correct_passes_are_not_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["fuzz", "--max-examples", "15", "--time", "60", "--seed", "1", "--out", str(tmp_path)]
+    args = ["fuzz", "--max-examples", "15", "--time", "20", "--seed", "1", "--out", str(tmp_path)]
     for name in CORRECT_BUILTIN:
         args += ["--pass", name]
     for name in CORRECT:

@@ -49,10 +49,12 @@ def expected() -> dict[str, Any]:
     return read_expected_failures(EXPECTED_FILE.read_text(), str(EXPECTED_FILE))
 
 
+@pytest.mark.slow
 def test_there_are_node_cases(cases: list[Any]) -> None:
     assert len(cases) > 1000  # onnx 1.23 generates 1,884
 
 
+@pytest.mark.slow
 def test_outcomes_match_the_expected_failures(
     outcomes: list[Outcome], expected: dict[str, Any]
 ) -> None:
@@ -63,11 +65,13 @@ def test_outcomes_match_the_expected_failures(
     assert not lines, "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_every_listed_case_exists(cases: list[Any], expected: dict[str, Any]) -> None:
     names = {c.name for c in cases}
     assert sorted(set(expected) - names) == []
 
 
+@pytest.mark.slow
 def test_pass_rate_goal(outcomes: list[Outcome], expected: dict[str, Any]) -> None:
     unsupported = {n for n, e in expected.items() if e.category == "unsupported"}
     counted = [o for o in outcomes if o.name not in unsupported]
@@ -75,6 +79,7 @@ def test_pass_rate_goal(outcomes: list[Outcome], expected: dict[str, Any]) -> No
     assert passed / len(counted) >= GOAL, f"{passed} of {len(counted)} pass"
 
 
+@pytest.mark.slow
 def test_unsupported_entries_fail_as_unsupported(
     outcomes: list[Outcome], expected: dict[str, Any]
 ) -> None:
@@ -89,6 +94,7 @@ def test_unsupported_entries_fail_as_unsupported(
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow
 def test_no_case_crashes_the_importer(outcomes: list[Outcome]) -> None:
     crashed = [f"{o.name}: {o.message}" for o in outcomes if "crashed" in o.message]
     assert not crashed, "\n".join(crashed)

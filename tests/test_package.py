@@ -27,6 +27,7 @@ def test_subpackages_import_as_ordinary_packages() -> None:
     subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode,
     reason="pip is not available",
 )
+@pytest.mark.slow
 def test_wheel_contains_the_linked_subpackages(tmp_path: Path) -> None:
     # Built the way ``pip install .`` builds it: in an isolated environment holding the
     # pyproject's build requirements, so the test needs nothing the README's install command

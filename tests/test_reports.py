@@ -122,6 +122,7 @@ def test_a_name_dependent_failure_replays(plugin: Path, tmp_path: Path) -> None:
     assert replay(loaded, plain)[1] is None
 
 
+@pytest.mark.slow
 def test_a_campaign_report_of_a_name_dependent_pass_replays(
     plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
 import sympy
 
 import relay
@@ -65,6 +66,7 @@ def equal_in_another_form(rng: random.Random, a: sympy.Expr) -> sympy.Expr:
             return sympy.factor(a)
 
 
+@pytest.mark.slow
 def test_dims_equal_agrees_with_simplify_on_random_dimensions() -> None:
     rng = random.Random(11)
     pairs: list[tuple[Dim, Dim]] = []

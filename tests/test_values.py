@@ -72,6 +72,7 @@ def test_a_100000_element_list_formats() -> None:
     assert format_value(int_list(N)) == expected
 
 
+@pytest.mark.slow
 def test_a_100000_element_list_converts_to_json() -> None:
     data = value_to_json(int_list(N))
     # Walk the cells with a loop (``==`` on nested dicts would itself recurse).
@@ -85,6 +86,7 @@ def test_a_100000_element_list_converts_to_json() -> None:
     assert data == {"kind": "constructor", "name": "Nil", "fields": []}
 
 
+@pytest.mark.slow
 def test_dump_json_writes_a_100000_deep_value() -> None:
     cell = '{"kind": "constructor", "name": "Cons", "fields": [{"kind": "tensor", "dtype": '
     expected = (
@@ -195,6 +197,7 @@ def test_nested_cycles_are_labelled_in_output_order() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_long_cycle_through_100000_references() -> None:
     # ref i holds Link(ref i+1), and the last one points back at the first.
     store: Store = {i: ConstructorValue(LINK, (RefValue((i + 1) % N),)) for i in range(N)}
