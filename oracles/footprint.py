@@ -150,6 +150,10 @@ class Motif:
     ops: tuple[str, ...]
     construct: str = ""
     helpers: tuple[tuple[GlobalVar, Function], ...] = ()
+    redraw: Callable[[int], Motif | None] | None = None
+    """The same motif drawn from another seed (other shapes, dtypes, attributes and
+    constants; ``None`` where it has no other draw): a rewrite that matches a motif may still
+    be wrong only for some of its shapes or attributes (``fuzz`` checks a few ``VARIANTS``)."""
 
     @property
     def param_types(self) -> tuple[Type, ...]:
@@ -218,6 +222,8 @@ class _MotifGraph(_Graph):
         self.whole_tuple = False
         self.special = False
         self.constants_used = 0
+        self.recording: list[tuple[Expr, TensorType]] | None = None
+        self.replay: list[tuple[Expr, TensorType]] | None = None
 
     def tensor(
         self,
@@ -241,6 +247,28 @@ class _MotifGraph(_Graph):
 
         index = self.requests
         self.requests += 1
+        if self.replay is not None:
+            # The inputs of the call recorded before, in the order they were asked for.
+            if index < len(self.replay) and ok(self.replay[index][1]):
+                return self.replay[index]
+            self.failed = True
+        got = self._steered(index, ok, dtypes, min_rank, max_rank, fits, fresh, positive, nonzero)
+        if self.recording is not None:
+            self.recording.append(got)
+        return got
+
+    def _steered(
+        self,
+        index: int,
+        ok: Callable[[TensorType], bool],
+        dtypes: Sequence[str],
+        min_rank: int,
+        max_rank: int,
+        fits: Fits | None,
+        fresh: Callable[[], TensorType] | None,
+        positive: bool,
+        nonzero: bool,
+    ) -> tuple[Expr, TensorType]:
         if self.forced is not None and not (
             self.whole_tuple and isinstance(self.forced.type, TupleType)
         ):
@@ -332,9 +360,15 @@ def draws(seed: int) -> tuple[ConjectureData, BuildContext]:
     return data, BuildContext(data, wrapped_test=lambda: None)
 
 
-def _program_motif(kind: str, name: str, program: DataflowProgram, ops: Sequence[str]) -> Motif:
+def _program_motif(
+    kind: str,
+    name: str,
+    program: DataflowProgram,
+    ops: Sequence[str],
+    redraw: Callable[[int], Motif | None] | None = None,
+) -> Motif:
     fn = program.mod.functions[program.mod.get_global_var("main")]
-    return Motif(kind, name, fn.params, fn.body, program.positive, tuple(ops))
+    return Motif(kind, name, fn.params, fn.body, program.positive, tuple(ops), redraw=redraw)
 
 
 def _build(
@@ -343,15 +377,16 @@ def _build(
     setup: Callable[[_MotifGraph, int], None],
     *,
     need_constant: bool = False,
+    chain: bool = True,
 ) -> DataflowProgram | None:
-    """The calls of ``ops`` in one graph, each (after the first) fed the previous result;
-    ``setup(g, i)`` prepares the graph before call ``i``. ``None`` where a call could not
-    take the previous result or the constant asked for."""
+    """The calls of ``ops`` in one graph, each (after the first) fed the previous result
+    (with ``chain``); ``setup(g, i)`` prepares the graph before call ``i``. ``None`` where a
+    call could not take the previous result or the constant asked for."""
     data, context = draws(seed)
     with context:
         g = _MotifGraph(cast(st.DrawFn, data.draw))
         for i, name in enumerate(ops):
-            if i:
+            if i and chain:
                 g.forced = g.entries[-1]
             g.requests = 0
             setup(g, i)
@@ -375,7 +410,9 @@ def _no_setup(g: _MotifGraph, i: int) -> None:
 def single_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
     """``op`` alone on fresh parameters."""
     program = _build(seed, [op], _no_setup)
-    return None if program is None else _program_motif("single", op, program, [op])
+    if program is None:
+        return None
+    return _program_motif("single", op, program, [op], lambda s: single_motif(op, s))
 
 
 def pair_motif(
@@ -404,7 +441,10 @@ def pair_motif(
         program = _build(seed, [inner, outer], plain)
     if program is None:
         return None
-    return _program_motif("pair", f"{outer}({inner})", program, [inner, outer])
+    return _program_motif(
+        "pair", f"{outer}({inner})", program, [inner, outer],
+        lambda s: pair_motif(inner, outer, s, prefer=prefer),
+    )  # fmt: skip
 
 
 def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
@@ -418,7 +458,10 @@ def shared_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | Non
     program = _build(seed, [inner, outer], setup)
     if program is None:
         return None
-    return _program_motif("shared", f"{outer}({inner})", program, [inner, outer])
+    return _program_motif(
+        "shared", f"{outer}({inner})", program, [inner, outer],
+        lambda s: shared_motif(inner, outer, s),
+    )  # fmt: skip
 
 
 def twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
@@ -435,6 +478,39 @@ def twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
     )
     body = Tuple((zero.body, second))
     return Motif("twin", f"{op}[1]=0/-0", zero.params, body, zero.positive, (op,))
+
+
+def attrs_twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``(op(a, ..), op(a, ..))``: two calls of ``op`` on the same inputs whose attributes
+    were drawn apart (``sum(%x, axis=[0])`` and ``sum(%x, axis=[1])``, two ``cast``s to other
+    dtypes): what a common-subexpression pass blind to attributes merges. ``None`` where
+    ``op`` has no attributes, or the second call could not take the first's inputs, or the
+    two drew the same attributes on ``TUPLE_TRIES`` seeds."""
+    for k in range(TUPLE_TRIES):
+
+        def setup(g: _MotifGraph, i: int) -> None:
+            if i == 0:
+                g.recording = []
+            else:
+                g.replay, g.recording = g.recording, None
+
+        program = _build(seed + k, [op, op], setup, chain=False)
+        if program is None:
+            return None
+        first, second = program.calls[0].call, program.calls[1].call
+        if first.attrs is None:
+            return None
+        same_inputs = len(first.args) == len(second.args) and all(
+            a is b for a, b in zip(first.args, second.args, strict=True)
+        )
+        if not same_inputs:
+            return None
+        if first.attrs == second.attrs:
+            continue
+        return _program_motif(
+            "attrs-twin", f"{op}/{op}", program, [op], lambda s: attrs_twin_motif(op, s)
+        )
+    return None
 
 
 TUPLE_TRIES = 6
@@ -471,7 +547,10 @@ def constant_motif(
     label = (
         f"{op}[all constant{', special' if special else ''}]" if at < 0 else f"{op}[{at}]={value}"
     )
-    return _program_motif("constant", label, program, [op])
+    return _program_motif(
+        "constant", label, program, [op],
+        lambda s: constant_motif(op, at, value, s, special=special, prefer=prefer),
+    )  # fmt: skip
 
 
 def constant_pair_motif(
@@ -489,7 +568,10 @@ def constant_pair_motif(
     if program is None:
         return None
     name = f"{outer}({inner}(.., {values[0]:g}), {values[1]:g})"
-    return _program_motif("constant-pair", name, program, [inner, outer])
+    return _program_motif(
+        "constant-pair", name, program, [inner, outer],
+        lambda s: constant_pair_motif(inner, outer, values, s),
+    )  # fmt: skip
 
 
 def construct_motifs(base: Motif, index: int) -> list[Motif]:
@@ -738,8 +820,9 @@ class Corpus:
 @functools.cache
 def motif_corpus() -> Corpus:
     """The motif corpus (built once per process): singles, constructs around the first
-    operators, constants, and every pair of the first ``PAIR_CORE`` operators; the same in
-    every process (``stable.stable_draws``)."""
+    operators, constants, twins (the same call on equal constants, or with other
+    attributes), every operator on its own result, and every pair of the first ``PAIR_CORE``
+    operators; the same in every process (``stable.stable_draws``)."""
     with stable_draws():
         return _motif_corpus()
 
@@ -774,6 +857,16 @@ def _motif_corpus() -> Corpus:
         tm = twin_motif(op, _seed(op))
         if tm is not None:
             motifs.append(tm)
+    for op in OP_ORDER[PAIR_CORE:]:
+        # Every operator on its own result (the core's are among the core pairs below):
+        # ``transpose(transpose(..))``, ``reshape(reshape(..))``, what fusion rewrites match.
+        sp = pair_motif(op, op, _seed(op, op))
+        if sp is not None:
+            motifs.append(sp)
+    for op in OP_ORDER:
+        am = attrs_twin_motif(op, _seed(op, "attrs"))
+        if am is not None:
+            motifs.append(am)
     core = OP_ORDER[:PAIR_CORE]
     for inner in core:
         for outer in core:
@@ -1128,6 +1221,7 @@ __all__ = [
     "Diff",
     "Footprint",
     "Motif",
+    "attrs_twin_motif",
     "constant_motif",
     "construct_counts",
     "construct_motifs",
