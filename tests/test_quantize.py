@@ -28,7 +28,6 @@ from relay.interpreter import evaluate
 from relay.oracles import quantize_oracle as bound
 from relay.oracles.fuzz import builtin_names
 from relay.semantics import syntax as s
-from relay.semantics.errors import RelayTypeError
 from relay.semantics.ops import lookup
 from relay.semantics.values import TensorValue
 
@@ -192,8 +191,9 @@ def chains(draw: st.DrawFn) -> tuple[list[Layer], Array, str]:
     layers = []
     for _ in range(draw(st.integers(1, 2))):
         o = draw(st.integers(1, 5))
-        k = draw(st.sampled_from([1, 3]))
+        k = draw(st.sampled_from([1, 3] if hw >= 3 else [1]))  # a window that fits
         pad = draw(st.integers(0, k // 2))
+        hw += 2 * pad - k + 1
         attrs = lookup("nn.conv2d").attrs_type.from_kwargs(  # type: ignore[union-attr]
             {"padding": (pad, pad, pad, pad)}
         )
@@ -237,12 +237,6 @@ def chain_bound(layers: list[Layer], x: Array, rounding: str) -> Array:
     return error
 
 
-@pytest.mark.xfail(
-    reason="chains() can draw a 3x3 window over an input that layers before it shrank to 1x1: "
-    "an ill-typed program (RelayTypeError), a bug of the test's generator found in CI",
-    raises=RelayTypeError,
-    strict=False,
-)
 @settings(max_examples=25, deadline=None)
 @given(chains())
 def test_quantized_layers_are_within_the_documented_bound(
