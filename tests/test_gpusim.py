@@ -28,7 +28,7 @@ from relay.compiler.lower.check import check_kernel
 from relay.compiler.lower.evaluate import run_kernel
 from relay.compiler.lower.printer import kernel_text
 from relay.semantics.errors import UndefinedBehavior
-from relay.semantics.values import TensorValue
+from relay.semantics.values import TensorValue, TupleValue
 from relay.targets import get_target
 from relay.targets.gpusim import GpuSimTarget
 from relay.targets.gpusim.emulator import RaceDetected
@@ -217,6 +217,38 @@ def test_the_target_runs_a_program_with_control_flow() -> None:
         np.testing.assert_allclose(got.data, want.data, rtol=1e-4, atol=1e-4)
         art = exe.artifacts()
         assert any("blockIdx.x" in str(a.get("gpu-loop-ir", "")) for a in art.values())
+
+
+TRANSPOSED = """#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 1, 2), float32], %w: Tensor[(1, 1, 3), float32],
+          %a: Tensor[(1, 2, 2, 1), float16], %v: Tensor[(1, 1, 1, 1), float16]) {
+  (nn.conv1d_transpose(%x, %w, strides=[2], padding=[1]),
+   nn.conv2d_transpose(%a, %v, channels=1, kernel_size=[1, 1], strides=[1, 2],
+                       data_layout="NHWC", kernel_layout="HWOI"))
+}
+"""
+
+
+def test_transposed_convolutions_with_an_infinite_weight() -> None:
+    # relay fuzz --target gpu-sim (seed 14): the reference added 0 * inf = NaN where the
+    # stride-dilated input's zeros and its padding met an infinite weight; only x * w terms count
+    mod = relay.parse(TRANSPOSED)
+    x = TensorValue(np.ones((1, 1, 2), np.float32))
+    w = TensorValue(np.array([np.inf, 1, 1], np.float32).reshape(1, 1, 3))
+    a = TensorValue(np.array([1, 2, 3, 4], np.float16).reshape(1, 2, 2, 1))
+    v = TensorValue(np.full((1, 1, 1, 1), -np.inf, np.float16))
+    want = relay.evaluate(mod, x, w, a, v)
+    assert isinstance(want, TupleValue)
+    first, second = (f.data for f in want.fields if isinstance(f, TensorValue))
+    # y = 2i - 1 + j: only (i, j) = (0, 2) and (1, 0) reach y = 1; nothing reaches odd columns
+    np.testing.assert_array_equal(first, [[[1, np.inf, 1]]])
+    np.testing.assert_array_equal(second[..., 0], [[[-np.inf, 0, -np.inf]] * 2])
+    for target in ("cpu", "gpu-sim", "gpu-sim-races"):
+        got = get_target(target).compile(mod).run(x, w, a, v)
+        assert isinstance(got, TupleValue)
+        for g, e in zip(got.fields, want.fields, strict=True):
+            assert isinstance(g, TensorValue) and isinstance(e, TensorValue)
+            np.testing.assert_array_equal(g.data, e.data)
 
 
 def test_unsupported_operators_are_named() -> None:
