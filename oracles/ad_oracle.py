@@ -56,10 +56,18 @@ whose one-sided differences differ by more than the tolerance is skipped and cou
 (``Outcome.skipped``). A kink this misses has a jump below the tolerance and moves the
 central difference by half of it at most, so it cannot raise a false alarm. Where only a
 higher derivative jumps at ``x`` (an ``if`` between branches of equal slope), the central
-difference is off by ``O(h)``; AD passes if it matches either the central difference or
-the mean of the one-sided ones (or the plain central difference). A program that
-is not finite on the arguments, or that runs out of fuel or reaches undefined behaviour, is
-skipped as a whole.
+differences are off by ``O(h)``; AD passes if it matches the five-point difference, the
+plain central difference or the mean of the one-sided ones. A *tie at x itself* is not a
+kink along ``d``: in ``where(a > b, a * b, a - b)`` with ``a == b`` the program takes at
+``x`` a piece that holds at ``x`` only, ``F`` can be smooth (even constant) along ``d``, and
+AD differentiates the piece taken (a higher-order campaign, seed 1: AD -1.19, finite
+differences 0, at ``x = 0``; ``test_no_false_alarm_at_a_tie``). So before a mismatch is
+reported AD is also evaluated at ``x + h d`` and ``x - h d``: where AD is continuous at
+``x`` the mean of its two directional derivatives there is its value at ``x`` up to
+``O(h^2)``; if it is not (within the tolerance), AD jumps at ``x``, ``x`` is a tie and the
+direction is skipped. A wrong rule is as continuous as a right one off a tie (the rules are
+continuous expressions), so its mismatch is reported. A program that is not finite on the
+arguments, or that runs out of fuel or reaches undefined behaviour, is skipped as a whole.
 
 ``check_gradient(p, mod, args, seed)`` returns a ``Verdict`` (the pass oracle's: the same
 reports) or ``None``; ``run_gradient_campaign`` draws programs from ``gen_differentiable``
@@ -297,7 +305,7 @@ def check_gradient(
     v1, v2 = rng.uniform(0.5, 1.5, shape) * rng.choice([-1, 1], shape), rng.normal(size=shape)
     a, b = 0.75, -1.25
 
-    def grad_of(v: np.ndarray) -> tuple[IRModule, np.ndarray, list[np.ndarray]]:
+    def grad_of(v: np.ndarray) -> tuple[IRModule, IRModule, np.ndarray, list[np.ndarray]]:
         src = with_cotangent(mod, v)
         try:
             with time_limit(EXAMPLE_TIMEOUT):
@@ -316,10 +324,10 @@ def check_gradient(
             raise
         except (RelayError, TypeError) as err:
             raise _Fail(verdict("crash", f"the gradient program failed: {err}")) from None
-        return src, forward, grads
+        return src, transformed, forward, grads
 
     try:
-        src1, forward, g1 = grad_of(v1)
+        src1, grad1, forward, g1 = grad_of(v1)
         expected = _run(src1, args)
         assert isinstance(expected, TensorValue)
         if forward.shape != expected.data.shape or not np.array_equal(
@@ -327,8 +335,8 @@ def check_gradient(
         ):
             return verdict("forward-changed", "the gradient program's value differs",
                            expected=str(expected.data), actual=str(forward)), outcome  # fmt: skip
-        _, _, g2 = grad_of(v2)
-        _, _, g12 = grad_of(a * v1 + b * v2)
+        _, _, _, g2 = grad_of(v2)
+        _, _, _, g12 = grad_of(a * v1 + b * v2)
         for i, (x1, x2, x12) in enumerate(zip(g1, g2, g12, strict=True)):
             if x1.shape != xs[i].shape or x12.shape != xs[i].shape:
                 return verdict("gradient-mismatch", f"the gradient of %{i} has shape "
@@ -339,7 +347,17 @@ def check_gradient(
                 message = f"the gradient of %{i} is not linear in the cotangent"
                 return verdict("not-linear", message, expected=str(combo),
                                actual=str(x12)), outcome  # fmt: skip
-        fd = _finite_differences(src1, xs, g1, rng, outcome)
+
+        def ad_at(t: float, d: list[np.ndarray]) -> float | None:
+            """AD's directional derivative at ``x + t d`` (``None`` if it cannot be had)."""
+            try:
+                shifted = [TensorValue(x + t * dx) for x, dx in zip(xs, d, strict=True)]
+                _, grads = _grads(_run(grad1, shifted), len(args))
+            except (_Skip, RelayError, TypeError):
+                return None
+            return float(sum(np.sum(g * dx) for g, dx in zip(grads, d, strict=True)))
+
+        fd = _finite_differences(src1, xs, g1, rng, outcome, ad_at)
     except _Fail as fail:
         return fail.verdict, outcome
     except _Skip as why:
@@ -364,8 +382,10 @@ def _finite_differences(
     grads: list[np.ndarray],
     rng: np.random.Generator,
     outcome: Outcome,
+    ad_at: Callable[[float, list[np.ndarray]], float | None],
 ) -> tuple[str, float, float] | None:
-    """The first direction where AD and finite differences disagree, or ``None``."""
+    """The first direction where AD and finite differences disagree, or ``None``; ``ad_at``
+    gives AD's directional derivative near ``x``, to tell a tie at ``x`` from a wrong rule."""
     directions: list[tuple[str, list[np.ndarray]]] = []
     for k in range(DIRECTIONS):
         directions.append((f"direction {k}", [rng.normal(size=x.shape) for x in xs]))
@@ -407,8 +427,18 @@ def _finite_differences(
         outcome.compared += 1
         # Where a higher derivative jumps at x (an if flipping between two branches of equal
         # slope), the central differences are off by O(h) but the one-sided ones are not.
-        if not any(close(ad, fd) for fd in (five_point, central, (right + left) / 2)):
-            return what, ad, five_point
+        if any(close(ad, fd) for fd in (five_point, central, (right + left) / 2)):
+            continue
+        # A tie at x itself (where(a > b, ..) with a == b): the program takes at x a piece
+        # that holds at x only, F can be smooth along d, and AD differentiates that piece:
+        # AD is discontinuous at x. Where it is continuous (every rule, right or wrong, off
+        # a tie), the mean of its values at x + h d and x - h d is its value at x + O(h^2).
+        near = [ad_at(t * h, d) for t in (1, -1)]
+        if None not in near and not close(sum(n for n in near if n is not None) / 2, ad):
+            outcome.skipped += 1
+            outcome.compared -= 1
+            continue
+        return what, ad, five_point
     return None
 
 

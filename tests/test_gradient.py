@@ -269,3 +269,31 @@ def test_a_wrong_rule_is_still_caught_where_the_values_are_large() -> None:
     args = [TensorValue(a) for a in LARGE_ARGS]
     verdict, _ = check_gradient(subtract_wrong_sign, parse(LARGE_VALUES), args)
     assert verdict is not None and verdict.kind == "gradient-mismatch"
+
+
+AT_A_TIE = program(
+    "let %v1 = where(tanh(%y) > %x, tanh(%y) * %x, tanh(%y) - %x);\n"
+    "where(%y > %v1, %y * %v1, %y - %v1)"
+)
+
+
+@pytest.mark.parametrize("mode", ["higher_order", "first_order"])
+def test_no_false_alarm_at_a_tie(mode: str) -> None:
+    """At 0 both conditions tie: the program takes the else branches, whose gradient in
+    ``%x[i]`` is the cotangent, but along ``%x[i]`` it is constant (a higher-order
+    campaign's report, seed 1, shrunk): the tie is skipped, not reported."""
+    zeros = [TensorValue(np.zeros(3)), TensorValue(np.zeros(3))]
+    for seed in range(3):
+        verdict, outcome = check_gradient(Gradient(mode=mode), parse(AT_A_TIE), zeros, seed)
+        assert verdict is None, verdict.report()
+        assert outcome.skipped > 0
+
+
+def test_a_wrong_rule_is_still_caught_off_the_tie() -> None:
+    """The tie rule skips only where AD jumps: a wrong rule on the same program off the tie
+    is reported."""
+    from ad_mutants.broken import subtract_wrong_sign
+
+    args = [TensorValue(X), TensorValue(Y)]
+    verdict, _ = check_gradient(subtract_wrong_sign, parse(AT_A_TIE), args)
+    assert verdict is not None and verdict.kind == "gradient-mismatch"
