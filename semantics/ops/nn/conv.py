@@ -680,7 +680,6 @@ def _transpose_scatter(
     the zeros of topi's stride-dilated, padded input would add ``0 * w``, NaN where ``w`` is
     infinite, to outputs that ``x`` does not reach. Accumulated in the compute dtype, rounded
     once (as ``_contract``)."""
-    nd = x.ndim - 2
     n, c, *size = x.shape
     og, kernel = w.shape[1], w.shape[2:]
     cg = c // groups
@@ -704,7 +703,6 @@ def _transpose_scatter(
             )
             acc[(slice(None), slice(None), *at)] += part.reshape(n, groups * og, *size)
     crop = tuple(slice(b, b + o) for b, o in zip(before, out_extents, strict=True))
-    assert len(crop) == nd
     return acc[(slice(None), slice(None), *crop)].astype(x.dtype)
 
 
