@@ -408,8 +408,10 @@ class _UnCps:
                     e = rest
                     continue
                 case Let(x, value, body):
-                    converted = self.value(value)
-                    lets.append((self.binder(x), converted))
+                    # the binder first: a let-bound function may call itself, and its body
+                    # must see the renamed variable
+                    new = self.binder(x)
+                    lets.append((new, self.value(value)))
                     e = body
                     continue
                 case Call(kv, (a,)) if kv is k:
