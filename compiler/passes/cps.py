@@ -73,6 +73,7 @@ from ...semantics.syntax import (
     type_children,
 )
 from ...semantics.typing import infer_types
+from ..ir import substitute
 from ..pass_manager import Pass, Sequential, register_pass
 from .lambda_lift import is_primitive
 from .normal_forms import to_anf
@@ -317,7 +318,7 @@ def to_cps(mod: IRModule) -> IRModule:
         attrs = (*fn.attrs, (CPS_ATTR, 1))
         twin = Function((*params, k), body, ans, (*ft.type_params, ans), attrs, span=fn.span)
         if any(mentions_function(t) for t in (*ft.arg_types, ft.ret_type)):
-            functions[gv] = fn
+            functions[gv] = _signed(fn, ft)
         else:
             direct = tuple(Var(p.name_hint, p.type_annotation, span=p.span) for p in fn.params)
             v = Var("v")
@@ -327,6 +328,25 @@ def to_cps(mod: IRModule) -> IRModule:
             )
         functions[twins[gv]] = twin
     return IRModule(functions, mod.type_definitions)
+
+
+def _signed(fn: Function, ft: FuncType) -> Function:
+    """``fn`` with the inferred types written on its unannotated parameters and result.
+
+    A global kept in direct style may have a type that only a call in another global fixes
+    (``def @f(%x: List[int32]) { Nil }`` called as ``let %y: List[fn () -> int32] = @f(..)``);
+    that call moves into a CPS twin, which calls ``@f_cps`` instead, so without the annotation
+    ``@f``'s type would lose what the call fixed.
+    """
+    params = tuple(
+        p if p.type_annotation is not None else Var(p.name_hint, t, span=p.span)
+        for p, t in zip(fn.params, ft.arg_types, strict=True)
+    )
+    ret = fn.ret_type if fn.ret_type is not None else ft.ret_type
+    if params == fn.params and ret is fn.ret_type:
+        return fn
+    body = substitute(fn.body, {p: q for p, q in zip(fn.params, params, strict=True) if p is not q})
+    return Function(params, body, ret, fn.type_params, fn.attrs, span=fn.span)
 
 
 # ---------------------------------------------------------------------------------------------
