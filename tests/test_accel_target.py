@@ -221,7 +221,8 @@ def test_conformance_corpus_on_accel() -> None:
 
 
 def test_corpus_kernels_are_offloaded() -> None:
-    """Every corpus case but the int32 one runs its layers on the accelerator."""
+    """Every corpus case but the int32 one runs its layers on the accelerator, in kernels that
+    obey the write hazard."""
     from relay.oracles.corpus import load_case
 
     for path in sorted(CORPUS.glob("*.relay")):
@@ -233,6 +234,9 @@ def test_corpus_kernels_are_offloaded() -> None:
             exe = get_target("accel").compile(case.module)
         kinds = {type(k.compiled).__name__ for k in exe.kernels.values()  # type: ignore[attr-defined]
                  if k.fn.body.op.name != "stack"}  # fmt: skip
+        for k in exe.kernels.values():  # type: ignore[attr-defined]
+            if isinstance(k.compiled, AccelPrimitive):
+                assert hazards(k.compiled.program) == [], path.stem
         if path.stem == "dense_int32_result":
             assert "AccelPrimitive" not in kinds
         else:

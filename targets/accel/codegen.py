@@ -520,10 +520,10 @@ def _gemm_kernels(layer: Layer, g: int, th: int, tw: int, cs: int, abase: int, i
 
 def hazards(program: AccelProgram) -> list[str]:
     """The GEMM and ALU instructions of ``program`` that break the accumulator write hazard
-    (a micro-op of the instruction's range writing the accumulator of one of the two before
-    it, the check ``sim`` makes when it runs them), as ``"<index>: <listing>"``; ``[]`` for
-    every program ``generate`` makes. Static: it follows the LOAD UOPs to know what the
-    micro-op buffer holds."""
+    (a micro-op of the instruction's range writing the accumulator of one of the
+    ``HAZARD_DISTANCE - 1`` before it, the check ``sim`` makes when it runs them), as
+    ``"<index>: <listing>"``; ``[]`` for every program ``generate`` makes. Static: it follows
+    the LOAD UOPs to know what the micro-op buffer holds."""
     buffer: dict[int, int] = {}  # micro-op buffer entry -> its dst
     first = program.buffers.uops // 4
     bad = []
@@ -535,7 +535,8 @@ def hazards(program: AccelProgram) -> list[str]:
                     buffer[insn.sram_base + r * insn.x_size + x] = uop.dst
         elif isinstance(insn, GemmInsn | AluInsn):
             dst = [buffer.get(k) for k in range(insn.uop_bgn, insn.uop_end)]
-            if any(d == dst[k - back] for k, d in enumerate(dst) for back in (1, 2)
+            if any(d == dst[k - back] for k, d in enumerate(dst)
+                   for back in range(1, HAZARD_DISTANCE)
                    if k >= back):  # fmt: skip
                 bad.append(f"{n}: {listing(insn)}")
     return bad
