@@ -16,15 +16,35 @@ checks on a program and arguments, after the program is converted to float64
    ``LINEAR_RTOL`` of the terms' magnitude.
 4. **Finite differences.** For ``DIRECTIONS`` random directions ``d`` over all parameters
    and for up to ``ELEMENTS`` single elements of each parameter: the directional derivative
-   ``<grad, d>`` against the central difference ``(F(x + h d) - F(x - h d)) / 2h`` of
+   ``<grad, d>`` against the five-point central difference
+   ``(8 (F(x + h d) - F(x - h d)) - (F(x + 2h d) - F(x - 2h d))) / 12h`` of
    ``F(x) = sum(@main(x) * v)``, with ``h = STEP``.
 
-**Tolerance.** ``|ad - fd| <= ATOL + RTOL * max(|ad|, |fd|, scale)``, where ``scale`` is the
-sum of the magnitudes of the terms of ``<grad, d>`` (the size of what is being cancelled).
-Central differences in float64 with ``h = 1e-5`` have truncation error about
-``h^2 |F'''| / 6 ~ 1e-11`` and rounding error about ``eps |F| / h ~ 1e-11`` for the bounded
-programs the generator draws, so ``RTOL = 1e-5`` and ``ATOL = 1e-6`` leave a margin of
-about 10^5 while any real rule error (a sign, a factor, a transposition) is of order 1.
+**Tolerance.** ``|ad - fd| <= ATOL + RTOL * max(|ad|, |fd|, scale) + noise``, where ``scale``
+is the sum of the magnitudes of the terms of ``<grad, d>`` (the size of what is being
+cancelled) and ``noise = NOISE * eps * size / h``, with ``size`` the largest
+``sum(|@main(x + t h d) * v|)`` over the points evaluated: the rounding error of one
+evaluation of ``F`` is a few ``eps`` times the size of the values summed, and a difference
+quotient divides it by ``h``. Both errors of a difference quotient grow with the function,
+so neither is covered by an absolute constant:
+
+- *Truncation.* The plain central difference ``(F(x+h) - F(x-h)) / 2h`` is off by
+  ``h^2 F''' / 6``, and the generator's programs have large third derivatives (a
+  ``prod(tanh(a) + 2)`` multiplies by up to 27, and steps chain such factors): at a point
+  where the gradient is 0, ``F ~ a t^2 + c t^3`` with ``c ~ 3e4`` gave a central difference
+  of ``-2.6e-6`` against AD's exact 0, a false alarm (a first-order campaign, seed 1; the
+  regression test ``test_no_false_alarm_where_the_third_derivative_is_large``). The
+  five-point difference cancels the ``h^2`` term (its error is ``h^4 F^(5) / 30``), from the
+  same points the kink rule below needs anyway.
+- *Rounding.* ``eps |F| / h`` is ``2e-11 |F|``: below ``ATOL`` only while ``|F| < 1e4``; a
+  program whose values reach ``1e6`` (a sum times a tensor, twice) has a rounding error of
+  about ``1e-5`` in every difference quotient (``(x + y) - x`` with ``y ~ 1e6``: AD 0.63587,
+  finite differences 0.63588; ``test_no_false_alarm_where_the_values_are_large``).
+  ``NOISE = 100`` allows for intermediate values larger than the output and for the
+  one-sided formulas' larger coefficients.
+
+Real rule errors (a sign, a factor, a transposition) are of the order of the gradient itself,
+far above both terms.
 
 **Non-differentiable points** (ties in ``max``, ``relu`` or ``abs`` at 0, an ``if`` whose
 condition flips, a ``clip`` at its bound): the rule is *detect and skip*. Along each
@@ -36,10 +56,18 @@ whose one-sided differences differ by more than the tolerance is skipped and cou
 (``Outcome.skipped``). A kink this misses has a jump below the tolerance and moves the
 central difference by half of it at most, so it cannot raise a false alarm. Where only a
 higher derivative jumps at ``x`` (an ``if`` between branches of equal slope), the central
-difference is off by ``O(h)``; AD passes if it matches either the central difference or
-the mean of the one-sided ones. A program that
-is not finite on the arguments, or that runs out of fuel or reaches undefined behaviour, is
-skipped as a whole.
+differences are off by ``O(h)``; AD passes if it matches the five-point difference, the
+plain central difference or the mean of the one-sided ones. A *tie at x itself* is not a
+kink along ``d``: in ``where(a > b, a * b, a - b)`` with ``a == b`` the program takes at
+``x`` a piece that holds at ``x`` only, ``F`` can be smooth (even constant) along ``d``, and
+AD differentiates the piece taken (a higher-order campaign, seed 1: AD -1.19, finite
+differences 0, at ``x = 0``; ``test_no_false_alarm_at_a_tie``). So before a mismatch is
+reported AD is also evaluated at ``x + h d`` and ``x - h d``: where AD is continuous at
+``x`` the mean of its two directional derivatives there is its value at ``x`` up to
+``O(h^2)``; if it is not (within the tolerance), AD jumps at ``x``, ``x`` is a tie and the
+direction is skipped. A wrong rule is as continuous as a right one off a tie (the rules are
+continuous expressions), so its mismatch is reported. A program that is not finite on the
+arguments, or that runs out of fuel or reaches undefined behaviour, is skipped as a whole.
 
 ``check_gradient(p, mod, args, seed)`` returns a ``Verdict`` (the pass oracle's: the same
 reports) or ``None``; ``run_gradient_campaign`` draws programs from ``gen_differentiable``
@@ -96,6 +124,7 @@ from .pass_oracle import Verdict, time_limit
 STEP = 1e-5
 RTOL = 1e-5
 ATOL = 1e-6
+NOISE = 100.0
 LINEAR_RTOL = 1e-9
 DIRECTIONS = 2
 ELEMENTS = 3
@@ -222,10 +251,11 @@ def _run(mod: IRModule, args: Sequence[Value]) -> Value:
         raise _Skip(f"{type(err).__name__}: {err.message}") from None
 
 
-def _scalar(mod: IRModule, args: Sequence[Value]) -> float:
+def _scalar(mod: IRModule, args: Sequence[Value]) -> tuple[float, float]:
+    """``sum(@main(args))`` and the size of what it sums, ``sum(|@main(args)|)``."""
     v = _run(mod, args)
     assert isinstance(v, TensorValue)
-    return float(np.sum(v.data))
+    return float(np.sum(v.data)), float(np.sum(np.abs(v.data)))
 
 
 def _grads(value: Value, n: int) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -275,7 +305,7 @@ def check_gradient(
     v1, v2 = rng.uniform(0.5, 1.5, shape) * rng.choice([-1, 1], shape), rng.normal(size=shape)
     a, b = 0.75, -1.25
 
-    def grad_of(v: np.ndarray) -> tuple[IRModule, np.ndarray, list[np.ndarray]]:
+    def grad_of(v: np.ndarray) -> tuple[IRModule, IRModule, np.ndarray, list[np.ndarray]]:
         src = with_cotangent(mod, v)
         try:
             with time_limit(EXAMPLE_TIMEOUT):
@@ -294,10 +324,10 @@ def check_gradient(
             raise
         except (RelayError, TypeError) as err:
             raise _Fail(verdict("crash", f"the gradient program failed: {err}")) from None
-        return src, forward, grads
+        return src, transformed, forward, grads
 
     try:
-        src1, forward, g1 = grad_of(v1)
+        src1, grad1, forward, g1 = grad_of(v1)
         expected = _run(src1, args)
         assert isinstance(expected, TensorValue)
         if forward.shape != expected.data.shape or not np.array_equal(
@@ -305,8 +335,8 @@ def check_gradient(
         ):
             return verdict("forward-changed", "the gradient program's value differs",
                            expected=str(expected.data), actual=str(forward)), outcome  # fmt: skip
-        _, _, g2 = grad_of(v2)
-        _, _, g12 = grad_of(a * v1 + b * v2)
+        _, _, _, g2 = grad_of(v2)
+        _, _, _, g12 = grad_of(a * v1 + b * v2)
         for i, (x1, x2, x12) in enumerate(zip(g1, g2, g12, strict=True)):
             if x1.shape != xs[i].shape or x12.shape != xs[i].shape:
                 return verdict("gradient-mismatch", f"the gradient of %{i} has shape "
@@ -317,7 +347,17 @@ def check_gradient(
                 message = f"the gradient of %{i} is not linear in the cotangent"
                 return verdict("not-linear", message, expected=str(combo),
                                actual=str(x12)), outcome  # fmt: skip
-        fd = _finite_differences(src1, xs, g1, rng, outcome)
+
+        def ad_at(t: float, d: list[np.ndarray]) -> float | None:
+            """AD's directional derivative at ``x + t d`` (``None`` if it cannot be had)."""
+            try:
+                shifted = [TensorValue(x + t * dx) for x, dx in zip(xs, d, strict=True)]
+                _, grads = _grads(_run(grad1, shifted), len(args))
+            except (_Skip, RelayError, TypeError):
+                return None
+            return float(sum(np.sum(g * dx) for g, dx in zip(grads, d, strict=True)))
+
+        fd = _finite_differences(src1, xs, g1, rng, outcome, ad_at)
     except _Fail as fail:
         return fail.verdict, outcome
     except _Skip as why:
@@ -342,8 +382,10 @@ def _finite_differences(
     grads: list[np.ndarray],
     rng: np.random.Generator,
     outcome: Outcome,
+    ad_at: Callable[[float, list[np.ndarray]], float | None],
 ) -> tuple[str, float, float] | None:
-    """The first direction where AD and finite differences disagree, or ``None``."""
+    """The first direction where AD and finite differences disagree, or ``None``; ``ad_at``
+    gives AD's directional derivative near ``x``, to tell a tie at ``x`` from a wrong rule."""
     directions: list[tuple[str, list[np.ndarray]]] = []
     for k in range(DIRECTIONS):
         directions.append((f"direction {k}", [rng.normal(size=x.shape) for x in xs]))
@@ -355,34 +397,48 @@ def _finite_differences(
             d[i][index] = 1.0
             directions.append((f"d/d%{i}{list(map(int, index))}", d))
 
-    def at(t: float, d: list[np.ndarray]) -> float:
+    def at(t: float, d: list[np.ndarray]) -> tuple[float, float]:
         return _scalar(src, [TensorValue(x + t * dx) for x, dx in zip(xs, d, strict=True)])
 
-    f0 = at(0.0, directions[0][1])
+    f0, size0 = at(0.0, directions[0][1])
     for what, d in directions:
         terms = [g * dx for g, dx in zip(grads, d, strict=True)]
         ad = float(sum(np.sum(t) for t in terms))
         scale = float(sum(np.sum(np.abs(t)) for t in terms))
         h = STEP
-        fp, fm, fp2, fm2 = at(h, d), at(-h, d), at(2 * h, d), at(-2 * h, d)
-        if not all(math.isfinite(v) for v in (fp, fm, fp2, fm2)):
+        points = [at(t * h, d) for t in (1, -1, 2, -2)]
+        fp, fm, fp2, fm2 = (f for f, _ in points)
+        size = max(size0, *(s for _, s in points))
+        if not all(math.isfinite(v) for v in (fp, fm, fp2, fm2, size)):
             outcome.skipped += 1
             continue
+        noise = NOISE * float(np.finfo(np.float64).eps) * size / h
         central = (fp - fm) / (2 * h)
+        five_point = (8 * (fp - fm) - (fp2 - fm2)) / (12 * h)
         right = (-3 * f0 + 4 * fp - fp2) / (2 * h)
         left = (3 * f0 - 4 * fm + fm2) / (2 * h)
 
-        def close(u: float, w: float, scale: float = scale) -> bool:
-            return abs(u - w) <= ATOL + RTOL * max(abs(u), abs(w), scale)
+        def close(u: float, w: float, scale: float = scale, noise: float = noise) -> bool:
+            return abs(u - w) <= ATOL + RTOL * max(abs(u), abs(w), scale) + noise
 
         if not close(right, left):  # a kink or a jump within 2h: not differentiable here
             outcome.skipped += 1
             continue
         outcome.compared += 1
         # Where a higher derivative jumps at x (an if flipping between two branches of equal
-        # slope), the central difference is off by O(h) but the one-sided ones are not.
-        if not close(ad, central) and not close(ad, (right + left) / 2):
-            return what, ad, central
+        # slope), the central differences are off by O(h) but the one-sided ones are not.
+        if any(close(ad, fd) for fd in (five_point, central, (right + left) / 2)):
+            continue
+        # A tie at x itself (where(a > b, ..) with a == b): the program takes at x a piece
+        # that holds at x only, F can be smooth along d, and AD differentiates that piece:
+        # AD is discontinuous at x. Where it is continuous (every rule, right or wrong, off
+        # a tie), the mean of its values at x + h d and x - h d is its value at x + O(h^2).
+        near = [ad_at(t * h, d) for t in (1, -1)]
+        if None not in near and not close(sum(n for n in near if n is not None) / 2, ad):
+            outcome.skipped += 1
+            outcome.compared -= 1
+            continue
+        return what, ad, five_point
     return None
 
 

@@ -34,8 +34,8 @@ the reason; ``#`` starts a comment line, blank lines are ignored::
 
 A key is a case id, ``op:NAME`` with ``NAME`` an operator or an operator family (as ``relay
 ops`` lists them), or ``construct:NAME`` with ``NAME`` one of ``CONSTRUCTS``. (A generated
-program's id ``gen:SEED:INDEX`` holds for one number of programs ``N``: the generators draw
-differently for another ``N``.) A case is
+program's id ``gen:SEED:INDEX`` holds for one number of programs ``N``, in every process
+whatever it imported: the generators draw differently for another ``N``.) A case is
 listed by its own id first, else by the first ``op:`` or ``construct:`` entry (in file
 order) that it uses. An entry that names no case of the run is *stale*: both front ends warn.
 
@@ -48,13 +48,15 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import Phase, given
 from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import HypothesisWarning
 from hypothesis.reporting import with_reporter
 
 from ..semantics.errors import BackendError, Exhaustion, Stuck
@@ -67,11 +69,14 @@ from .corpus import Case as CorpusCase
 from .corpus import ExpectError, corpus, load_case
 from .engines import Engine, target_engine
 from .fuzz import Case
+from .stable import stable_draws
 from .target_oracle import (
     CONSTRUCTS,
     TargetVerdict,
+    case_key,
     check_target_outcome,
     declared_unsupported,
+    draw_settings,
     generated_cases,
     program_cases,
     tags,
@@ -331,22 +336,25 @@ def judge(case: ConformCase, run: CaseRun, expected: ExpectedFailures) -> Confor
 def shrink_generated(
     target: Target, seed: int, count: int, index: int, *, max_nodes: int = MAX_NODES
 ) -> tuple[Case, TargetVerdict] | None:
-    """Draw the ``count`` programs of ``seed`` again (the generator, seed and settings of
-    ``generated_cases``, which make the same draw), check the ``index``-th on ``target``, and
+    """Draw the ``count`` programs of ``seed`` again (the generator, seed, settings and
+    skipped repeats of ``generated_cases``, which make the same draw), check the ``index``-th
+    on ``target``, and
     if it fails let Hypothesis shrink it: the smallest failing program found and its verdict,
     or ``None`` if it passes this time."""
     best: list[tuple[Case, TargetVerdict]] = []
-    drawn = [0]
+    seen: set[str] = set()
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, phases=[Phase.generate, Phase.shrink], database=None,
-              deadline=None, suppress_health_check=list(HealthCheck),
-              report_multiple_bugs=False, print_blob=False)  # fmt: skip
+    @draw_settings(count, [Phase.generate, Phase.shrink])
     @given(case=program_cases(target, max_nodes))
     def search(case: Case) -> None:
-        drawn[0] += 1
-        if not best and drawn[0] != index + 1:
-            return  # generating up to the program asked for: not checked
+        if not best:
+            key = case_key(case)
+            if key in seen or len(seen) > index:
+                return  # a repeat, or past the program asked for (it passed): not checked
+            seen.add(key)
+            if len(seen) != index + 1:
+                return  # generating up to the program asked for: not checked
         try:
             _, verdict = check_target_outcome(target, case.mod, case.args, isolate=True)
         except (Exhaustion, Stuck):
@@ -357,7 +365,8 @@ def shrink_generated(
             raise AssertionError(verdict.message)
 
     try:
-        with with_reporter(lambda _text: None):
+        with stable_draws(), with_reporter(lambda _text: None), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             search()
     except AssertionError:
         pass

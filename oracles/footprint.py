@@ -485,15 +485,15 @@ def attrs_twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
     were drawn apart (``sum(%x, axis=[0])`` and ``sum(%x, axis=[1])``, two ``cast``s to other
     dtypes): what a common-subexpression pass blind to attributes merges. ``None`` where
     ``op`` has no attributes, or the second call could not take the first's inputs, or the
-    two drew the same attributes on ``TUPLE_TRIES`` seeds."""
-    for k in range(TUPLE_TRIES):
+    two drew the same attributes on ``ATTRS_TWIN_TRIES`` seeds."""
 
-        def setup(g: _MotifGraph, i: int) -> None:
-            if i == 0:
-                g.recording = []
-            else:
-                g.replay, g.recording = g.recording, None
+    def setup(g: _MotifGraph, i: int) -> None:
+        if i == 0:
+            g.recording = []
+        else:
+            g.replay, g.recording = g.recording, None
 
+    for k in range(ATTRS_TWIN_TRIES):
         program = _build(seed + k, [op, op], setup, chain=False)
         if program is None:
             return None
@@ -515,6 +515,9 @@ def attrs_twin_motif(op: str, seed: int = CORPUS_SEED) -> Motif | None:
 
 TUPLE_TRIES = 6
 """Seeds a pair whose inner operator makes a tuple is tried on (see ``pair_motif``)."""
+
+ATTRS_TWIN_TRIES = 6
+"""Seeds an attribute twin is tried on until its two calls draw different attributes."""
 
 
 @functools.cache

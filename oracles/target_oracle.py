@@ -35,6 +35,7 @@ import pickle
 import select
 import signal
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -47,6 +48,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import HypothesisWarning
 from hypothesis.reporting import with_reporter
 
 from ..compiler.pass_manager import PassContext
@@ -77,6 +79,7 @@ from ..targets.base import Executable, KernelRejected, Target
 from .compare import compare_values
 from .engines import NO_COMPILE_TIME_FOLDING
 from .fuzz import Case, cases, read_case
+from .stable import stable_draws
 
 Array = npt.NDArray[np.generic]
 
@@ -604,23 +607,67 @@ def program_cases(target: Target | None, max_nodes: int = 12) -> st.SearchStrate
     return cases(max_nodes)
 
 
+def case_key(case: Case) -> str:
+    """What makes two drawn programs the same case: the program's text and every argument."""
+    args = " | ".join(",".join(format_value(a) for a in arg_set) for arg_set in case.all_args)
+    return astext(case.mod) + "\n" + args
+
+
+def draw_budget(count: int) -> int:
+    """How many examples a draw of ``count`` distinct programs may generate: Hypothesis's
+    generate phase mutates earlier examples, and about one draw in six repeats a program
+    (measured: 82 distinct programs in the first 100 for seed 0)."""
+    return 3 * count + 10
+
+
+def draw_settings(count: int, phases: Sequence[Phase]) -> settings:
+    """The settings of a draw of ``count`` programs, from Hypothesis's ``default`` profile
+    rather than the one in force, so a profile the caller loaded (a CI profile, a pytest
+    ``--hypothesis-profile``) does not change what is drawn."""
+    return settings(settings.get_profile("default"), max_examples=draw_budget(count),
+                    phases=phases, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                    print_blob=False)  # fmt: skip
+
+
+class _Drawn(Exception):
+    """Ends a draw once it has what it needs (Hypothesis stops at the first failure)."""
+
+
 def generated_cases(count: int, seed: int, max_nodes: int = 12, target: Target | None = None
                     ) -> list[Case]:  # fmt: skip
-    """``count`` programs with arguments from ``program_cases(target)``, the same ones for
-    the same ``seed`` (one seeded Hypothesis run of the generate phase)."""
+    """``count`` distinct programs with arguments from ``program_cases(target)`` (fewer only
+    if ``draw_budget(count)`` examples hold fewer distinct ones), the same ones for the same
+    ``seed``, ``count`` and generator in every process: one seeded Hypothesis run of the
+    generate phase, under ``stable.stable_draws`` (so what the process imported does not
+    matter) and ``draw_settings`` (nor the settings profile in force). A program drawn again
+    (``case_key``) is skipped. The ``i``-th program depends on ``count`` too: Hypothesis
+    shapes a run by its length."""
     out: list[Case] = []
     if count <= 0:
         return out
+    seen: set[str] = set()
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, phases=[Phase.generate], database=None, deadline=None,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)  # fmt: skip
+    @draw_settings(count, [Phase.generate])
     @given(case=program_cases(target, max_nodes))
     def draw(case: Case) -> None:
-        out.append(case)
+        if len(out) == count:
+            raise _Drawn
+        key = case_key(case)
+        if key not in seen:
+            seen.add(key)
+            out.append(case)
+        if len(out) == count:
+            raise _Drawn
 
-    draw()
-    return out[:count]
+    with stable_draws(), with_reporter(lambda _text: None), warnings.catch_warnings():
+        # Ending the run by ``_Drawn`` makes Hypothesis print the last example, and warn
+        # when that takes long: nobody sees the text, so the warning is noise.
+        warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+        with suppress(_Drawn):
+            draw()
+    return out
 
 
 __all__ = [
@@ -628,9 +675,12 @@ __all__ = [
     "REDUCTION_LENGTH",
     "TargetFuzzResult",
     "TargetVerdict",
+    "case_key",
     "check_target",
     "check_target_outcome",
     "compile_for_check",
+    "draw_budget",
+    "draw_settings",
     "failing_kernel",
     "fuzz_target",
     "fuzz_target_jobs",

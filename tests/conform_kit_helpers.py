@@ -6,6 +6,10 @@ returns a float fails, and nothing else does. It declares references unsupported
 reference cases are skipped. ``install(folder)`` makes it an installed third-party target
 (a ``dist-info`` with a ``relay.targets`` entry point in ``folder``, for ``sys.path`` or
 ``PYTHONPATH``), as a backend author's package would be.
+
+The generated programs a test runs change whenever the generators do, so the tests do not
+name them: ``skewed_status`` says what the skewed target must give on a drawn program, and
+``skew_draw`` finds a seed whose draw has a program that fails and one that passes.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from relay.interpreter import evaluate
-from relay.oracles.conform_kit import operators
+from relay.oracles.conform_kit import ConformCase, conform_cases, operators
+from relay.semantics.errors import Exhaustion, UndefinedBehavior
 from relay.semantics.evaluation import Result
 from relay.semantics.syntax import IRModule
 from relay.semantics.values import TensorValue, TupleValue, Value
@@ -33,6 +38,13 @@ def skew(v: Value) -> Value:
     if isinstance(v, TupleValue):
         return TupleValue(tuple(skew(f) for f in v.fields))
     return v
+
+
+def skewed(v: Value) -> bool:
+    """Whether ``skew`` changes ``v``: it holds a float tensor (in nested tuples)."""
+    if isinstance(v, TensorValue):
+        return v.data.dtype.kind == "f"
+    return isinstance(v, TupleValue) and any(skewed(f) for f in v.fields)
 
 
 class SkewedExecutable(Executable):
@@ -84,3 +96,28 @@ def install(folder: Path) -> Path:
         f"[{ENTRY_POINT_GROUP}]\nskewed = conform_kit_helpers:SkewedTarget\n"
     )
     return folder
+
+
+def skewed_status(case: ConformCase) -> str:
+    """What the skewed target gives on a generated ``case``: ``skip`` if it uses references or
+    its outcome is undefined or out of fuel, else ``fail`` if it calls ``negative`` and its
+    result holds a float tensor, else ``pass``."""
+    assert case.generated is not None
+    if "references" in case.tags:
+        return "skip"
+    try:
+        results = [evaluate(case.module, args).value for args in case.generated.all_args]
+    except (UndefinedBehavior, Exhaustion):
+        return "skip"
+    wrong = SKEWED_OP in case.ops and any(skewed(v) for v in results)
+    return "fail" if wrong else "pass"
+
+
+def skew_draw(programs: int, need: Sequence[str] = ("pass", "fail")) -> tuple[int, dict[str, str]]:
+    """The first seed whose ``programs`` generated programs hold a program of each status of
+    ``need`` on the skewed target, and ``skewed_status`` of each of them (by case name)."""
+    for seed in range(100):
+        want = {c.name: skewed_status(c) for c in conform_cases(None, programs, seed)}
+        if set(need) <= set(want.values()):
+            return seed, want
+    raise AssertionError(f"no seed below 100 draws {need} in {programs} programs")

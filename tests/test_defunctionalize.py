@@ -121,6 +121,34 @@ def test_polymorphic_function_literal_is_refused_clearly() -> None:
         defunctionalize(mod)
 
 
+def test_polymorphic_constructor_passed_and_called_is_refused_clearly() -> None:
+    """``Some`` is one node whether called or passed, so the type recorded for it is one
+    use's instance: passed as a ``fn (int32) -> Option[int32]`` and also called, it was
+    converted at an incomplete type and the output was ill-typed (a 600 s campaign, seed 1)."""
+    src = """type Option[A] { Some(A), Nothing }
+    def @main(%x: int32) -> Option[int32] {
+      let %call = fn (%f: fn (int32) -> Option[int32]) -> Option[int32] { %f(%x) };
+      let %y = Some(0);
+      %call(Some)
+    }"""
+    mod = relay.parse(HEADER + src)
+    with pytest.raises(PassError, match="the constructor Some of a polymorphic type"):
+        defunctionalize(mod)
+    verdict = check_pass(Defunctionalization(), mod, [i32(4)])
+    assert verdict is None, verdict.report()
+
+
+def test_monomorphic_constructor_passed_and_called_is_converted() -> None:
+    src = """type Box { B(int32) }
+    def @main(%x: int32) -> int32 {
+      let %call = fn (%f: fn (int32) -> Box) -> Box { %f(%x) };
+      let %y = B(1);
+      match (%call(B)) { B(%v) => add(%v, match (%y) { B(%w) => %w }) }
+    }"""
+    out = run(src, [i32(4)])
+    assert not any(isinstance(e, Function) for e in post_order(out["main"].body))
+
+
 def test_function_type_without_values_gets_an_empty_data_type() -> None:
     out = run(
         """def @main(%x: int32) -> int32 {

@@ -160,7 +160,8 @@ def test_every_scheduled_kernel_runs_on_the_host_as_the_reference(
 CASES = {
     "exp_tanh": ("(3, 1000)", "tanh(exp(%x))"),
     "exp_tanh_any": ("(5, ?)", "tanh(exp(%x))"),
-    "sum": ("(4, 1000)", "sum(%x, axis=[1])"),
+    # two blocks of 256 OS threads (gpu_helpers.run_on_host), each folding a strided slice
+    "sum": ("(2, 1000)", "sum(%x, axis=[1])"),
     "softmax": ("(2, 300)", "nn.softmax(%x, axis=-1)"),
 }
 """Deterministic kernels: many blocks (a static and a run-time grid), a block tree reduction

@@ -222,3 +222,78 @@ def test_no_false_alarm_on_generated_programs(case: DiffCase) -> None:
 def test_no_false_alarm_first_order(case: DiffCase) -> None:
     verdict, _ = check_gradient(FirstOrderGradient(), case.mod, case.args)
     assert verdict is None, verdict.report()
+
+
+# Two false alarms of the finite differences (ad_oracle's "Tolerance"), each failed the old
+# tolerance (an absolute 1e-6 against the plain central difference) on some of these seeds.
+LARGE_THIRD_DERIVATIVE = program(
+    "let %v2 = tanh(tanh(%x));\n"
+    "let %v3 = prod(tanh(%v2) + 2f64, axis=[0], keepdims=True) * %v2;\n"
+    "let %v4 = exp(tanh(%v3)) * %v3;\n"
+    "tanh(%v4) * %v4",
+    params=f"%x: {T}",
+)
+LARGE_VALUES = program("(%x + %y) - %x")
+LARGE_ARGS = (
+    np.array([0.8151430770671912, 1.284412353578555, 1.9273132914871751]),
+    np.array([1219895.843146615, -269298.2096155926, 1702112.6394030673]),
+)
+
+
+@pytest.mark.parametrize("mode", ["higher_order", "first_order"])
+def test_no_false_alarm_where_the_third_derivative_is_large(mode: str) -> None:
+    """At 0 the gradient is exactly 0 and ``F ~ a t^2 + c t^3`` with ``c ~ 3e4``: the central
+    difference is ``c h^2 ~ -2.6e-6`` (a first-order campaign's report, seed 1, shrunk)."""
+    for seed in range(4):
+        verdict, outcome = check_gradient(
+            Gradient(mode=mode), parse(LARGE_THIRD_DERIVATIVE), [TensorValue(np.zeros(3))], seed
+        )
+        assert verdict is None, verdict.report()
+        assert (outcome.compared, outcome.skipped) == (5, 0)
+
+
+@pytest.mark.parametrize("mode", ["higher_order", "first_order"])
+def test_no_false_alarm_where_the_values_are_large(mode: str) -> None:
+    """Values near 1e6 round by about 1e-10, which a step of 1e-5 turns into 1e-5: neither a
+    mismatch nor (in the one-sided differences) a kink."""
+    for seed in range(4):
+        args = [TensorValue(a) for a in LARGE_ARGS]
+        verdict, outcome = check_gradient(Gradient(mode=mode), parse(LARGE_VALUES), args, seed)
+        assert verdict is None, verdict.report()
+        assert (outcome.compared, outcome.skipped) == (8, 0)
+
+
+def test_a_wrong_rule_is_still_caught_where_the_values_are_large() -> None:
+    from ad_mutants.broken import subtract_wrong_sign
+
+    args = [TensorValue(a) for a in LARGE_ARGS]
+    verdict, _ = check_gradient(subtract_wrong_sign, parse(LARGE_VALUES), args)
+    assert verdict is not None and verdict.kind == "gradient-mismatch"
+
+
+AT_A_TIE = program(
+    "let %v1 = where(tanh(%y) > %x, tanh(%y) * %x, tanh(%y) - %x);\n"
+    "where(%y > %v1, %y * %v1, %y - %v1)"
+)
+
+
+@pytest.mark.parametrize("mode", ["higher_order", "first_order"])
+def test_no_false_alarm_at_a_tie(mode: str) -> None:
+    """At 0 both conditions tie: the program takes the else branches, whose gradient in
+    ``%x[i]`` is the cotangent, but along ``%x[i]`` it is constant (a higher-order
+    campaign's report, seed 1, shrunk): the tie is skipped, not reported."""
+    zeros = [TensorValue(np.zeros(3)), TensorValue(np.zeros(3))]
+    for seed in range(3):
+        verdict, outcome = check_gradient(Gradient(mode=mode), parse(AT_A_TIE), zeros, seed)
+        assert verdict is None, verdict.report()
+        assert outcome.skipped > 0
+
+
+def test_a_wrong_rule_is_still_caught_off_the_tie() -> None:
+    """The tie rule skips only where AD jumps: a wrong rule on the same program off the tie
+    is reported."""
+    from ad_mutants.broken import subtract_wrong_sign
+
+    args = [TensorValue(X), TensorValue(Y)]
+    verdict, _ = check_gradient(subtract_wrong_sign, parse(AT_A_TIE), args)
+    assert verdict is not None and verdict.kind == "gradient-mismatch"

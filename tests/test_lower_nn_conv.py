@@ -36,12 +36,28 @@ def T(*shape: int, dtype: str = "float32") -> TensorType:
             Conv2DAttrs(data_layout="NHWC", kernel_layout="HWIO", padding=(1, 1)),
         ),
         (T(1, 3, 5, 4), T(2, 3, 3, 4), Conv2DAttrs(kernel_layout="HWIO", out_layout="NHWC")),
-        (T(1, 3, 30, 20), T(17, 3, 1, 1), Conv2DAttrs()),
     ],
 )
 def test_conv2d(strategy: str, data: TensorType, weight: TensorType, attrs: Conv2DAttrs) -> None:
     with schedules.gemm_strategy(strategy):
         assert check_call("nn.conv2d", [data, weight], attrs)
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        "packed",
+        "blas",
+        # gemm_elementwise has no tiles: this is the loop nest of the small cases above, and
+        # the loop-IR interpreter takes 6 s over its 10,200 sums (slow run only)
+        pytest.param("gpu", marks=pytest.mark.slow),
+    ],
+)
+def test_conv2d_many_pixels_odd_channels(strategy: str) -> None:
+    """A larger 1x1 convolution than the cases above (600 pixels, 17 output channels): many
+    register blocks of the packed schedule, partial ones among them."""
+    with schedules.gemm_strategy(strategy):
+        assert check_call("nn.conv2d", [T(1, 3, 30, 20), T(17, 3, 1, 1)], Conv2DAttrs())
 
 
 @STRATEGIES

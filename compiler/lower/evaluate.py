@@ -143,7 +143,8 @@ _INT_BINARY: dict[ir.BinOp, Callable[[int, int, str], int]] = {
     ir.BinOp.GE: lambda a, b, d: int(a >= b),
 }
 
-_FLOAT_BINARY: dict[ir.BinOp, Callable[..., object]] = {
+FLOAT_BINARY: dict[ir.BinOp, Callable[..., object]] = {
+    # numpy functions, so that they serve scalars here and lane vectors in targets/gpusim
     ir.BinOp.ADD: np.add,
     ir.BinOp.SUB: np.subtract,
     ir.BinOp.MUL: np.multiply,
@@ -170,9 +171,9 @@ def binary(op: ir.BinOp, a: Scalar, b: Scalar, dtype: str) -> Scalar:
     if is_float(dtype):
         if op in _FLOAT_COMPARE:
             return int(_FLOAT_COMPARE[op](a, b))
-        if op not in _FLOAT_BINARY:
+        if op not in FLOAT_BINARY:
             raise TypeError(f"operator {op.value} is not defined on {dtype}")
-        return _float_apply(dtype, _FLOAT_BINARY[op], a, b)
+        return _float_apply(dtype, FLOAT_BINARY[op], a, b)
     assert isinstance(a, int) and isinstance(b, int)
     result = _INT_BINARY[op](a, b, dtype)
     return result if op in ir.COMPARISONS else wrap(result, dtype)
@@ -218,7 +219,8 @@ def _erf(x: object) -> float:
     return math.erf(float(x))  # type: ignore[arg-type]
 
 
-_INTRINSIC_FNS: dict[str, Callable[..., object]] = {
+FLOAT_INTRINSICS: dict[str, Callable[..., object]] = {
+    # the intrinsics that are one numpy function (shared with targets/gpusim, like FLOAT_BINARY)
     "exp": np.exp,
     "log": np.log,
     "log2": np.log2,
@@ -261,7 +263,7 @@ def intrinsic(name: str, args: Sequence[Scalar], dtype: str) -> Scalar:
     if name == "rsqrt":
         root = _float_apply(dtype, np.sqrt, args[0])
         return _float_apply(dtype, np.divide, np.dtype(dtype).type(1), root)
-    return _float_apply(dtype, _INTRINSIC_FNS[name], *args)
+    return _float_apply(dtype, FLOAT_INTRINSICS[name], *args)
 
 
 # ---------------------------------------------------------------------------------------------

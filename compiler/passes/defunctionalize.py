@@ -31,7 +31,9 @@ binders) that converted code calls.
 What is accepted (as TVM's pass, a program without polymorphic higher-order types): every
 function value's type is fully known and monomorphic — no ``fn [T]`` literal, no function
 value whose type mentions a type variable (a closure inside a polymorphic global), no
-higher-order global with type parameters (``@map[A, B]``) — no constructor field of function
+higher-order global with type parameters (``@map[A, B]``), no constructor of a polymorphic
+data type (``Some``) or polymorphic global passed as a value (one node for all its uses, so
+no one type for this use) — no constructor field of function
 type, and no primitive or external function. ``defunctionalize`` raises ``PassError`` naming
 the first thing it does not accept (``Defunctionalization(strict=True)`` too). The pass
 ``Defunctionalization()`` instead leaves each global it does not accept as it is, and with it
@@ -76,6 +78,7 @@ from ...semantics.syntax import (
     TypeData,
     TypeVar,
     Var,
+    children,
     post_order,
     type_children,
 )
@@ -106,14 +109,22 @@ def _fail(message: str) -> PassError:
 
 def _value_sites(fn: Function) -> list[Expr]:
     """The function values made in ``fn``: ``fn`` literals (not ``fn`` itself), and globals
-    and constructors not in call position."""
-    callees = {id(e.op) for e in post_order(fn) if isinstance(e, Call)}
+    and constructors used anywhere but in call position. A constructor or global is one node
+    however often it is used, so an occurrence is a parent's child, not a node: ``Some`` both
+    called (``Some(0)``) and passed (``%f(Some)``) is a value site."""
     out: list[Expr] = []
-    for e in post_order(fn.body):
-        if isinstance(e, Function) or (
-            isinstance(e, GlobalVar | Constructor) and id(e) not in callees
-        ):
+    seen: set[Expr] = set()
+    nodes = list(post_order(fn.body))
+    for e in nodes:
+        if isinstance(e, Function):
             out.append(e)
+    named = [fn.body] + [
+        c for e in nodes for c in children(e) if not (isinstance(e, Call) and c is e.op)
+    ]
+    for c in named:
+        if isinstance(c, GlobalVar | Constructor) and c not in seen:
+            seen.add(c)
+            out.append(c)
     return out
 
 
@@ -140,6 +151,11 @@ def global_problem(gv: GlobalVar, fn: Function, info: TypeInfo) -> str | None:
         where = f"a function value in @{gv.name}"
         if isinstance(site, Function) and site.type_params:
             return f"{where} is polymorphic (fn [..])"
+        # One node for every use: its recorded type is one use's instance, not this one's.
+        if isinstance(site, Constructor) and any(_has_type_var(t) for t in site.inputs):
+            return f"{where} is the constructor {site.name} of a polymorphic type"
+        if isinstance(site, GlobalVar) and _is_polymorphic(info.globals.get(site.name)):
+            return f"{where} is the polymorphic global @{site.name}"
         if not isinstance(t, FuncType) or not is_complete(t):
             return f"{where} has a type that is not fully known"
         if t.type_params or _has_type_var(t):
@@ -150,6 +166,10 @@ def global_problem(gv: GlobalVar, fn: Function, info: TypeInfo) -> str | None:
             if not isinstance(t, FuncType) or not is_complete(t) or _has_type_var(t):
                 return f"a call in @{gv.name} has a callee of unknown or polymorphic type"
     return None
+
+
+def _is_polymorphic(t: Type | None) -> bool:
+    return isinstance(t, FuncType) and bool(t.type_params)
 
 
 def _higher_order(ft: FuncType) -> bool:

@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...compiler.lower import ir
-from ...compiler.lower.evaluate import int_bounds, is_float
+from ...compiler.lower.evaluate import FLOAT_BINARY, FLOAT_INTRINSICS, int_bounds, is_float
 from ...compiler.lower.gpu import launch_dims, launch_nest
 
 Array: TypeAlias = npt.NDArray[np.generic]
@@ -187,20 +187,7 @@ def _compare(op: ir.BinOp, a: Value, b: Value) -> Value:
     raise TypeError(f"operator {op.value} is not a comparison")
 
 
-_FLOAT_BINARY: dict[ir.BinOp, Callable[..., Value]] = {
-    ir.BinOp.ADD: np.add,
-    ir.BinOp.SUB: np.subtract,
-    ir.BinOp.MUL: np.multiply,
-    ir.BinOp.DIV: np.divide,
-    ir.BinOp.MOD: np.fmod,
-    ir.BinOp.FLOORDIV: np.floor_divide,
-    ir.BinOp.FLOORMOD: np.mod,
-    ir.BinOp.MIN: np.minimum,
-    ir.BinOp.MAX: np.maximum,
-}
-
-
-def _float(dtype: str, fn: Callable[..., Value], *args: Value) -> Value:
+def _float(dtype: str, fn: Callable[..., object], *args: Value) -> Value:
     """``fn`` on float operands of ``dtype``: float16 through float32, one rounding."""
     t = _np(dtype)
     if dtype == "float16":
@@ -214,7 +201,7 @@ def binary(op: ir.BinOp, a: Value, b: Value, dtype: str) -> Value:
     if is_float(dtype):
         if op in ir.COMPARISONS:
             return _compare(op, a, b)
-        return _float(dtype, _FLOAT_BINARY[op], a, b)
+        return _float(dtype, FLOAT_BINARY[op], a, b)
     return _int_binary(op, a, b, dtype)
 
 
@@ -248,34 +235,6 @@ def cast(a: Value, source: str, target: str) -> Value:
     return x.astype(_np(target))
 
 
-_INTRINSICS: dict[str, Callable[..., Value]] = {
-    "exp": np.exp,
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "sqrt": np.sqrt,
-    "sin": np.sin,
-    "cos": np.cos,
-    "tan": np.tan,
-    "asin": np.arcsin,
-    "acos": np.arccos,
-    "atan": np.arctan,
-    "sinh": np.sinh,
-    "cosh": np.cosh,
-    "tanh": np.tanh,
-    "asinh": np.arcsinh,
-    "acosh": np.arccosh,
-    "atanh": np.arctanh,
-    "fabs": np.abs,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "trunc": np.trunc,
-    "round": np.round,
-    "pow": np.power,
-    "atan2": np.arctan2,
-    "copysign": np.copysign,
-}
-
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -293,7 +252,7 @@ def intrinsic(name: str, args: Sequence[Value], dtype: str) -> Value:
         case "rsqrt":
             root = _float(dtype, np.sqrt, args[0])
             return _float(dtype, np.divide, np.asarray(1, dtype=_np(dtype)), root)
-    return _float(dtype, _INTRINSICS[name], *args)
+    return _float(dtype, FLOAT_INTRINSICS[name], *args)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -299,6 +299,8 @@ def _mod(g: _Graph, e: Call, inputs: list[Value], args: Sequence[Expr]) -> str:
 def _transpose(g: _Graph, e: Call, inputs: list[Value], args: Sequence[Expr]) -> str:
     ndim = len(_shape(g, args[0]))
     axes = e.attrs.axes  # type: ignore[union-attr]
+    if ndim == 0:  # a scalar: onnx.helper cannot type an empty ``perm`` attribute
+        return g.node("Identity", [str(inputs[0])])
     perm = list(reversed(range(ndim))) if axes is None else [a % ndim for a in axes]
     return g.node("Transpose", [str(inputs[0])], perm=perm)
 

@@ -70,6 +70,7 @@ from .common import (
     _OUT_LAYOUT_DOC,
     _attrs,
     _check_rank,
+    _compute_dtype,
     _contract,
     _convert,
     _Num,
@@ -665,14 +666,55 @@ def _transpose_relation(arg_types: tuple[Type, ...], attrs: Attrs | None) -> Typ
     return TensorType(oshape, a.out_dtype or data.dtype)
 
 
+def _transpose_scatter(
+    x: _Num,
+    w: _Num,
+    groups: int,
+    strides: tuple[int, ...],
+    dilation: tuple[int, ...],
+    before: tuple[int, ...],
+    out_extents: tuple[int, ...],
+) -> _Num:
+    """The float transposed convolution as its sum: each window offset ``j`` adds
+    ``x[n, c, i..] * w[c, o, j..]`` at ``y = i*stride - pad_before + j*dil``. Only those terms:
+    the zeros of topi's stride-dilated, padded input would add ``0 * w``, NaN where ``w`` is
+    infinite, to outputs that ``x`` does not reach. Accumulated in the compute dtype, rounded
+    once (as ``_contract``)."""
+    n, c, *size = x.shape
+    og, kernel = w.shape[1], w.shape[2:]
+    cg = c // groups
+    cd = _compute_dtype(x.dtype)
+    full = tuple(
+        max(s * (e - 1) + (k - 1) * d + 1, b + o)
+        for e, s, k, d, b, o in zip(
+            size, strides, kernel, dilation, before, out_extents, strict=True
+        )
+    )
+    acc = np.zeros((n, groups * og, *full), cd)
+    # (N, G, positions, C/G) @ (G, C/G, O/G) for each window offset
+    xs = x.astype(cd).reshape(n, groups, cg, -1).transpose(0, 1, 3, 2)
+    wg = w.astype(cd).reshape(groups, cg, og, *kernel)
+    with np.errstate(all="ignore"):
+        for j in np.ndindex(*kernel):
+            part = np.matmul(xs, wg[(Ellipsis, *j)]).transpose(0, 1, 3, 2)
+            at = tuple(
+                slice(jj * d, jj * d + (e - 1) * s + 1, s)
+                for jj, d, e, s in zip(j, dilation, size, strides, strict=True)
+            )
+            acc[(slice(None), slice(None), *at)] += part.reshape(n, groups * og, *size)
+    crop = tuple(slice(b, b + o) for b, o in zip(before, out_extents, strict=True))
+    return acc[(slice(None), slice(None), *crop)].astype(x.dtype)
+
+
 def _transpose_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     """``nn.conv1d_transpose``, ``nn.conv2d_transpose``: the adjoint of the forward
     correlation, ``out[n, g*O/G + o, y..] = sum`` over ``c`` in group ``g`` and window offsets
     ``j`` of ``x[n, c, i..] * w[c, o, j..]`` where ``y = i*stride - pad_before + j*dil``;
     equivalently (topi) a correlation of the stride-dilated input, padded
     ``(k-1)*dil - pad_before`` before and ``(k-1)*dil - pad_after + output_padding`` after
-    (negative crops), with the kernel flipped. Output positions nothing reaches are 0; this is
-    the standard meaning, which onnxruntime's ConvTranspose agrees with.
+    (negative crops), with the kernel flipped, except that the dilation's and padding's zeros
+    contribute nothing (not ``0 * w``, NaN for an infinite weight): output positions nothing
+    reaches are 0; this is the standard meaning, which onnxruntime's ConvTranspose agrees with.
 
     Undefined: the convolutions' cases (the module docstring)."""
     if not isinstance(attrs, Conv1DTransposeAttrs | Conv2DTransposeAttrs):
@@ -703,7 +745,10 @@ def _transpose_reference(args: tuple[_Num, ...], attrs: Attrs | None) -> _Num:
     if any(size == 0 for size in x.shape[2:]):
         # No input position contributes: every output is the empty sum.
         out = np.zeros((n, og * groups, *out_extents), dtype)
+    elif dtype.kind == "f":
+        out = _transpose_scatter(x, w, groups, strides, dilation, before, out_extents)
     else:
+        # Integers: the stride-dilated, padded input's zeros add exactly nothing.
         # The grouped forward weight (O, C/groups, *k), flipped: w'[g*og + j, i] = w[g*cg + i, j].
         flipped = w[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
         wf = flipped.reshape(groups, cg, og, *kernel).transpose(0, 2, 1, *range(3, 3 + nd))
