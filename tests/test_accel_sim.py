@@ -74,13 +74,15 @@ def test_gemm_multiplies_input_by_weight_rows() -> None:
     wgt = rng.integers(-128, 128, (2, 16, 16)).astype(np.int8)
     dram, (a_inp, a_wgt) = dram_with(inp, wgt)
     sim = Simulator()
-    # acc[i] = inp[i] . wgt[0]^T + inp[i] . wgt[1]^T over a 2x2 loop, two micro-ops
+    # acc[i] = inp[i] . wgt[0]^T + inp[i] . wgt[1]^T over a 2x2 loop, two micro-ops (in two
+    # instructions: in one they would break the write hazard)
     program: list[Instruction] = [
         MemInsn(False, Mem.INP, 0, a_inp // 16, 1, 4, 4),
         MemInsn(False, Mem.WGT, 0, a_wgt // 256, 1, 2, 2, deps=Deps(push_next=True)),
         load_uops(dram, [Uop(0, 0, 0), Uop(0, 0, 1)]),
         GemmInsn(True, 0, 1, 2, 2, 2, 1, 0, 0, 0, 0),
-        GemmInsn(False, 0, 2, 2, 2, 2, 1, 2, 1, 0, 0, deps=Deps(pop_prev=True)),
+        GemmInsn(False, 0, 1, 2, 2, 2, 1, 2, 1, 0, 0, deps=Deps(pop_prev=True)),
+        GemmInsn(False, 1, 2, 2, 2, 2, 1, 2, 1, 0, 0),
         FINISH,
     ]
     sim.run(program, dram)
@@ -218,3 +220,36 @@ def test_tokens_order_modules_and_hide_latency() -> None:
     overlapped = Simulator().run(program(True), dram, seed=3)
     assert overlapped.cycles < serial.cycles
     assert overlapped.busy == serial.busy
+
+
+@pytest.mark.parametrize(
+    ("kernel", "back"),
+    [
+        ([Uop(0, 0, 0), Uop(0, 1, 1)], 1),  # the same accumulator twice in a row
+        ([Uop(0, 0, 0), Uop(1, 1, 1), Uop(0, 2, 2)], 2),  # the same one two apart
+        ([Uop(0, 0, 0), Uop(1, 0, 0), Uop(2, 0, 0), Uop(3, 0, 0), Uop(3, 1, 1)], 1),
+    ],
+)
+def test_gemm_and_alu_reject_the_accumulator_write_hazard(kernel: list[Uop], back: int) -> None:
+    dram = Dram(4096)
+    gemm = GemmInsn(False, 0, len(kernel), 1, 1, 0, 0, 0, 0, 0, 0)
+    alu_insn = AluInsn(False, 0, len(kernel), 1, 1, 0, 0, 0, 0, AluOp.ADD, True, 1)
+    for insn, name in ((gemm, "GEMM"), (alu_insn, "ALU")):
+        with pytest.raises(AccelError, match=rf"write hazard.*{back} before it.*: {name} "):
+            Simulator().run([load_uops(dram, kernel), insn, FINISH], dram)
+
+
+def test_hazard_is_checked_on_the_instructions_range_only() -> None:
+    # uops 0 and 1 both write acc[0], but each instruction runs only one of them; and
+    # three distinct destinations in a cycle (0, 1, 2, 0, 1, 2) are allowed.
+    dram = Dram(4096)
+    kernel = [Uop(0, 0, 0), Uop(0, 1, 1), Uop(1, 0, 0), Uop(2, 0, 0), Uop(0, 0, 0)]
+    kernel += [Uop(1, 0, 0), Uop(2, 0, 0)]
+    program: list[Instruction] = [
+        load_uops(dram, kernel),
+        GemmInsn(False, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0),
+        GemmInsn(False, 1, 7, 2, 3, 3, 0, 0, 0, 0, 0),
+        FINISH,
+    ]
+    counters = Simulator().run(program, dram)
+    assert counters.gemm_uops == 1 + 6 * 6

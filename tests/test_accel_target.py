@@ -5,11 +5,13 @@ conformance corpus and the command line."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import relay
 from relay.oracles.conform_kit import conform
@@ -22,6 +24,7 @@ from relay.targets.accel.codegen import (
     AluStep,
     Layer,
     generate,
+    hazards,
     pack_data,
     pack_weight,
     unpack_output,
@@ -100,6 +103,10 @@ LAYERS = [
     (1, 32, 24, 24, 40, 3, 1, (1, 1, 1, 1), 1),  # several tiles: double buffering
     (1, 16, 3, 3, 16, 1, 2, (2, 2, 2, 2), 1),  # tiles made only of padding
     (1, 300, 1, 3, 5, 1, 1, (0, 0, 0, 0), 1),  # several input-channel steps
+    # fewer than three output blocks: the write hazard wants other destinations
+    (1, 40, 1, 1, 20, 1, 1, (0, 0, 0, 0), 1),  # two destinations: one GEMM per term
+    (1, 20, 7, 1, 5, 1, 1, (0, 0, 0, 0), 1),  # one column: rows in the kernel, 3 + 4
+    (1, 8, 3, 7, 12, 3, 1, (1, 1, 1, 1), 1),  # columns in the kernel, 3 + 4
 ]
 
 
@@ -133,6 +140,45 @@ def test_accel_agrees_with_the_interpreter_bit_for_bit(case: Case) -> None:
                                             isolate=False)  # fmt: skip
     assert verdict is None, verdict.report()
     assert not skipped
+
+
+@st.composite
+def layers(draw: st.DrawFn) -> Layer:
+    """A convolution (or dense layer) geometry with a non-empty output."""
+    k = draw(st.integers(1, 4))
+    d = draw(st.integers(1, 2))
+    pad = tuple(draw(st.lists(st.integers(0, 3), min_size=4, max_size=4)))
+    low = max(1, (k - 1) * d + 1 - pad[0] - pad[2], (k - 1) * d + 1 - pad[1] - pad[3])
+    h, w = draw(st.integers(low, low + 12)), draw(st.integers(low, low + 12))
+    return Layer(draw(st.integers(1, 2)), draw(st.integers(1, 70)), h, w,
+                 draw(st.integers(1, 70)), k, k, (draw(st.integers(1, 3)),) * 2, pad,
+                 (d, d))  # fmt: skip
+
+
+SMALL = Config(log_inp_buff_size=13, log_wgt_buff_size=16, log_acc_buff_size=15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(layers(), st.sampled_from([DEFAULT, SMALL]))
+def test_every_generated_kernel_obeys_the_write_hazard(layer: Layer, config: Config) -> None:
+    assert hazards(generate(layer, config)) == []
+
+
+def test_hazards_finds_a_kernel_that_breaks_the_rule() -> None:
+    prog = generate(Layer(1, 40, 4, 4, 64, 3, 3, padding=(1, 1, 1, 1)))
+    assert hazards(prog) == []
+    # every micro-op on one accumulator: each GEMM kernel of several breaks the rule
+    prog.uops[:] = [replace(u, dst=0) for u in prog.uops]
+    assert hazards(prog) and "GEMM" in hazards(prog)[0]
+
+
+@settings(max_examples=6, deadline=None)
+@given(quantized_cases())
+def test_kernels_of_generated_programs_obey_the_write_hazard(case: Case) -> None:
+    exe = get_target("accel").compile(case.mod)
+    for k in exe.kernels.values():  # type: ignore[attr-defined]
+        if isinstance(k.compiled, AccelPrimitive):
+            assert hazards(k.compiled.program) == [], k.compiled.program.listing()
 
 
 def kernels(text: str) -> list[object]:
@@ -175,7 +221,8 @@ def test_conformance_corpus_on_accel() -> None:
 
 
 def test_corpus_kernels_are_offloaded() -> None:
-    """Every corpus case but the int32 one runs its layers on the accelerator."""
+    """Every corpus case but the int32 one runs its layers on the accelerator, in kernels that
+    obey the write hazard."""
     from relay.oracles.corpus import load_case
 
     for path in sorted(CORPUS.glob("*.relay")):
@@ -187,6 +234,9 @@ def test_corpus_kernels_are_offloaded() -> None:
             exe = get_target("accel").compile(case.module)
         kinds = {type(k.compiled).__name__ for k in exe.kernels.values()  # type: ignore[attr-defined]
                  if k.fn.body.op.name != "stack"}  # fmt: skip
+        for k in exe.kernels.values():  # type: ignore[attr-defined]
+            if isinstance(k.compiled, AccelPrimitive):
+                assert hazards(k.compiled.program) == [], path.stem
         if path.stem == "dense_int32_result":
             assert "AccelPrimitive" not in kinds
         else:

@@ -27,8 +27,9 @@ index; input/weight half ``k % 2``):
   output-channel group whose input channels fit one step reuse them); the first pops ``g2l``
   if ``k >= 2`` (compute has finished with that half), the last pushes ``l2g``;
 - compute: on a tile's first step, a GEMM reset of its accumulators, popping ``s2g`` if
-  ``t >= 2`` (the store of tile ``t - 2`` has read that half); the step's GEMM pops ``l2g`` and
-  pushes ``g2l`` if a later step will wait for that half (``k + 2 < K``); micro-op kernels
+  ``t >= 2`` (the store of tile ``t - 2`` has read that half); the step's GEMMs (one or two,
+  or one per reduction term, see the hazard below), the first popping ``l2g``, the last
+  pushing ``g2l`` if a later step will wait for that half (``k + 2 < K``); micro-op kernels
   are loaded (LOAD UOP) only when not resident in the micro-op cache (``UopCache``);
 - then the tail: one ALU instruction per step (an operand loaded into the accumulator's
   operand area by LOAD ACC first), the last pushing ``g2s``;
@@ -37,6 +38,14 @@ index; input/weight half ``k % 2``):
 - the end: a compute no-op popping the last ``s2g``, then FINISH.
 
 Every token pushed is popped: a run ends with empty queues, which the simulator checks.
+
+**The accumulator write hazard.** No micro-op may write the accumulator either of the two
+micro-ops before it writes (``sim``). Every kernel generated obeys it: a GEMM kernel's
+micro-ops cycle through at least three destinations within each reduction term (output-channel
+blocks innermost, then output columns or rows taken into the kernel when the blocks are
+fewer than three), and a tile with fewer than three destinations in all gets one GEMM per
+reduction term (``_gemm_kernels``). The reset and ALU kernels write a distinct accumulator
+with each micro-op.
 """
 
 from __future__ import annotations
@@ -290,7 +299,6 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
     kk = layer.kh * layer.kw
     pt, pl, _, _ = layer.padding
     sh, sw = layer.stride
-    dh, dw = layer.dilation
     oh, ow = layer.oh, layer.ow
 
     # DRAM: element addresses (byte address // element size) of each packed array.
@@ -375,16 +383,16 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
                 reset = em.add(GemmInsn(True, bgn, end, 1, acc_half, 0, 1, 0, 0, 0, 0))
                 if ti >= 2:
                     em.flag(reset, pop_next=True)
-            uops = [Uop(abase + g_ * area,
-                        ibase + c * rows * cols + i * dh * cols + j * dw,
-                        wbase + g_ * cs * kk + c * kk + i * layer.kw + j)
-                    for g_ in range(g) for c in range(cs)
-                    for i in range(layer.kh) for j in range(layer.kw)]  # fmt: skip
-            bgn, end, load = cache.place(("gemm", ti % 2, k % 2, g, th, tw, cs), uops)
-            if load is not None:
-                em.add(load)
-            gemm = em.add(GemmInsn(False, bgn, end, th, tw, tw, 1, sh * cols, sw, 0, 0))
-            em.flag(gemm, pop_prev=True, push_prev=k + 2 < total_steps)
+            gemms = []
+            for key, uops, gemm_insns in _gemm_kernels(layer, g, th, tw, cs, abase, ibase, wbase):
+                bgn, _, load = cache.place(("gemm", ti % 2, k % 2, g, th, tw, cs, key), uops)
+                if load is not None:
+                    em.add(load)
+                gemms += [em.add(replace(insn, uop_bgn=bgn + insn.uop_bgn,
+                                         uop_end=bgn + insn.uop_end))
+                          for insn in gemm_insns]  # fmt: skip
+            em.flag(gemms[0], pop_prev=True)
+            em.flag(gemms[-1], push_prev=k + 2 < total_steps)
             k += 1
 
         # the element offset of the tile of output block o0 + g_ in a packed output array
@@ -445,6 +453,95 @@ def generate(layer: Layer, config: Config = DEFAULT, tiling: Tiling | None = Non
     return AccelProgram(layer, t, insns, cache.dram, bufs, config)
 
 
+HAZARD_DISTANCE = 3
+"""A micro-op may not write the accumulator that either of the two before it writes (the
+accumulator write hazard, see ``sim``): a kernel needs this many destinations per reduction
+term for its micro-ops to cycle through them."""
+
+
+def _chunks(n: int, least: int) -> list[tuple[int, int, int]]:
+    """``n`` positions cut into chunks of at least ``least``, as ``(first, size, count)``
+    segments: one segment of equal chunks if a size in ``[least, 2 * least)`` divides ``n``,
+    else ``count - 1`` chunks of ``least`` and a last, larger one."""
+    for size in range(least, 2 * least):
+        if n % size == 0:
+            return [(0, size, n // size)]
+    whole = n // least
+    return [(0, least, whole - 1), ((whole - 1) * least, least + n % least, 1)]
+
+
+def _gemm_kernels(layer: Layer, g: int, th: int, tw: int, cs: int, abase: int, ibase: int,
+                  wbase: int) -> list[tuple[object, list[Uop], list[GemmInsn]]]:  # fmt: skip
+    """The micro-op kernels of one load step's GEMM over a ``g × th × tw`` tile, each with
+    its instructions (micro-op ranges relative to the kernel): ``(key, uops, insns)``.
+
+    The accumulator write hazard wants a destination that changes from one micro-op to the
+    next and differs from the one two before. A kernel's micro-ops run over the reduction
+    terms (input-channel block, tap row, tap column) and, within a term, over
+    ``HAZARD_DISTANCE`` or more destinations: the ``g`` output-channel blocks, then, when
+    ``g`` is fewer, output columns (a chunk of ``u`` of them, the instruction's inner loop
+    stepping over chunks) or, when the tile's columns are still too few, output rows likewise
+    (the outer loop). A tile with fewer destinations than that (a dense layer of one or two
+    output blocks, say) splits the reduction instead: one instruction per reduction term,
+    each over the tile's destinations; an instruction's pipeline drains before the next
+    starts, so the terms may write the same accumulators."""
+    kk = layer.kh * layer.kw
+    sh, sw = layer.stride
+    dh, dw = layer.dilation
+    rows, cols = layer.rows_in(th), layer.cols_in(tw)
+    area = th * tw
+    columns, lines = [(0, 1, tw)], [(0, 1, th)]
+    split = g * th * tw < HAZARD_DISTANCE
+    if split:
+        columns, lines = [(0, tw, 1)], [(0, th, 1)]
+    elif g * tw >= HAZARD_DISTANCE:
+        columns = _chunks(tw, -(-HAZARD_DISTANCE // g)) if g < HAZARD_DISTANCE else columns
+    else:
+        columns, lines = [(0, tw, 1)], _chunks(th, -(-HAZARD_DISTANCE // (g * tw)))
+    out: list[tuple[object, list[Uop], list[GemmInsn]]] = []
+    for y0, v, ny in lines:
+        for x0, u, nx in columns:
+            uops = [Uop(abase + g_ * area + (y0 + y) * tw + x0 + x,
+                        ibase + c * rows * cols + ((y0 + y) * sh + i * dh) * cols
+                        + (x0 + x) * sw + j * dw,
+                        wbase + g_ * cs * kk + c * kk + i * layer.kw + j)
+                    for c in range(cs) for i in range(layer.kh) for j in range(layer.kw)
+                    for g_ in range(g) for y in range(v) for x in range(u)]  # fmt: skip
+            if split:
+                per = g * v * u
+                insns = [GemmInsn(False, t, t + per, 1, 1, 0, 0, 0, 0, 0, 0)
+                         for t in range(0, len(uops), per)]  # fmt: skip
+            else:
+                insns = [GemmInsn(False, 0, len(uops), ny, nx, v * tw, u, v * sh * cols,
+                                  u * sw, 0, 0)]  # fmt: skip
+            out.append(((split, y0, v, ny, x0, u, nx), uops, insns))
+    return out
+
+
+def hazards(program: AccelProgram) -> list[str]:
+    """The GEMM and ALU instructions of ``program`` that break the accumulator write hazard
+    (a micro-op of the instruction's range writing the accumulator of one of the
+    ``HAZARD_DISTANCE - 1`` before it, the check ``sim`` makes when it runs them), as
+    ``"<index>: <listing>"``; ``[]`` for every program ``generate`` makes. Static: it follows
+    the LOAD UOPs to know what the micro-op buffer holds."""
+    buffer: dict[int, int] = {}  # micro-op buffer entry -> its dst
+    first = program.buffers.uops // 4
+    bad = []
+    for n, insn in enumerate(program.instructions):
+        if isinstance(insn, MemInsn) and insn.memory_type == Mem.UOP and not insn.store:
+            for r in range(insn.y_size if insn.x_size else 0):
+                for x in range(insn.x_size):
+                    uop = program.uops[insn.dram_base - first + r * insn.x_stride + x]
+                    buffer[insn.sram_base + r * insn.x_size + x] = uop.dst
+        elif isinstance(insn, GemmInsn | AluInsn):
+            dst = [buffer.get(k) for k in range(insn.uop_bgn, insn.uop_end)]
+            if any(d == dst[k - back] for k, d in enumerate(dst)
+                   for back in range(1, HAZARD_DISTANCE)
+                   if k >= back):  # fmt: skip
+                bad.append(f"{n}: {listing(insn)}")
+    return bad
+
+
 def pack_data(x: npt.NDArray[np.generic], block: int = 16) -> npt.NDArray[np.generic]:
     """``(N, C, H, W)`` → ``(N, C/16, H, W, 16)``, the channels zero-padded."""
     n, c, h, w = x.shape
@@ -471,6 +568,7 @@ def unpack_output(y: npt.NDArray[np.generic], o: int) -> npt.NDArray[np.generic]
 
 
 __all__ = [
+    "HAZARD_DISTANCE",
     "AccelProgram",
     "AluStep",
     "CodegenError",
@@ -478,6 +576,7 @@ __all__ = [
     "Tiling",
     "UopCache",
     "generate",
+    "hazards",
     "pack_data",
     "pack_weight",
     "plan",

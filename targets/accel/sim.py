@@ -32,6 +32,14 @@ instruction, never a hang); instructions or tokens left over after FINISH are an
 ``AccelError``, as are an invalid token flag, an on-chip index out of range and a DRAM address
 outside the memory.
 
+**The accumulator write hazard.** The GEMM and ALU pipelines read an accumulator and write it
+back a few cycles later, so no micro-op may write the accumulator index that either of the
+two micro-ops before it writes (VTA's runtime checks this as ``VerifyDep`` when a kernel is
+built). The simulator checks it on the static micro-op list of every GEMM and ALU
+instruction's range, micro-op ``k`` against ``k - 1`` and ``k - 2``, as the runtime does, and
+rejects a breaking instruction with an ``AccelError`` naming it. Consecutive instructions do
+not interfere: an instruction's pipeline drains before the next one starts.
+
 **Integer semantics.** GEMM: ``acc[dst][o] += sum_c inp[src][c] * wgt[w][o][c]`` in int32,
 wrapping around (the products of up to 64 micro-ops are summed in one float32 matrix product,
 which is exact for them, then added in int64 and wrapped). ALU, lane by lane in int32 with
@@ -415,8 +423,27 @@ class Simulator:
             raise AccelError(f"{what} index {int(idx.max())} outside the buffer's {depth} "
                              f"entries: {listing(insn)}")  # fmt: skip
 
+    def _hazard(self, insn: GemmInsn | AluInsn) -> None:
+        """The accumulator write hazard (the runtime's ``VerifyDep``): no micro-op of the
+        instruction's range may write the accumulator index that either of the two micro-ops
+        before it writes. Checked on the static micro-op list, as the runtime does; the loop
+        offsets are not applied."""
+        dst = self.uop[insn.uop_bgn : insn.uop_end, 0]
+        for back in (1, 2):
+            if dst.size <= back:
+                break
+            same = np.flatnonzero(dst[back:] == dst[:-back])
+            if same.size:
+                k = int(same[0]) + back
+                raise AccelError(f"accumulator write hazard: micro-op {insn.uop_bgn + k} "
+                                 f"writes acc[{int(dst[k])}] as micro-op "
+                                 f"{insn.uop_bgn + k - back} did {back} before it (no micro-op "
+                                 f"may write the index of either of the two before it): "
+                                 f"{listing(insn)}")  # fmt: skip
+
     def _gemm(self, insn: GemmInsn) -> int:
         dst, src, wgt = self._indices(insn)
+        self._hazard(insn)
         c = self.config
         self._bounds("ACC", dst, c.acc_depth, insn)
         if insn.reset_reg:
@@ -459,6 +486,7 @@ class Simulator:
 
     def _alu(self, insn: AluInsn) -> int:
         dst, src, _ = self._indices(insn)
+        self._hazard(insn)
         c = self.config
         self._bounds("ACC", dst, c.acc_depth, insn)
         d, s = dst.reshape(-1), src.reshape(-1)
