@@ -131,6 +131,20 @@ def test_a_type_fixed_by_a_caller_is_kept() -> None:
     checked(ROUND_TRIP, mod, [i32(1)])
 
 
+def test_a_local_function_keeps_its_result_annotation() -> None:
+    # the annotation is all that makes the Leaf a Tree[int32]; ToCPS moves it onto the
+    # continuation and UnCPS must bring it back (found by the round-trip campaign)
+    mod = relay.parse(
+        HEADER
+        + """type Tree[A] { Leaf, Node(Tree[A], A, Tree[A]) }
+        def @main(%p: int32) {
+          %0 = fn () -> (Tree[int32], int32) { (Leaf, %p) };
+          %0()
+        }"""
+    )
+    checked(ROUND_TRIP, mod, [i32(1)])
+
+
 def test_un_cps_leaves_code_outside_the_image_alone() -> None:
     mod = relay.parse(HEADER + "def @main(%x: int32) -> int32 { add(%x, 1) }")
     assert UnCPS()(mod) is mod

@@ -413,7 +413,15 @@ class _UnCps:
                 k = params[-1]
                 direct_params = tuple(self.binder(p) for p in params[:-1])
                 attrs = tuple(a for a in e.attrs if a[0] != CPS_ATTR)
-                return Function(direct_params, self.block(body, k), None, e.type_params, attrs,
+                # the result annotation ToCPS moved onto the continuation comes back: it may
+                # be what fixes a type (a ``Leaf`` returned as ``Tree[int32]``)
+                ret = None
+                if (
+                    isinstance(k.type_annotation, FuncType)
+                    and len(k.type_annotation.arg_types) == 1
+                ):
+                    ret = self.typ(k.type_annotation.arg_types[0])
+                return Function(direct_params, self.block(body, k), ret, e.type_params, attrs,
                                 span=e.span)  # fmt: skip
         raise NotCps(f"{type(e).__name__} is not a CPS value")
 
@@ -509,7 +517,11 @@ def un_cps(mod: IRModule) -> IRModule:
             body = un.block(cps.body, cps.params[-1])
         except NotCps:
             continue
-        functions[gv] = replace(fn, body=body)
+        ret = fn.ret_type
+        k_type = cps.params[-1].type_annotation
+        if ret is None and isinstance(k_type, FuncType) and len(k_type.arg_types) == 1:
+            ret = un.typ(k_type.arg_types[0])
+        functions[gv] = replace(fn, body=body, ret_type=ret)
     out = IRModule(functions, mod.type_definitions)
     kept = {gv.name for gv, f in out.functions.items() if not f.attr(CPS_ATTR)}
     return _drop_unused_twins(out, kept)
