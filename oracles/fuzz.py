@@ -63,6 +63,7 @@ subclass, or any callable from ``IRModule`` to ``IRModule``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -111,6 +112,7 @@ from .pass_oracle import (
     Verdict,
     run_checked,
 )
+from .reduce import REDUCE_SECONDS, NotFailing, reduce_case
 from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
 from .stable import stable_draws
 
@@ -588,7 +590,9 @@ def _fuzz_pass(
     write: bool,
 ) -> PassResult:
     start = time.monotonic()
-    state = _State(deadline=start + time_budget)
+    end = start + time_budget
+    state = _State(deadline=end)
+    reduction: tuple[tuple[Case, Verdict], tuple[Case, Verdict]] | None = None
     result = PassResult(loaded.label)
     learned: Footprint | None = None
     progress = hooks.progress
@@ -608,10 +612,27 @@ def _fuzz_pass(
             if hooks.found is not None:
                 hooks.found(state.best[1])
 
-    def write_best() -> None:
-        """Put the best failure so far in ``result`` (and its report file, with ``write``)."""
+    def reduced_best() -> tuple[Case, Verdict]:
+        """The best failure so far after ``reduce.reduce_case`` (once per failure, within
+        ``REDUCE_SECONDS`` and the campaign's end; not for a timeout, whose every candidate
+        would cost the whole limit)."""
+        nonlocal reduction
         assert state.best is not None
-        case, verdict = state.best
+        if reduction is None or reduction[0] is not state.best:
+            case, verdict = best = state.best
+            until = min(end, time.monotonic() + REDUCE_SECONDS)
+            if verdict.kind != "timeout" and until > time.monotonic():
+                with contextlib.suppress(NotFailing):  # flaky: reported as found
+                    best = reduce_case(
+                        loaded.pass_, case, verdict.kind, deadline=until, timeout=example_timeout
+                    )
+            reduction = (state.best, best)
+        return reduction[1]
+
+    def write_best() -> None:
+        """Put the best failure so far, reduced, in ``result`` (and its report file, with
+        ``write``)."""
+        case, verdict = reduced_best()
         found_after = state.first_found_after
         text = report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after)
         key = failure_key(case, verdict)
@@ -659,6 +680,9 @@ def _fuzz_pass(
             if state.best is None:
                 state.first_found_after = state.examples
                 state.first_found_at = time.monotonic() - start
+                # Shrinking leaves the reducer its time (at most half of what is left).
+                reserve = min(REDUCE_SECONDS, (state.deadline - now) / 2)
+                state.deadline = max(now, state.deadline - reserve)
             if state.best is None or size(case) <= size(state.best[0]):
                 args = checked.failed_args if checked.failed_args is not None else case.args
                 state.best = (Case(case.mod, args, case.all_args), checked.verdict)

@@ -109,9 +109,11 @@ def reduce_case(
     ``deadline`` (a ``time.monotonic`` instant), with its verdict: ``p`` still fails on it
     with verdict ``kind``. Each check may take ``timeout`` seconds (less when the deadline is
     nearer). ``NotFailing`` if ``case`` (read back from its report text) does not fail so:
-    the precondition, checked even when the deadline has passed."""
+    the precondition, checked even when the deadline has passed (within ``timeout``, and at
+    least a second)."""
     current = _read_back(case.mod, case.args)
-    verdict = _fails(p, current.mod, current.args, kind, max(timeout, 1.0))
+    first = min(timeout, max(deadline - time.monotonic(), 1.0))
+    verdict = _fails(p, current.mod, current.args, kind, first)
     if verdict is None:
         raise NotFailing(f"the case does not fail with verdict kind {kind!r}")
     progress = True
