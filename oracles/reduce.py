@@ -27,8 +27,8 @@ A candidate is kept only if it is well formed (``ir.well_formed``) and well type
 binder names restored as the report's ``NAMES-JSON`` line restores them
 (``reports.restore_names``), so the kept case replays, including a failure that depends on
 binder names. The binders a simplification does not touch keep their ``Var`` and so their
-names. Each kept simplification makes the module smaller or removes a computation, so the
-loop ends; the deadline bounds it in any case.
+names. A candidate is kept only if it makes the module smaller (``size``: fewer printed lines,
+or as many and fewer nodes), so the loop ends; the deadline bounds it in any case.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def reduce_case(
                 again = _read_back(candidate.mod, candidate.args)
             except RelayError:
                 continue  # does not print and parse back (cannot be a report)
-            if not _valid(again.mod):
+            if not _valid(again.mod) or size(again.mod) >= size(current.mod):
                 continue
             found = _fails(p, again.mod, again.args, kind, min(timeout, left))
             if found is not None:
@@ -137,6 +137,15 @@ def reduce_case(
                 progress = True
                 break
     return current, verdict
+
+
+def size(mod: IRModule) -> tuple[int, int]:
+    """What the reducer makes smaller: the lines of ``mod`` printed (without its metadata
+    section, where constants go), then its expression nodes and parameters."""
+    text = astext(mod).split("#[metadata]", 1)[0]
+    lines = sum(1 for line in text.splitlines() if line.strip())
+    nodes = sum(len(fn.params) + sum(1 for _ in post_order(fn)) for fn in mod.functions.values())
+    return lines, nodes
 
 
 def _fails(p: Pass, mod: IRModule, args: tuple[Value, ...], kind: str, timeout: float) -> (
@@ -381,4 +390,4 @@ def _replaced(mod: IRModule, gv: GlobalVar, fn: Function, old: Expr, new: Expr) 
     return mod.with_function(gv, out)
 
 
-__all__ = ["REDUCE_SECONDS", "Candidate", "NotFailing", "candidates", "reduce_case"]
+__all__ = ["REDUCE_SECONDS", "Candidate", "NotFailing", "candidates", "reduce_case", "size"]
