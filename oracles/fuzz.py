@@ -47,6 +47,11 @@ force when a failure was found are kept in the database too, so that the rerun d
 programs from the same choices. A failure of a motif check is not in the database (Hypothesis
 did not draw it): its report is written as soon as it is found.
 
+**Reduction.** Before its report is written, the failure is reduced (``reduce.reduce_case``:
+the program itself made smaller while the pass still fails the same way), within
+``REDUCE_SECONDS`` and the campaign's end; when the first failure is found, shrinking's
+deadline moves that much earlier (at most half the time left) to leave the reducer its time.
+
 **Reports.** A failure is written to ``<out>/<pass>-<n>.relay`` by ``reports.write_report``:
 once per distinct failure (its ``failure-key``, a hash of the program and the verdict kind:
 the same failure found again is not written twice), to a temporary name linked into place,
