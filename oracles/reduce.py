@@ -9,6 +9,7 @@ until none applies or its deadline passes. The candidates, in this order (the fi
 the most)::
 
     drop a global        def @g ... (not @main)                    -> nothing
+    collapse @main       def @main(%x) { @g(%x) }                  -> @g, as @main
     drop a type          type T { .. }                             -> nothing
     drop a constructor   type T { C(..), D } (C unused)            -> type T { D }
     drop a parameter     def @main(%x, %y) (%y unused), args (a, b) -> def @main(%x), (a)
@@ -21,6 +22,8 @@ the most)::
                                                                       (then ones); before
                                                                       the constants unless
                                                                       e is a scalar
+    return a part        def @main(..) { e }, e' in e              -> def @main(..) { e' }
+                         (e' of any type)
 
 A candidate is kept only if it is well formed (``ir.well_formed``) and well typed
 (``infer_types``), and is judged as its report will be read back: printed and parsed again,
@@ -40,7 +43,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from relay.compiler.ir import free_vars, is_pure, rewrite_pairs, substitute, well_formed
+from relay.compiler.ir import (
+    free_vars,
+    is_pure,
+    rewrite,
+    rewrite_pairs,
+    substitute,
+    well_formed,
+)
 from relay.compiler.pass_manager import Pass
 from relay.semantics.errors import RelayError
 from relay.semantics.syntax import (
@@ -197,6 +207,7 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """The simplifications of ``mod`` (with ``args`` for its ``@main``) in the order of the
     module docstring; some may be ill formed or ill typed (the caller checks)."""
     yield from _drop_globals(mod, args)
+    yield from _collapse_main(mod, args)
     yield from _drop_types(mod, args)
     yield from _drop_parameters(mod, args)
     yield from _inline_lets(mod, args)
@@ -205,6 +216,7 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     except RelayError:
         return
     yield from _replacements(mod, args, info)
+    yield from _main_results(mod, args)
 
 
 def _drop_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
@@ -218,6 +230,33 @@ def _drop_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]
         if gv.name != "main":
             kept = {g: fn for g, fn in mod.functions.items() if g is not gv}
             yield Candidate(f"drop @{gv.name}", IRModule(kept, mod.type_definitions), args)
+
+
+def _collapse_main(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Where ``@main`` only calls a global ``@g`` on its own parameters, put ``@g`` (its calls
+    of itself now calls of ``@main``) in ``@main``'s place."""
+    if "main" not in mod:
+        return
+    gv = mod.get_global_var("main")
+    main = mod.functions[gv]
+    match main.body:
+        case Call(GlobalVar(name) as callee, call_args) if name != "main" and name in mod:
+            pass
+        case _:
+            return
+    if len(call_args) != len(main.params) or any(
+        a is not v for a, v in zip(call_args, main.params, strict=True)
+    ):
+        return
+    target = mod.get_global_var(callee.name)
+    body = rewrite(
+        mod.functions[target],
+        lambda e: gv if isinstance(e, GlobalVar) and e.name == callee.name else None,
+    )
+    assert isinstance(body, Function)
+    functions = {g: f for g, f in mod.functions.items() if g is not target and g is not gv}
+    functions[gv] = body
+    yield Candidate(f"@main is @{callee.name}", IRModule(functions, mod.type_definitions), args)
 
 
 def _reached(mod: IRModule) -> set[GlobalVar]:
@@ -348,6 +387,19 @@ def _replacements(mod: IRModule, args: tuple[Value, ...], info: TypeInfo) -> Ite
                     )
             # A tensor constant of rank 1 or more is printed as metadata: an input reads better.
             yield from (constants + inputs) if not shape else (inputs + constants)
+
+
+def _main_results(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Each sub-expression of ``@main``'s body, outermost first, as its whole body, of any type
+    (``@main``'s result type is dropped: it is inferred again)."""
+    if "main" not in mod:
+        return
+    gv = mod.get_global_var("main")
+    main = mod.functions[gv]
+    for e in reversed(list(post_order(main.body))):
+        if e is not main.body and not isinstance(e, Op | Constructor):
+            new = replace(main, body=e, ret_type=None)
+            yield Candidate("@main returns a part", mod.with_function(gv, new), args)
 
 
 def _trivial(e: Expr) -> bool:
