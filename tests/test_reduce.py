@@ -123,3 +123,30 @@ def test_the_deadline_is_respected() -> None:
     start = time.monotonic()
     reduce_case(p, case, "mismatch", deadline=start + 0.3)
     assert time.monotonic() - start < 5.0
+
+
+UNROLL_REPORT = """\
+// ARG-JSON: {"kind": "tensor", "dtype": "int32", "shape": [], "data": 3}
+#[version = "0.0.5"]
+def @countdown(%n: int32) -> int32 {
+  %0 = less_equal(%n, 0);
+  if (%0) { 0 } else { %1 = @countdown(subtract(%n, 1)); add(%n, %1) }
+}
+def @main(%m: int32) {
+  let %unused = add(%m, 1);
+  @countdown(%m)
+}
+"""
+"""A report of ``unroll_without_binding`` as a campaign wrote it (12 lines printed): a
+recursive global that ``@main`` only calls."""
+
+
+def test_main_is_collapsed_into_the_global_it_calls() -> None:
+    p = _mutant("control.py", "unroll_without_binding")
+    case = read_case(UNROLL_REPORT, "unroll")
+    kind = _kind(p, case)
+    assert kind is not None
+    reduced, _ = reduce_case(p, case, kind, deadline=time.monotonic() + 30)
+    assert list(reduced.mod.functions) == [reduced.mod.get_global_var("main")]
+    assert "@main(" in astext(reduced.mod).split("def @main", 1)[1]  # it calls itself
+    assert size(reduced.mod)[0] <= 10
