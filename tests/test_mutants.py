@@ -104,6 +104,111 @@ reach them."""
 
 LARGE_REPORT_TODAY: frozenset[str] = frozenset(
     {
+        # found by a motif and reduced (oracles/reduce.py) to a one-constructor type and a
+        # two-clause match on it, which the printer writes in 13 lines
+        "match_default_first",
+        # not caught at seed 0 in the run measured (it is in MISSED_TODAY); when caught, its
+        # report was 11 to 68 lines before the reducer: not measured since
+        "concat_of_split",
+    }
+)  # fmt: skip
+"""Mutants whose report is longer than ``MAX_PROGRAM_LINES``; expected failures of the size
+check. Measured with the reducer (``oracles/reduce.py``, ``REDUCE_SECONDS``) at seed 0, under
+load, with ``python -m pytest -q -p no:cacheprovider -m slow -n 0 tests/test_mutants.py -k
+"report_is_small and (...)"`` over the nine mutants listed before it: seven now pass, each
+report replaying with the same verdict kind (program lines: ``constant_first`` 3,
+``fold_cast_rounding`` 3, ``dce_misses_closure_uses`` 7, ``if_constant_wrong_branch`` 7,
+``remove_uncalled_functions`` 9, ``unroll_without_binding`` 9, ``inline_by_name`` 10; before:
+14 to 16 for the motif failures, 11 to 68 for the generated ones); ``match_default_first``
+has 14."""
+
+
+REPLAY_BROKEN_TODAY`` (report does not
+   reproduce).
+3. **No false alarms**: the correct passes and some built-in passes fuzzed briefly (default)
+   and every built-in pass at length (``slow``) give no report.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mutants import MUTANTS, Mutant  # tests/mutants (pytest puts tests/ on the path)
+from mutants.correct import CORRECT
+
+from relay.cli import main
+from relay.oracles.fuzz import (
+    EXAMPLE_TIMEOUT,
+    REDUCTION_LENGTH,
+    builtin_names,
+    load_pass,
+    read_case,
+)
+from relay.oracles.pass_oracle import check_pass
+from relay.semantics.text.printer import astext
+
+ROOT = Path(__file__).resolve().parent.parent
+WITNESSES = ROOT / "tests" / "mutants" / "witnesses"
+EXERCISES = ROOT / "tests" / "mutants" / "exercises"
+
+MAX_PROGRAM_LINES = 10
+"""A report's program (without its header comment and version line) is at most this long."""
+
+FAST = (
+    "int_divide_as_floor",
+    "fold_constant_numpy_dtype",
+    "inline_shared_binders",
+    "fold_consecutive_casts",
+)
+"""The mutants fuzzed in the default run: a few bug classes (integer division, constant
+folding, inlining, casts) among those today's generator reaches within 100 examples at seed 0
+(4.9 to 6.0 s each with shrinking and replay, measured under load; the looping and caching
+mutants, 15 to 17 s each, run under ``slow``). Every mutant runs under ``slow``; every
+witness runs by default. The size of a shrunk report is checked in the slow run only: how far
+shrinking gets depends on the time left after the first failure, which a loaded machine takes
+away."""
+
+CAMPAIGN_EXAMPLES = 200
+"""The default run's bound per mutant: generated examples, not seconds. A time budget makes
+the test depend on the machine's speed (in CI, a 10 s budget left footprint learning about a
+second after the motif corpus was built: it stopped before the motifs that change and the
+steered stream differed from the one measured), an example bound does not: seed 0 draws the
+same examples everywhere."""
+
+CAMPAIGN_SECONDS = 60.0
+"""The default run's time budget per mutant, far above what it needs: learning gets its full
+share (``LEARN_MAX``), and a mutant is caught and shrunk in a few seconds."""
+
+SLOW_CAMPAIGN_SECONDS = 60.0
+"""The slow run's budget per mutant: the issue's "caught within 60 s"."""
+
+MISSED_TODAY: frozenset[str] = frozenset(
+    {
+        # folding.py: an 8-bit add under a widening cast; the int8 pairs come late in the
+        # extra pairs of discovery, which a 20 s budget does not reach
+        "widen_before_cast",
+        # shapes.py: a per-channel scale folded into dense on the wrong axis; only a
+        # non-uniform scale of the right shape shows it, and no motif or program drew one
+        "fold_scale_into_dense_wrong_axis",
+        # borderline at 20 s: found by the generated stream after 12 to 18 s in one run,
+        # missed in the next (measured under load)
+        "concat_of_split",
+    }
+)  # fmt: skip
+"""Mutants not caught at seed 0 (measured with ``python benchmarks/fuzz.py --seeds 1 --time
+20 --no-passes``, under load: 48 to 50 of 52 caught in two runs, median time to the first
+failure 0.5 to 0.7 s; 48 of 52 after motif variants came, 2.8 s median under heavier load,
+``fold_cast_rounding`` then caught after 25 s of a 60 s run; the old fuzzer missed 31 in
+30 s). Their campaign tests are expected
+failures, not strict ones: the list is for the integrator to empty as the generator learns to
+reach them."""
+
+LARGE_REPORT_TODAY: frozenset[str] = frozenset(
+    {
         # found by a motif (motif checks are not shrunk: the motif is the report), 14 and 16
         # lines with its helper global or type definition
         "unroll_without_binding", "match_default_first",
