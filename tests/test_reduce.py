@@ -11,7 +11,7 @@ import pytest
 
 from relay.compiler.ir import well_formed
 from relay.compiler.pass_manager import Pass
-from relay.oracles.fuzz import Case, check_case, load_pass, read_case
+from relay.oracles.fuzz import Case, check_case, fuzz_pass, load_pass, read_case, replay
 from relay.oracles.reduce import NotFailing, candidates, reduce_case, size
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import infer_types
@@ -150,3 +150,20 @@ def test_main_is_collapsed_into_the_global_it_calls() -> None:
     assert list(reduced.mod.functions) == [reduced.mod.get_global_var("main")]
     assert "@main(" in astext(reduced.mod).split("def @main", 1)[1]  # it calls itself
     assert size(reduced.mod)[0] <= 10
+
+
+def test_a_campaign_writes_the_reduced_case_and_it_replays(tmp_path: Path) -> None:
+    """``match_default_first`` is found by a motif (not shrunk): its report is the reduced
+    motif, with no helper left (16 lines before the reducer), and ``replay`` reproduces it."""
+    loaded = load_pass(f"{ROOT / 'tests' / 'mutants' / 'control.py'}:match_default_first")
+    result = fuzz_pass(
+        loaded, max_examples=50, time_budget=30.0, seed=0, out_dir=tmp_path, database=None
+    )
+    assert result.verdict is not None and result.path is not None
+    assert result.verdict.kind == "mismatch"
+    path = Path(result.path)
+    case, verdict = replay(loaded, path)
+    assert verdict is not None and verdict.kind == "mismatch"
+    assert len(case.mod.functions) == 1
+    assert size(case.mod)[0] <= 15  # the version line and 14 of program
+    assert list(tmp_path.glob("*.relay")) == [path]
