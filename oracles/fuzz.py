@@ -118,6 +118,7 @@ from .pass_oracle import (
     run_checked,
 )
 from .reduce import REDUCE_SECONDS, NotFailing, reduce_case
+from .reduce import size as program_size
 from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
 from .stable import stable_draws
 
@@ -631,6 +632,9 @@ def _fuzz_pass(
                     best = reduce_case(
                         loaded.pass_, case, verdict.kind, deadline=until, timeout=example_timeout
                     )
+                if progress is not None:
+                    lines = (program_size(case.mod)[0], program_size(best[0].mod)[0])
+                    progress(f"[{loaded.label}] reduced from {lines[0]} to {lines[1]} lines")
             reduction = (state.best, best)
         return reduction[1]
 
