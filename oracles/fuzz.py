@@ -68,7 +68,6 @@ subclass, or any callable from ``IRModule`` to ``IRModule``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -628,10 +627,15 @@ def _fuzz_pass(
             case, verdict = best = state.best
             until = min(end, time.monotonic() + REDUCE_SECONDS)
             if verdict.kind != "timeout" and until > time.monotonic():
-                with contextlib.suppress(NotFailing):  # flaky: reported as found
+                try:
                     best = reduce_case(
                         loaded.pass_, case, verdict.kind, deadline=until, timeout=example_timeout
                     )
+                except NotFailing:
+                    pass  # flaky (it failed once): reported as found
+                except Exception as err:  # a bug of the reducer must not lose the failure
+                    if progress is not None:
+                        progress(f"[{loaded.label}] not reduced: {type(err).__name__}: {err}")
                 if progress is not None:
                     lines = (program_size(case.mod)[0], program_size(best[0].mod)[0])
                     progress(f"[{loaded.label}] reduced from {lines[0]} to {lines[1]} lines")

@@ -37,6 +37,7 @@ or as many and fewer nodes), so the loop ends; the deadline bounds it in any cas
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -335,12 +336,14 @@ def _inline_lets(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Inline each ``let`` whose value is pure and whose variable is used once (or whose
     value is a variable or a constant)."""
     for gv, fn in mod.functions.items():
+        uses: Counter[Var] = Counter(
+            c for e in post_order(fn) for c in children(e) if isinstance(c, Var)
+        )
         for e in post_order(fn):
             if not isinstance(e, Let):
                 continue
-            uses = sum(1 for x in post_order(e.body) if x is e.var)
             atom = isinstance(e.value, Var | Constant)
-            if atom or (uses == 1 and is_pure(e.value)):
+            if atom or (uses[e.var] == 1 and is_pure(e.value)):
                 inlined = substitute(e.body, {e.var: e.value})
                 yield Candidate(
                     f"inline %{e.var.name_hint}", _replaced(mod, gv, fn, e, inlined), args
