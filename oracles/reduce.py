@@ -25,13 +25,17 @@ the most)::
     return a part        def @main(..) { e }, e' in e              -> def @main(..) { e' }
                          (e' of any type)
 
-A candidate is kept only if it is well formed (``ir.well_formed``) and well typed
-(``infer_types``), and is judged as its report will be read back: printed and parsed again,
-binder names restored as the report's ``NAMES-JSON`` line restores them
-(``reports.restore_names``), so the kept case replays, including a failure that depends on
-binder names. The binders a simplification does not touch keep their ``Var`` and so their
-names. A candidate is kept only if it makes the module smaller (``size``: fewer printed lines,
-or as many and fewer nodes), so the loop ends; the deadline bounds it in any case.
+A candidate is tried only if it is well formed (``ir.well_formed``), well typed
+(``infer_types``) and smaller (``size``: fewer printed lines, or as many and fewer nodes and
+parameters; so the loop ends, and the deadline bounds it in any case). It is judged as its
+report will be read back: printed and parsed again, binder names restored as the report's
+``NAMES-JSON`` line restores them (``reports.restore_names``), so the kept case replays,
+including a failure that depends on binder names. The binders a simplification does not
+touch keep their ``Var`` and so their names.
+
+The reducer never needs a GPU or anything else than the interpreter: the check is the one a
+campaign makes. A timeout verdict is not reduced by the campaign (``fuzz``): each candidate
+would cost the whole time limit.
 """
 
 from __future__ import annotations
