@@ -33,9 +33,8 @@ report will be read back: printed and parsed again, binder names restored as the
 including a failure that depends on binder names. The binders a simplification does not
 touch keep their ``Var`` and so their names.
 
-The reducer never needs a GPU or anything else than the interpreter: the check is the one a
-campaign makes. A timeout verdict is not reduced by the campaign (``fuzz``): each candidate
-would cost the whole time limit.
+A campaign (``fuzz``) does not reduce a timeout verdict: each candidate would cost the whole
+time limit.
 """
 
 from __future__ import annotations
