@@ -115,9 +115,9 @@ LARGE_REPORT_TODAY: frozenset[str] = frozenset(
 """Mutants whose report is longer than ``MAX_PROGRAM_LINES``; expected failures of the size
 check. Measured with the reducer (``oracles/reduce.py``, ``REDUCE_SECONDS``) at seed 0, under
 load, with ``python -m pytest -q -p no:cacheprovider -m slow -n 0 tests/test_mutants.py -k
-"report_is_small and (...)"`` over the nine mutants listed before it: seven now pass, each
-report replaying with the same verdict kind (program lines: ``constant_first`` 3,
-``fold_cast_rounding`` 3, ``dce_misses_closure_uses`` 7, ``if_constant_wrong_branch`` 7,
+"report_is_small and (...)"`` over the nine mutants listed before it, twice: seven now pass,
+each report replaying with the same verdict kind (program lines: ``constant_first`` 3,
+``fold_cast_rounding`` 3, ``dce_misses_closure_uses`` 6 to 7, ``if_constant_wrong_branch`` 7,
 ``remove_uncalled_functions`` 9, ``unroll_without_binding`` 9, ``inline_by_name`` 10; before:
 14 to 16 for the motif failures, 11 to 68 for the generated ones); ``match_default_first``
 has 14."""
