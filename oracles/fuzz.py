@@ -47,6 +47,11 @@ force when a failure was found are kept in the database too, so that the rerun d
 programs from the same choices. A failure of a motif check is not in the database (Hypothesis
 did not draw it): its report is written as soon as it is found.
 
+**Reduction.** Before its report is written, the failure is reduced (``reduce.reduce_case``:
+the program itself made smaller while the pass still fails the same way), within
+``REDUCE_SECONDS`` and the campaign's end; when the first failure is found, shrinking's
+deadline moves that much earlier (at most half the time left) to leave the reducer its time.
+
 **Reports.** A failure is written to ``<out>/<pass>-<n>.relay`` by ``reports.write_report``:
 once per distinct failure (its ``failure-key``, a hash of the program and the verdict kind:
 the same failure found again is not written twice), to a temporary name linked into place,
@@ -111,6 +116,8 @@ from .pass_oracle import (
     Verdict,
     run_checked,
 )
+from .reduce import REDUCE_SECONDS, NotFailing, reduce_case
+from .reduce import size as program_size
 from .reports import REPORT_PATH, failure_key, read_case, replay, report_text, write_report
 from .stable import stable_draws
 
@@ -588,7 +595,9 @@ def _fuzz_pass(
     write: bool,
 ) -> PassResult:
     start = time.monotonic()
-    state = _State(deadline=start + time_budget)
+    end = start + time_budget
+    state = _State(deadline=end)
+    reduction: tuple[tuple[Case, Verdict], tuple[Case, Verdict]] | None = None
     result = PassResult(loaded.label)
     learned: Footprint | None = None
     progress = hooks.progress
@@ -608,10 +617,35 @@ def _fuzz_pass(
             if hooks.found is not None:
                 hooks.found(state.best[1])
 
-    def write_best() -> None:
-        """Put the best failure so far in ``result`` (and its report file, with ``write``)."""
+    def reduced_best() -> tuple[Case, Verdict]:
+        """The best failure so far after ``reduce.reduce_case`` (once per failure, within
+        ``REDUCE_SECONDS`` and the campaign's end; not for a timeout, whose every candidate
+        would cost the whole limit)."""
+        nonlocal reduction
         assert state.best is not None
-        case, verdict = state.best
+        if reduction is None or reduction[0] is not state.best:
+            case, verdict = best = state.best
+            until = min(end, time.monotonic() + REDUCE_SECONDS)
+            if verdict.kind != "timeout" and until > time.monotonic():
+                try:
+                    best = reduce_case(
+                        loaded.pass_, case, verdict.kind, deadline=until, timeout=example_timeout
+                    )
+                except NotFailing:
+                    pass  # flaky (it failed once): reported as found
+                except Exception as err:  # a bug of the reducer must not lose the failure
+                    if progress is not None:
+                        progress(f"[{loaded.label}] not reduced: {type(err).__name__}: {err}")
+                if progress is not None:
+                    lines = (program_size(case.mod)[0], program_size(best[0].mod)[0])
+                    progress(f"[{loaded.label}] reduced from {lines[0]} to {lines[1]} lines")
+            reduction = (state.best, best)
+        return reduction[1]
+
+    def write_best() -> None:
+        """Put the best failure so far, reduced, in ``result`` (and its report file, with
+        ``write``)."""
+        case, verdict = reduced_best()
         found_after = state.first_found_after
         text = report_text(verdict, case, loaded.spec, REPORT_PATH, examples=found_after)
         key = failure_key(case, verdict)
@@ -659,6 +693,9 @@ def _fuzz_pass(
             if state.best is None:
                 state.first_found_after = state.examples
                 state.first_found_at = time.monotonic() - start
+                # Shrinking leaves the reducer its time (at most half of what is left).
+                reserve = min(REDUCE_SECONDS, (state.deadline - now) / 2)
+                state.deadline = max(now, state.deadline - reserve)
             if state.best is None or size(case) <= size(state.best[0]):
                 args = checked.failed_args if checked.failed_args is not None else case.args
                 state.best = (Case(case.mod, args, case.all_args), checked.verdict)

@@ -189,7 +189,9 @@ Run each pass on generated well-typed programs under the oracle instrument (well
 types, and the interpreter's values before and after, on 3 argument tuples per program). A
 failure is shrunk and written to OUT/<pass>-<n>.relay with a report in its header (the same
 failure found again is not written twice); exit 1. Otherwise exit 0 with a summary of the
-examples each pass got.
+examples each pass got. Before it is written, a failure's program is reduced (at most 10 s,
+within --time): globals, types, lets and parameters it does not need are dropped and parts
+replaced by simpler ones of the same type while it still fails the same way.
 
 Footprint learning (on by default): before generating, the pass alone (nothing evaluated)
 runs on a corpus of small motifs: every operator alone, operators applied to other operators'

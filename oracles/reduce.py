@@ -1,0 +1,451 @@
+"""Reducing a failing case after shrinking: ``reduce_case``.
+
+Hypothesis shrinks the choices a generator made, not the program, and a motif failure is not
+shrunk at all; so a report can hold helper globals, type definitions and bindings the failure
+does not need. The reducer works on the program itself: it tries simplifications of the
+module one at a time and keeps each after which the pass still fails its check with the same
+verdict kind (``fuzz.check_case``, the campaign's check, on the failing argument tuple),
+until none applies or its deadline passes. The candidates, in this order (the first remove
+the most)::
+
+    drop a global        def @g ... (not @main)                    -> nothing
+    collapse @main       def @main(%x) { @g(%x) }                  -> @g, as @main
+    drop a type          type T { .. }                             -> nothing
+    drop a constructor   type T { C(..), D } (C unused)            -> type T { D }
+    drop a parameter     def @main(%x, %y) (%y unused), args (a, b) -> def @main(%x), (a)
+    inline a let         let %x = e1; e2 (e1 pure, %x used once)   -> e2[%x := e1]
+    replace by a part    e (of type t), e' a child or grandchild
+                         of e of type t (a let's body, a branch)   -> e'
+    replace by zeros     e: Tensor[(n..), d]                       -> zeros, then ones
+    replace by an input  e: Tensor[(n..), d] in @main              -> a new parameter %r of
+                                                                      @main, argument zeros
+                                                                      (then ones); before
+                                                                      the constants unless
+                                                                      e is a scalar
+    return a part        def @main(..) { e }, e' in e              -> def @main(..) { e' }
+                         (e' of any type)
+
+A candidate is tried only if it is well formed (``ir.well_formed``), well typed
+(``infer_types``) and smaller (``size``: fewer printed lines, or as many and fewer nodes and
+parameters; so the loop ends, and the deadline bounds it in any case). It is judged as its
+report will be read back: printed and parsed again, binder names restored as the report's
+``NAMES-JSON`` line restores them (``reports.restore_names``), so the kept case replays,
+including a failure that depends on binder names. The binders a simplification does not
+touch keep their ``Var`` and so their names.
+
+A campaign (``fuzz``) does not reduce a timeout verdict: each candidate would cost the whole
+time limit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from relay.compiler.ir import (
+    free_vars,
+    is_pure,
+    rewrite,
+    rewrite_pairs,
+    substitute,
+    well_formed,
+)
+from relay.compiler.pass_manager import Pass
+from relay.semantics.errors import RelayError
+from relay.semantics.syntax import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    IRModule,
+    Let,
+    Match,
+    Op,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    TensorType,
+    Type,
+    TypeData,
+    Var,
+    children,
+    post_order,
+)
+from relay.semantics.text.parser import parse
+from relay.semantics.text.printer import astext
+from relay.semantics.typing import TypeInfo, infer_types
+from relay.semantics.values import TensorValue, Value, value_to_json
+
+from .compare import value_from_json
+from .pass_oracle import Verdict
+from .reports import restore_names
+
+if TYPE_CHECKING:  # fuzz imports this module; the names are read from it at call time
+    from .fuzz import Case
+
+REDUCE_SECONDS = 10.0
+"""The most seconds a campaign spends reducing one failure (``fuzz`` also stops it at the
+campaign's deadline)."""
+
+NEW_PARAMETER = "r"
+"""The name hint of a parameter the reducer adds to ``@main``."""
+
+
+class NotFailing(ValueError):
+    """The case given to ``reduce_case`` does not fail with the verdict kind given."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One simplification: the new module and the arguments of its ``@main``."""
+
+    what: str
+    mod: IRModule
+    args: tuple[Value, ...]
+
+
+def reduce_case(
+    p: Pass,
+    case: Case,
+    kind: str,
+    *,
+    deadline: float,
+    timeout: float = 20.0,
+) -> tuple[Case, Verdict]:
+    """The smallest case the greedy loop of the module docstring reaches from ``case`` before
+    ``deadline`` (a ``time.monotonic`` instant), with its verdict: ``p`` still fails on it
+    with verdict ``kind``. Each check may take ``timeout`` seconds (less when the deadline is
+    nearer). ``NotFailing`` if ``case`` (read back from its report text) does not fail so:
+    the precondition, checked even when the deadline has passed (within ``timeout``, and at
+    least a second)."""
+    current = _read_back(case.mod, case.args)
+    first = min(timeout, max(deadline - time.monotonic(), 1.0))
+    verdict = _fails(p, current.mod, current.args, kind, first)
+    if verdict is None:
+        raise NotFailing(f"the case does not fail with verdict kind {kind!r}")
+    progress = True
+    while progress and time.monotonic() < deadline:
+        progress = False
+        for candidate in candidates(current.mod, current.args):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if not _valid(candidate.mod):
+                continue
+            try:
+                again = _read_back(candidate.mod, candidate.args)
+            except RelayError:
+                continue  # does not print and parse back (cannot be a report)
+            if not _valid(again.mod) or size(again.mod) >= size(current.mod):
+                continue
+            found = _fails(p, again.mod, again.args, kind, min(timeout, left))
+            if found is not None:
+                current, verdict = again, found
+                progress = True
+                break
+    return current, verdict
+
+
+def size(mod: IRModule) -> tuple[int, int]:
+    """What the reducer makes smaller: the lines of ``mod`` printed (without its metadata
+    section, where constants go), then its expression nodes and parameters."""
+    text = astext(mod).split("#[metadata]", 1)[0]
+    lines = sum(1 for line in text.splitlines() if line.strip())
+    nodes = sum(len(fn.params) + sum(1 for _ in post_order(fn)) for fn in mod.functions.values())
+    return lines, nodes
+
+
+def _fails(p: Pass, mod: IRModule, args: tuple[Value, ...], kind: str, timeout: float) -> (
+    Verdict | None
+):  # fmt: skip
+    """The verdict of the campaign's check of ``p`` on ``mod`` and ``args`` if it has kind
+    ``kind``, else ``None``."""
+    from .fuzz import check_case
+
+    checked = check_case(p, mod, (args,), timeout=timeout)
+    if checked.verdict is not None and checked.verdict.kind == kind:
+        return checked.verdict
+    return None
+
+
+def _valid(mod: IRModule) -> bool:
+    """Whether ``mod`` is well formed and well typed."""
+    if well_formed(mod):
+        return False
+    try:
+        infer_types(mod)
+    except RelayError:
+        return False
+    except RecursionError:
+        return False
+    return True
+
+
+def _read_back(mod: IRModule, args: tuple[Value, ...]) -> Case:
+    """``mod`` and ``args`` as a report of them reads back (``reports.read_case``): printed,
+    parsed, binder names restored, arguments through JSON."""
+    from .fuzz import Case
+
+    renamed: dict[str, dict[str, str]] = {}
+    text = astext(mod, renamed=renamed)
+    parsed = restore_names(parse(text, source_name="<reduce>"), renamed)
+    try:
+        back = tuple(value_from_json(value_to_json(a), parsed, {}) for a in args)
+    except ValueError as err:
+        raise RelayError(f"an argument does not read back: {err}") from None
+    return Case(parsed, back, (back,))
+
+
+# ---------------------------------------------------------------------------------------------
+# The candidates
+
+
+def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """The simplifications of ``mod`` (with ``args`` for its ``@main``) in the order of the
+    module docstring; some may be ill formed or ill typed (the caller checks)."""
+    yield from _drop_globals(mod, args)
+    yield from _collapse_main(mod, args)
+    yield from _drop_types(mod, args)
+    yield from _drop_parameters(mod, args)
+    yield from _inline_lets(mod, args)
+    try:
+        info = infer_types(mod)
+    except RelayError:
+        return
+    yield from _replacements(mod, args, info)
+    yield from _main_results(mod, args)
+
+
+def _drop_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Drop every global but ``@main`` that ``@main`` does not reach, then each global."""
+    reached = _reached(mod)
+    unreached = [gv for gv in mod.functions if gv not in reached]
+    if unreached:
+        kept = {gv: fn for gv, fn in mod.functions.items() if gv in reached}
+        yield Candidate("drop unreached globals", IRModule(kept, mod.type_definitions), args)
+    for gv in mod.functions:
+        if gv.name != "main":
+            kept = {g: fn for g, fn in mod.functions.items() if g is not gv}
+            yield Candidate(f"drop @{gv.name}", IRModule(kept, mod.type_definitions), args)
+
+
+def _collapse_main(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Where ``@main`` only calls a global ``@g`` on its own parameters, put ``@g`` (its calls
+    of itself now calls of ``@main``) in ``@main``'s place."""
+    if "main" not in mod:
+        return
+    gv = mod.get_global_var("main")
+    main = mod.functions[gv]
+    match main.body:
+        case Call(GlobalVar(name) as callee, call_args) if name != "main" and name in mod:
+            pass
+        case _:
+            return
+    if len(call_args) != len(main.params) or any(
+        a is not v for a, v in zip(call_args, main.params, strict=True)
+    ):
+        return
+    target = mod.get_global_var(callee.name)
+    body = rewrite(
+        mod.functions[target],
+        lambda e: gv if isinstance(e, GlobalVar) and e.name == callee.name else None,
+    )
+    assert isinstance(body, Function)
+    functions = {g: f for g, f in mod.functions.items() if g is not target and g is not gv}
+    functions[gv] = body
+    yield Candidate(f"@main is @{callee.name}", IRModule(functions, mod.type_definitions), args)
+
+
+def _reached(mod: IRModule) -> set[GlobalVar]:
+    """The globals ``@main`` calls, directly or not (all of them when there is no ``@main``),
+    by the global of the module each use names."""
+    by_name = {gv.name: gv for gv in mod.functions}
+    if "main" not in by_name:
+        return set(mod.functions)
+    reached = {by_name["main"]}
+    stack = [by_name["main"]]
+    while stack:
+        for e in post_order(mod.functions[stack.pop()]):
+            if isinstance(e, GlobalVar) and e.name in by_name:
+                gv = by_name[e.name]
+                if gv not in reached:
+                    reached.add(gv)
+                    stack.append(gv)
+    return reached
+
+
+def _drop_types(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Drop each type definition, then each constructor no function uses."""
+    for header in mod.type_definitions:
+        types = {h: d for h, d in mod.type_definitions.items() if h is not header}
+        yield Candidate(f"drop type {header.name}", IRModule(mod.functions, types), args)
+    used: set[str] = set()
+    for fn in mod.functions.values():
+        for e in post_order(fn):
+            if isinstance(e, Constructor):
+                used.add(e.name)
+            elif isinstance(e, Match):
+                for c in e.clauses:
+                    used |= _pattern_constructors(c.lhs)
+    for header, data in mod.type_definitions.items():
+        for ctor in data.constructors:
+            if ctor.name in used or len(data.constructors) == 1:
+                continue
+            rest = tuple(c for c in data.constructors if c is not ctor)
+            types = dict(mod.type_definitions)
+            types[header] = TypeData(data.header, data.type_vars, rest, data.extern)
+            yield Candidate(f"drop constructor {ctor.name}", IRModule(mod.functions, types), args)
+
+
+def _pattern_constructors(p: Pattern) -> set[str]:
+    """The names of the constructors a pattern matches on."""
+    out: set[str] = set()
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, PatternConstructor):
+            out.add(q.constructor.name)
+        if isinstance(q, PatternConstructor | PatternTuple):
+            stack.extend(q.patterns)
+    return out
+
+
+def _drop_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Drop each parameter of ``@main`` its body does not use, and its argument."""
+    if "main" not in mod or len(args) != len(mod["main"].params):
+        return
+    gv = mod.get_global_var("main")
+    main = mod.functions[gv]
+    used = set(free_vars(main.body))
+    for i, param in enumerate(main.params):
+        if param not in used:
+            params = main.params[:i] + main.params[i + 1 :]
+            new = replace(main, params=params)
+            yield Candidate(
+                f"drop parameter %{param.name_hint}",
+                mod.with_function(gv, new),
+                args[:i] + args[i + 1 :],
+            )
+
+
+def _inline_lets(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Inline each ``let`` whose value is pure and whose variable is used once (or whose
+    value is a variable or a constant)."""
+    for gv, fn in mod.functions.items():
+        uses: Counter[Var] = Counter(
+            c for e in post_order(fn) for c in children(e) if isinstance(c, Var)
+        )
+        for e in post_order(fn):
+            if not isinstance(e, Let):
+                continue
+            atom = isinstance(e.value, Var | Constant)
+            if atom or (uses[e.var] == 1 and is_pure(e.value)):
+                inlined = substitute(e.body, {e.var: e.value})
+                yield Candidate(
+                    f"inline %{e.var.name_hint}", _replaced(mod, gv, fn, e, inlined), args
+                )
+
+
+def _replacements(mod: IRModule, args: tuple[Value, ...], info: TypeInfo) -> Iterator[Candidate]:
+    """For each sub-expression, outermost first: each child and grandchild of its type, then
+    zeros and ones of its tensor type and (in ``@main``) a new parameter of that type (the
+    parameter first where the type is not a scalar's: such a constant is printed as
+    metadata)."""
+    for gv, fn in mod.functions.items():
+        nodes = [e for e in reversed(list(post_order(fn.body))) if not _trivial(e)]
+        for e in nodes:
+            t = info.expr_types.get(e)
+            if t is None:
+                continue
+            for part in _parts(e):
+                if info.expr_types.get(part) == t:
+                    yield Candidate("replace by a part", _replaced(mod, gv, fn, e, part), args)
+            shape = _static_shape(t)
+            if shape is None or not isinstance(t, TensorType):
+                continue
+            constants = [
+                Candidate(
+                    f"replace by {fill}s",
+                    _replaced(mod, gv, fn, e, Constant(np.full(shape, fill, dtype=t.dtype))),
+                    args,
+                )
+                for fill in (0, 1)
+            ]
+            inputs = []
+            if gv.name == "main" and len(args) == len(fn.params):
+                for fill in (0, 1):
+                    param = Var(NEW_PARAMETER, t)
+                    new = replace(
+                        fn, params=(*fn.params, param), body=_replaced_in(fn.body, e, param)
+                    )
+                    value = TensorValue(np.full(shape, fill, dtype=t.dtype))
+                    inputs.append(
+                        Candidate(
+                            "replace by a parameter", mod.with_function(gv, new), (*args, value)
+                        )
+                    )
+            # A tensor constant of rank 1 or more is printed as metadata: an input reads better.
+            yield from (constants + inputs) if not shape else (inputs + constants)
+
+
+def _main_results(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Each sub-expression of ``@main``'s body, outermost first, as its whole body, of any type
+    (``@main``'s result type is dropped: it is inferred again)."""
+    if "main" not in mod:
+        return
+    gv = mod.get_global_var("main")
+    main = mod.functions[gv]
+    for e in reversed(list(post_order(main.body))):
+        if e is not main.body and not isinstance(e, Op | Constructor):
+            new = replace(main, body=e, ret_type=None)
+            yield Candidate("@main returns a part", mod.with_function(gv, new), args)
+
+
+def _trivial(e: Expr) -> bool:
+    """Whether there is nothing simpler to put in place of ``e``."""
+    return isinstance(e, Var | GlobalVar | Constant | Op | Constructor)
+
+
+def _parts(e: Expr) -> list[Expr]:
+    """The children and grandchildren of ``e`` (not a call's operator)."""
+    kids = list(e.args) if isinstance(e, Call) else list(children(e))
+    grand = [g for k in kids if not isinstance(k, Function) for g in _kids(k)]
+    return [*kids, *grand]
+
+
+def _kids(e: Expr) -> tuple[Expr, ...]:
+    return e.args if isinstance(e, Call) else children(e)
+
+
+def _static_shape(t: Type) -> tuple[int, ...] | None:
+    """The shape of ``t`` if it is a tensor type of known integer dimensions, else ``None``."""
+    if not isinstance(t, TensorType):
+        return None
+    shape: list[int] = []
+    for d in t.shape:
+        if not isinstance(d, int | np.integer) or isinstance(d, bool):
+            return None
+        shape.append(int(d))
+    return tuple(shape)
+
+
+def _replaced_in(root: Expr, old: Expr, new: Expr) -> Expr:
+    """``root`` with the node ``old`` (every occurrence of it) replaced by ``new``."""
+    return rewrite_pairs(root, lambda e, _: new if e is old else None)
+
+
+def _replaced(mod: IRModule, gv: GlobalVar, fn: Function, old: Expr, new: Expr) -> IRModule:
+    """``mod`` with ``old`` replaced by ``new`` in the global ``gv`` (bound to ``fn``)."""
+    out = _replaced_in(fn, old, new)
+    assert isinstance(out, Function)
+    return mod.with_function(gv, out)
+
+
+__all__ = ["REDUCE_SECONDS", "Candidate", "NotFailing", "candidates", "reduce_case", "size"]
