@@ -901,7 +901,7 @@ AXIS_SHAPE: tuple[int, ...] = (2, 3, 4)
 
 def axis_constant(dtype: str, extent: int, rank: int, axis: int, full: bool) -> Constant:
     """A constant of ``dtype`` that varies along ``axis`` of a rank-``rank`` operand only:
-    ``extent`` distinct values (``AXIS_VALUES`` and its integer twins, cycled), of shape
+    ``extent`` distinct values (``AXIS_VALUES`` and its integer twins, then moved), of shape
     ``(extent, 1, .., 1)`` (as many ``1`` as axes after ``axis``: broadcasting aligns shapes
     to the right) or, with ``full``, of rank ``rank`` (``(1, extent, 1, 1)``)."""
     pool: Sequence[float] = (
@@ -911,7 +911,9 @@ def axis_constant(dtype: str, extent: int, rank: int, axis: int, full: bool) -> 
         if dtype.startswith("u")
         else AXIS_INT_VALUES
     )
-    values = [pool[i % len(pool)] for i in range(extent)]
+    # Past ``len(pool)`` the pool again, each value moved away from zero by ``len(pool)``.
+    n = len(pool)
+    values = [pool[i % n] + math.copysign((i // n) * n, pool[i % n]) for i in range(extent)]
     lead = (1,) * axis if full else ()
     shape = (*lead, extent, *(1,) * (rank - axis - 1))
     return Constant(np.array(values, dtype=dtype).reshape(shape))
