@@ -18,7 +18,15 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   after the write, a read before it, a write through an alias, two references of the same
   value, a store read then overwritten, a closure that writes); and operators around control
   flow (``control_motifs``: an ``if`` on a negation or a comparison, a counting-down
-  recursive global).
+  recursive global);
+- what the builders rarely draw: ``narrow`` (arithmetic on int8, int16 and uint8 under a
+  widening cast, on widened operands, and wide arithmetic under a truncating cast:
+  ``narrow_motif``), ``tuple-pair`` (an operator making a tuple of two fields or more passed
+  whole to one taking a tuple, ``concatenate(split(..))``, on several draws of their axes) and
+  ``axis-constant`` (a broadcasting binary operator with a constant that varies along one
+  axis of its other operand, shaped ``(C,)``, ``(C, 1, 1)`` or ``(1, C, 1)``, on a parameter
+  and on every ``nn.`` operator's result: what scale, bias and layout folding special-cases,
+  and what a uniform constant hides).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
 typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
@@ -811,8 +819,8 @@ def _int_width(dtype: str) -> int:
 
 
 def wider_dtypes(dtype: str) -> list[str]:
-    """The integer dtypes that hold every value of the integer dtype ``dtype``, narrowest
-    first, then ``float32``."""
+    """Integer dtypes that hold every value of the integer dtype ``dtype``, narrowest first:
+    the next width of each signedness and ``int32``; then ``float32``."""
     kinds = ("int",) if dtype.startswith("int") else ("uint", "int")
     out = [
         f"{k}{w}"
@@ -820,7 +828,10 @@ def wider_dtypes(dtype: str) -> list[str]:
         for k in kinds
         if w > _int_width(dtype) and f"{k}{w}" in DTYPES
     ]
-    return [*out, "float32"]
+    # The next width of each kind and int32 (what arithmetic is widened to): more widths
+    # change no rewrite's side condition.
+    keep = {next(d for d in out if d.startswith(k)) for k in kinds} | {"int32"}
+    return [*(d for d in out if d in keep), "float32"]
 
 
 def _drawn_shape(seed: int) -> tuple[int, ...]:
@@ -882,9 +893,10 @@ AXIS_OPS: tuple[str, ...] = (
 )  # fmt: skip
 """The broadcasting binary operators ``axis_constant_motif``s put a per-axis constant in."""
 
-AXIS_PRODUCER_OPS: tuple[str, ...] = ("add", "multiply", "subtract", "divide")
+AXIS_PRODUCER_OPS: tuple[str, ...] = ("add", "multiply")
 """The operators applied with a per-axis constant to another operator's result (what scale
-and bias folding rewrites match: ``dense(x, w) * s``, ``conv2d(x, w) + b``)."""
+and bias folding rewrites match: ``dense(x, w) * s``, ``conv2d(x, w) + b``; subtraction and
+division are rewritten to these first, and each more costs the corpus about 190 motifs)."""
 
 AXIS_VALUES: tuple[float, ...] = (1.0, 2.0, -0.5, 3.0, -2.0, 0.25, 4.0, 1.5)
 """The distinct values of a per-axis float constant, cycled."""
@@ -955,8 +967,8 @@ def axis_constant_motif(
         return None
     extent = t.shape[axis]
     assert isinstance(extent, int)
-    if extent < 2 or (full and rank == axis + 1 and rank == 1):
-        return None
+    if extent < 2 or (full and axis == 0):
+        return None  # nothing varies, or the same constant as without ``full``
     c = axis_constant(t.dtype, extent, rank, axis, full)
     args = (e, c) if at == 1 else (c, e)
     where = f"[{axis}{'+' if full else ''}]"
@@ -1129,10 +1141,11 @@ class Corpus:
 
 @functools.cache
 def motif_corpus() -> Corpus:
-    """The motif corpus (built once per process): singles, constructs around the first
-    operators, constants, twins (the same call on equal constants, or with other
-    attributes), every operator on its own result, and every pair of the first ``PAIR_CORE``
-    operators; the same in every process (``stable.stable_draws``)."""
+    """The motif corpus (built once per process): singles, narrow integer motifs, tuple
+    pairs, constructs around the first operators, constants, twins (the same call on equal
+    constants, or with other attributes), every operator on its own result, every pair of the
+    first ``PAIR_CORE`` operators, and per-axis constants; the same in every process
+    (``stable.stable_draws``)."""
     with stable_draws():
         return _motif_corpus()
 
@@ -1146,9 +1159,9 @@ def _motif_corpus() -> Corpus:
             singles[op] = m
     motifs: list[Motif] = list(singles.values())
     # What the builders rarely draw, early (a short budget reaches them): narrow integer
-    # arithmetic under casts, per-axis constants, tuples passed whole between operators.
+    # arithmetic under casts, tuples passed whole between operators (per-axis constants,
+    # more of them, come last).
     motifs += narrow_motifs()
-    motifs += axis_constant_motifs(singles)
     motifs += tuple_pair_motifs(singles)
     for i, m in enumerate(singles.values()):
         motifs += construct_motifs(m, i)
@@ -1192,6 +1205,8 @@ def _motif_corpus() -> Corpus:
                 sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
                 if sm is not None and not alpha_equal(sm.mod, pm.mod):
                     motifs.append(sm)
+    # Last: the whole corpus is searched within a second or two, and these are many.
+    motifs += axis_constant_motifs(singles)
     return Corpus(motifs, singles, time.monotonic() - start)
 
 
