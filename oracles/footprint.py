@@ -873,10 +873,46 @@ def narrow_motif(
     )  # fmt: skip
 
 
+FRACTIONS: tuple[float, ...] = (1.7, -1.7, 2.5, -2.5, 0.5, -0.5, 3.25, -3.75)
+"""The values of ``float_cast_motif``'s constant: between integers, halves among them (where
+truncation, rounding to nearest and rounding half to even differ)."""
+
+
+def float_cast_motif(
+    dtype: str, constant: bool, shape: tuple[int, ...] = NARROW_SHAPE
+) -> Motif | None:
+    """``cast(c, dtype)`` of a float32 constant of ``FRACTIONS`` (cycled; the non-negative
+    ones for an unsigned ``dtype``) of ``shape`` (``constant``: what constant folding
+    converts, truncating towards zero), or ``cast(x, dtype)`` of a float32 parameter.
+    ``None`` for a shape of no element."""
+    size = math.prod(shape)
+    if size == 0:
+        return None
+    pool = [v for v in FRACTIONS if v >= 0 or not dtype.startswith("u")]
+    body: Expr
+    params: tuple[Var, ...] = ()
+    if constant:
+        data = np.array([pool[i % len(pool)] for i in range(size)], dtype="float32")
+        body = Call(Op("cast"), (Constant(data.reshape(shape)),), CastAttrs(dtype=dtype))
+    else:
+        params = (Var("x", TensorType(shape, "float32")),)
+        body = Call(Op("cast"), params, CastAttrs(dtype=dtype))
+    return Motif(
+        "narrow", f"from-float{'-constant' if constant else ''}:cast[float32->{dtype}]",
+        params, body, (False,) * len(params), ("cast",),
+        redraw=lambda s: float_cast_motif(dtype, constant, _drawn_shape(s)),
+    )  # fmt: skip
+
+
 def narrow_motifs() -> list[Motif]:
     """Every ``narrow_motif`` of ``NARROW_OPS``, ``NARROW_DTYPES``, their ``wider_dtypes`` and
-    ``NARROW_FORMS``."""
+    ``NARROW_FORMS``; then every ``float_cast_motif`` to those dtypes and ``int32``."""
     out: list[Motif] = []
+    for dtype in (*NARROW_DTYPES, "int32"):
+        for constant in (True, False):
+            fm = float_cast_motif(dtype, constant)
+            if fm is not None:
+                out.append(fm)
     for narrow in NARROW_DTYPES:
         for wide in wider_dtypes(narrow):
             for op in NARROW_OPS:

@@ -328,7 +328,7 @@ def test_narrow_motifs_compute_in_narrow_dtypes_under_casts() -> None:
 
     narrow = [m for m in motif_corpus().motifs if m.kind == "narrow"]
     forms = {m.name.split(":")[0] for m in narrow}
-    assert forms == set(NARROW_FORMS)
+    assert forms == {*NARROW_FORMS, "from-float", "from-float-constant"}
     for dtype in NARROW_DTYPES:
         assert any(f"[{dtype}->" in m.name for m in narrow), dtype
         assert any(f"->{dtype}]" in m.name for m in narrow), dtype
@@ -343,6 +343,12 @@ def test_narrow_motifs_compute_in_narrow_dtypes_under_casts() -> None:
     redrawn = one.redraw(3)
     assert redrawn is not None and redrawn.name == one.name
     infer_types(redrawn.mod)
+    casts = [m for m in narrow if m.name.startswith("from-float-constant:")]
+    assert {m.name.split("->")[1] for m in casts} == {"int8]", "int16]", "uint8]", "int32]"}
+    for m in casts:  # values between integers, none negative for an unsigned dtype
+        assert isinstance(m.body, Call) and isinstance(m.body.args[0], Constant)
+        data = m.body.args[0].data.astype("float64")
+        assert (data != data.round()).all() and ("uint" not in m.name or (data >= 0).all())
 
 
 def test_a_narrow_motifs_special_arguments_overflow_its_dtype() -> None:
