@@ -424,14 +424,15 @@ def test_learning_finds_the_new_motif_kinds(name: str, kind: str, broken: Path) 
         "folding.py:widen_before_cast",
         "shapes.py:fold_scale_into_dense_wrong_axis",
         "shapes.py:concat_of_split",
+        "folding.py:fold_cast_rounding",
     ],
 )
 def test_a_motif_of_the_new_kinds_catches_the_mutant(
     spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The three mutants the corpus missed (an 8-bit add widened, a per-channel scale folded
-    on the wrong axis, a concatenation of a split on another axis) are caught by a motif,
-    before any generated program."""
+    """The four mutants the corpus missed (an 8-bit add widened, a per-channel scale folded
+    on the wrong axis, a concatenation of a split on another axis, a float constant cast to
+    an integer by rounding) are caught by a motif, before any generated program."""
     mutant = Path(__file__).parent / "mutants" / spec
     code = main(["fuzz", "--pass", str(mutant), "--seed", "0", "--max-examples", "40",
                  "--time", "60", "--out", str(tmp_path)])  # fmt: skip
