@@ -968,7 +968,14 @@ def axis_constant(dtype: str, extent: int, rank: int, axis: int, full: bool) -> 
 
 
 def axis_constant_motif(
-    inner: str | None, outer: str, at: int, axis: int, full: bool, seed: int = CORPUS_SEED
+    inner: str | None,
+    outer: str,
+    at: int,
+    axis: int,
+    full: bool,
+    seed: int = CORPUS_SEED,
+    *,
+    check: bool = True,
 ) -> Motif | None:
     """``outer(e, c)`` (``at=1``) or ``outer(c, e)`` (``at=0``), ``c`` an ``axis_constant``
     along ``axis`` of ``e``: ``e`` the single motif of ``inner`` drawn from ``seed``, or a
@@ -976,7 +983,8 @@ def axis_constant_motif(
     dtypes). What scale, bias and layout rewrites special-case (a per-channel ``(C,)``,
     ``(C, 1, 1)`` or ``(1, C)`` operand), and what a uniform constant hides: ``dense(x, w) *
     s`` folded into ``w`` on the wrong axis. ``None`` where ``e`` is not a tensor with an
-    extent above 1 on ``axis``."""
+    extent above 1 on ``axis``, or (with ``check``) the call is ill-typed (``power`` of
+    integers: a redraw's dtype)."""
     params: tuple[Var, ...]
     positive: tuple[bool, ...]
     ops: tuple[str, ...]
@@ -1009,11 +1017,13 @@ def axis_constant_motif(
     args = (e, c) if at == 1 else (c, e)
     where = f"[{axis}{'+' if full else ''}]"
     name = f"{outer}({inner or 'x'}, c{where})" if at == 1 else f"{outer}(c{where}, {inner or 'x'})"
-    # Well typed by construction: ``c`` broadcasts against ``e`` (a test checks the corpus's).
-    return Motif(
+    m = Motif(
         "axis-constant", name, params, Call(Op(outer), args), positive, ops,
         redraw=lambda s: axis_constant_motif(inner, outer, at, axis, full, s),
     )  # fmt: skip
+    # ``c`` broadcasts against ``e`` by construction, but an operator may not take the dtype;
+    # the corpus's own draws are all well typed (a test checks them), so it skips this.
+    return m if not check or _result_type(m) is not None else None
 
 
 def axis_constant_motifs(singles: Mapping[str, Motif]) -> list[Motif]:
@@ -1026,7 +1036,7 @@ def axis_constant_motifs(singles: Mapping[str, Motif]) -> list[Motif]:
         for at in (1, 0):
             for axis in range(len(AXIS_SHAPE)):
                 for full in (False, True):
-                    m = axis_constant_motif(None, outer, at, axis, full)
+                    m = axis_constant_motif(None, outer, at, axis, full, check=False)
                     if m is not None:
                         out.append(m)
     for inner in singles:
@@ -1036,7 +1046,7 @@ def axis_constant_motifs(singles: Mapping[str, Motif]) -> list[Motif]:
         for outer in AXIS_PRODUCER_OPS:
             for axis in range(MAX_RANK):
                 for full in (False, True):
-                    m = axis_constant_motif(inner, outer, 1, axis, full, seed)
+                    m = axis_constant_motif(inner, outer, 1, axis, full, seed, check=False)
                     if m is not None:
                         out.append(m)
     return out

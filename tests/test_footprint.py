@@ -26,7 +26,7 @@ from relay.oracles.footprint import (
     tuple_pair_motif,
 )
 from relay.oracles.gen_modules import CONSTRUCTS
-from relay.semantics.syntax import Call, Constant, Op, Tuple, TupleType
+from relay.semantics.syntax import Call, Constant, Op, TensorType, Tuple, TupleType
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
 from relay.semantics.values import TensorValue
@@ -438,3 +438,24 @@ def test_a_motif_of_the_new_kinds_catches_the_mutant(
                  "--time", "60", "--out", str(tmp_path)])  # fmt: skip
     out, _ = capsys.readouterr()
     assert code == 1, out
+
+
+def test_redraws_of_the_new_motif_kinds_are_well_typed() -> None:
+    """A redraw draws other shapes and dtypes; one an operator does not take (``power`` of
+    integers) is dropped, not checked."""
+    from relay.semantics.typing import infer_types
+
+    kinds = ("narrow", "axis-constant", "tuple-pair")
+    motifs = [m for m in motif_corpus().motifs if m.kind in kinds]
+    for m in motifs[::7]:
+        assert m.redraw is not None, m.name
+        for seed in range(2):
+            v = m.redraw(seed)
+            if v is not None:
+                infer_types(v.mod)
+    for seed in range(30):
+        v = axis_constant_motif(None, "power", 1, 0, False, seed)
+        if v is not None:
+            infer_types(v.mod)
+            (t,) = v.param_types
+            assert isinstance(t, TensorType) and t.dtype.startswith("float")
