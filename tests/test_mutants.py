@@ -93,8 +93,9 @@ passed whole): each is caught by a motif at the first example, in 0.8 to 1.1 s (
 of 52, median 1.8 s, ``dce_ignores_effects`` missed once as the first mutant of the run,
 which pays the corpus build, and caught at 13.9 s alone; ``--seeds 5 --time 20``: 50 of 52
 on every seed, median 1.2 s, ``remove_uncalled_functions`` and ``dce_misses_closure_uses``
-found by the generated stream on 4 of 5 seeds). A mutant that reappears here is an expected failure of its campaign tests, not a strict one: the list is
-for the integrator to empty as the generator learns to reach it."""
+found by the generated stream on 4 of 5 seeds). A mutant that reappears here is an expected
+failure of its campaign tests, not a strict one: the list is for the integrator to empty as
+the generator learns to reach it."""
 
 LARGE_REPORT_TODAY: frozenset[str] = frozenset(
     {
