@@ -18,7 +18,15 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   after the write, a read before it, a write through an alias, two references of the same
   value, a store read then overwritten, a closure that writes); and operators around control
   flow (``control_motifs``: an ``if`` on a negation or a comparison, a counting-down
-  recursive global).
+  recursive global);
+- what the builders rarely draw: ``narrow`` (arithmetic on int8, int16 and uint8 under a
+  widening cast, on widened operands, and wide arithmetic under a truncating cast:
+  ``narrow_motif``), ``tuple-pair`` (an operator making a tuple of two fields or more passed
+  whole to one taking a tuple, ``concatenate(split(..))``, on several draws of their axes) and
+  ``axis-constant`` (a broadcasting binary operator with a constant that varies along one
+  axis of its other operand, shaped ``(C,)``, ``(C, 1, 1)`` or ``(1, C, 1)``, on a parameter
+  and on every ``nn.`` operator's result: what scale, bias and layout folding special-cases,
+  and what a uniform constant hides).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
 typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
@@ -39,6 +47,7 @@ Constructs are named and counted as the module generator names and counts them
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -59,7 +68,9 @@ from hypothesis.internal.conjecture.data import ConjectureData
 from relay.compiler.ir import substitute
 from relay.compiler.pass_manager import Pass, PassContext, Sequential, run_pass
 from relay.semantics.equality import alpha_equal
+from relay.semantics.ops.elementwise import CastAttrs
 from relay.semantics.syntax import (
+    DTYPES,
     Call,
     Clause,
     Constant,
@@ -784,6 +795,360 @@ def control_motifs() -> list[Motif]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Motifs the builders rarely draw: narrow integers under casts, per-axis constants, tuples
+
+
+NARROW_DTYPES: tuple[str, ...] = ("int8", "int16", "uint8")
+"""The integer dtypes ``narrow_motif``s compute in (they wrap where a wider one does not)."""
+
+NARROW_OPS: tuple[str, ...] = ("add", "subtract", "multiply", "maximum", "negative", "abs")
+"""The operators ``narrow_motif``s put under and over casts: those that overflow, and
+``maximum``, which does not (what a width rewrite may wrongly treat alike)."""
+
+NARROW_FORMS: tuple[str, ...] = ("widened", "widened-first", "truncated")
+"""The shapes of a ``narrow_motif`` (see there)."""
+
+NARROW_SHAPE: tuple[int, ...] = (2, 3)
+"""The parameter shape of the corpus's ``narrow_motif``s (their redraws draw others)."""
+
+
+def _int_width(dtype: str) -> int:
+    """The bits of an integer dtype (``int8``: 8, ``uint16``: 16)."""
+    return int(dtype.removeprefix("u").removeprefix("int"))
+
+
+def wider_dtypes(dtype: str) -> list[str]:
+    """Integer dtypes that hold every value of the integer dtype ``dtype``, narrowest first:
+    the next width of each signedness and ``int32``; then ``float32``."""
+    kinds = ("int",) if dtype.startswith("int") else ("uint", "int")
+    out = [
+        f"{k}{w}"
+        for w in (16, 32, 64)
+        for k in kinds
+        if w > _int_width(dtype) and f"{k}{w}" in DTYPES
+    ]
+    # The next width of each kind and int32 (what arithmetic is widened to): more widths
+    # change no rewrite's side condition.
+    keep = {next(d for d in out if d.startswith(k)) for k in kinds} | {"int32"}
+    return [*(d for d in out if d in keep), "float32"]
+
+
+def _drawn_shape(seed: int) -> tuple[int, ...]:
+    """A shape of rank 0 to 3 and extents 1 to 4, drawn from ``seed``."""
+    rng = random.Random(seed)
+    return tuple(rng.randint(1, 4) for _ in range(rng.randint(0, 3)))
+
+
+def narrow_motif(
+    op: str, narrow: str, wide: str, form: str, shape: tuple[int, ...] = NARROW_SHAPE
+) -> Motif | None:
+    """Integer arithmetic at two widths, parameters of ``shape``: ``cast(op(x, y), wide)``
+    with ``narrow`` parameters (form ``widened``: a widening cast of a result that may have
+    wrapped), ``op(cast(x, wide), cast(y, wide))`` (``widened-first``: the parameters widened
+    before the arithmetic, what a rewrite moving the cast makes and one narrowing it breaks),
+    or ``cast(op(a, b), narrow)`` with ``wide`` parameters (``truncated``); a unary ``op`` on
+    one parameter. ``None`` where the form does not apply (a float ``wide`` truncated, an
+    unsigned value negated). Its checks' special draws hold the dtype's extremes, whose sums,
+    differences, products and negations overflow."""
+    arity = 1 if op in ("negative", "abs") else 2
+    if form == "truncated" and not wide.startswith("int") and not wide.startswith("uint"):
+        return None
+    if arity == 1 and narrow.startswith("u"):
+        return None
+    source, target = (wide, narrow) if form == "truncated" else (narrow, wide)
+    xs = tuple(Var(f"x{i}", TensorType(shape, source)) for i in range(arity))
+
+    def cast_to(e: Expr) -> Call:
+        return Call(Op("cast"), (e,), CastAttrs(dtype=target))
+
+    body: Expr
+    if form == "widened-first":
+        body = Call(Op(op), tuple(cast_to(x) for x in xs))
+    else:
+        body = cast_to(Call(Op(op), xs))
+    return Motif(
+        "narrow", f"{form}:{op}[{source}->{target}]", xs, body, (False,) * arity, (op, "cast"),
+        redraw=lambda s: narrow_motif(op, narrow, wide, form, _drawn_shape(s)),
+    )  # fmt: skip
+
+
+FRACTIONS: tuple[float, ...] = (1.7, -1.7, 2.5, -2.5, 0.5, -0.5, 3.25, -3.75)
+"""The values of ``float_cast_motif``'s constant: between integers, halves among them (where
+truncation, rounding to nearest and rounding half to even differ)."""
+
+
+def float_cast_motif(
+    dtype: str, constant: bool, shape: tuple[int, ...] = NARROW_SHAPE
+) -> Motif | None:
+    """``cast(c, dtype)`` of a float32 constant of ``FRACTIONS`` (cycled; the non-negative
+    ones for an unsigned ``dtype``) of ``shape`` (``constant``: what constant folding
+    converts, truncating towards zero), or ``cast(x, dtype)`` of a float32 parameter.
+    ``None`` for a shape of no element."""
+    size = math.prod(shape)
+    if size == 0:
+        return None
+    pool = [v for v in FRACTIONS if v >= 0 or not dtype.startswith("u")]
+    body: Expr
+    params: tuple[Var, ...] = ()
+    if constant:
+        data = np.array([pool[i % len(pool)] for i in range(size)], dtype="float32")
+        body = Call(Op("cast"), (Constant(data.reshape(shape)),), CastAttrs(dtype=dtype))
+    else:
+        params = (Var("x", TensorType(shape, "float32")),)
+        body = Call(Op("cast"), params, CastAttrs(dtype=dtype))
+    return Motif(
+        "narrow", f"from-float{'-constant' if constant else ''}:cast[float32->{dtype}]",
+        params, body, (False,) * len(params), ("cast",),
+        redraw=lambda s: float_cast_motif(dtype, constant, _drawn_shape(s)),
+    )  # fmt: skip
+
+
+def narrow_motifs() -> list[Motif]:
+    """Every ``narrow_motif`` of ``NARROW_OPS``, ``NARROW_DTYPES``, their ``wider_dtypes`` and
+    ``NARROW_FORMS``; then every ``float_cast_motif`` to those dtypes and ``int32``."""
+    out: list[Motif] = []
+    for dtype in (*NARROW_DTYPES, "int32"):
+        for constant in (True, False):
+            fm = float_cast_motif(dtype, constant)
+            if fm is not None:
+                out.append(fm)
+    for narrow in NARROW_DTYPES:
+        for wide in wider_dtypes(narrow):
+            for op in NARROW_OPS:
+                for form in NARROW_FORMS:
+                    m = narrow_motif(op, narrow, wide, form)
+                    if m is not None:
+                        out.append(m)
+    return out
+
+
+AXIS_OPS: tuple[str, ...] = (
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide",
+    "mod", "floor_mod", "equal", "less",
+)  # fmt: skip
+"""The broadcasting binary operators ``axis_constant_motif``s put a per-axis constant in."""
+
+AXIS_PRODUCER_OPS: tuple[str, ...] = ("add", "multiply")
+"""The operators applied with a per-axis constant to another operator's result (what scale
+and bias folding rewrites match: ``dense(x, w) * s``, ``conv2d(x, w) + b``; subtraction and
+division are rewritten to these first, and each more costs the corpus about 190 motifs)."""
+
+AXIS_VALUES: tuple[float, ...] = (1.0, 2.0, -0.5, 3.0, -2.0, 0.25, 4.0, 1.5)
+"""The distinct values of a per-axis float constant, cycled."""
+
+AXIS_INT_VALUES: tuple[int, ...] = (1, 2, -1, 3, -2, 4, 5, -3)
+"""The same for signed integers (no zero: ``divide`` and ``mod`` take it)."""
+
+AXIS_UINT_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8)
+"""The same for unsigned integers."""
+
+AXIS_SHAPE: tuple[int, ...] = (2, 3, 4)
+"""The parameter shape of ``axis_constant_motif``s on a parameter."""
+
+
+def axis_constant(dtype: str, extent: int, rank: int, axis: int, full: bool) -> Constant:
+    """A constant of ``dtype`` that varies along ``axis`` of a rank-``rank`` operand only:
+    ``extent`` distinct values (``AXIS_VALUES`` and its integer twins, then moved), of shape
+    ``(extent, 1, .., 1)`` (as many ``1`` as axes after ``axis``: broadcasting aligns shapes
+    to the right) or, with ``full``, of rank ``rank`` (``(1, extent, 1, 1)``)."""
+    pool: Sequence[float] = (
+        AXIS_VALUES
+        if dtype.startswith("float")
+        else AXIS_UINT_VALUES
+        if dtype.startswith("u")
+        else AXIS_INT_VALUES
+    )
+    # Past ``len(pool)`` the pool again, each value moved away from zero by ``len(pool)``.
+    n = len(pool)
+    values = [pool[i % n] + math.copysign((i // n) * n, pool[i % n]) for i in range(extent)]
+    lead = (1,) * axis if full else ()
+    shape = (*lead, extent, *(1,) * (rank - axis - 1))
+    return Constant(np.array(values, dtype=dtype).reshape(shape))
+
+
+def axis_constant_motif(
+    inner: str | None,
+    outer: str,
+    at: int,
+    axis: int,
+    full: bool,
+    seed: int = CORPUS_SEED,
+    *,
+    check: bool = True,
+) -> Motif | None:
+    """``outer(e, c)`` (``at=1``) or ``outer(c, e)`` (``at=0``), ``c`` an ``axis_constant``
+    along ``axis`` of ``e``: ``e`` the single motif of ``inner`` drawn from ``seed``, or a
+    float32 parameter of ``AXIS_SHAPE`` (``inner=None``; its redraws draw other shapes and
+    dtypes). What scale, bias and layout rewrites special-case (a per-channel ``(C,)``,
+    ``(C, 1, 1)`` or ``(1, C)`` operand), and what a uniform constant hides: ``dense(x, w) *
+    s`` folded into ``w`` on the wrong axis. ``None`` where ``e`` is not a tensor with an
+    extent above 1 on ``axis``, or (with ``check``) the call is ill-typed (``power`` of
+    integers: a redraw's dtype)."""
+    params: tuple[Var, ...]
+    positive: tuple[bool, ...]
+    ops: tuple[str, ...]
+    e: Expr
+    if inner is None:
+        shape, dtype = AXIS_SHAPE, "float32"
+        if seed != CORPUS_SEED:
+            rng = random.Random(seed)
+            shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 4)))
+            dtype = rng.choice(("float32", "float64", "int32", "int8"))
+        x = Var("x", TensorType(shape, dtype))
+        params, positive, e, ops = (x,), (False,), x, (outer,)
+        t: Type | None = x.type_annotation
+    else:
+        typed = _typed_single(inner, seed)
+        if typed is None:
+            return None
+        base, t = typed
+        params, positive, e, ops = base.params, base.positive, base.body, (inner, outer)
+    if not isinstance(t, TensorType) or not _concrete(t) or t.dtype == "bool":
+        return None
+    rank = len(t.shape)
+    if not 0 <= axis < rank:
+        return None
+    extent = t.shape[axis]
+    assert isinstance(extent, int)
+    if extent < 2 or (full and axis == 0):
+        return None  # nothing varies, or the same constant as without ``full``
+    c = axis_constant(t.dtype, extent, rank, axis, full)
+    args = (e, c) if at == 1 else (c, e)
+    where = f"[{axis}{'+' if full else ''}]"
+    name = f"{outer}({inner or 'x'}, c{where})" if at == 1 else f"{outer}(c{where}, {inner or 'x'})"
+    m = Motif(
+        "axis-constant", name, params, Call(Op(outer), args), positive, ops,
+        redraw=lambda s: axis_constant_motif(inner, outer, at, axis, full, s),
+    )  # fmt: skip
+    # ``c`` broadcasts against ``e`` by construction, but an operator may not take the dtype;
+    # the corpus's own draws are all well typed (a test checks them), so it skips this.
+    return m if not check or _result_type(m) is not None else None
+
+
+def axis_constant_motifs(singles: Mapping[str, Motif]) -> list[Motif]:
+    """Every ``axis_constant_motif`` on a parameter (each of ``AXIS_OPS``, both positions,
+    every axis, both constant shapes), then on the result of every ``nn.`` operator of
+    ``singles`` (each of ``AXIS_PRODUCER_OPS``, the constant second, every axis, both
+    shapes)."""
+    out: list[Motif] = []
+    for outer in AXIS_OPS:
+        for at in (1, 0):
+            for axis in range(len(AXIS_SHAPE)):
+                for full in (False, True):
+                    m = axis_constant_motif(None, outer, at, axis, full, check=False)
+                    if m is not None:
+                        out.append(m)
+    for inner in singles:
+        seed = _axis_seed(inner) if inner.startswith("nn.") else None
+        if seed is None:
+            continue
+        for outer in AXIS_PRODUCER_OPS:
+            for axis in range(MAX_RANK):
+                for full in (False, True):
+                    m = axis_constant_motif(inner, outer, 1, axis, full, seed, check=False)
+                    if m is not None:
+                        out.append(m)
+    return out
+
+
+AXIS_SEED_TRIES = 8
+"""Seeds an operator's single motif is drawn from until its result has an axis of extent 2
+or more (``_axis_seed``)."""
+
+
+@functools.cache
+def _typed_single(op: str, seed: int) -> tuple[Motif, Type] | None:
+    """``op``'s single motif drawn from ``seed`` and its result type (``None`` where none)."""
+    m = single_motif(op, seed)
+    t = _result_type(m) if m is not None else None
+    return (m, t) if m is not None and t is not None else None
+
+
+@functools.cache
+def _axis_seed(op: str) -> int | None:
+    """The first of ``AXIS_SEED_TRIES`` seeds whose single motif of ``op`` makes a tensor
+    with two axes of extent 2 or more (or one, at rank 1): one a per-axis constant can vary
+    along, and another it is broadcast along."""
+    for k in range(AXIS_SEED_TRIES):
+        seed = _seed(op, "axis", str(k))
+        typed = _typed_single(op, seed)
+        t = typed[1] if typed is not None else None
+        if isinstance(t, TensorType) and _concrete(t) and t.dtype != "bool":
+            wide = [d for d in t.shape if isinstance(d, int) and d >= 2]
+            if len(wide) >= min(2, len(t.shape)) and wide:
+                return seed
+    return None
+
+
+def tuple_pair_motif(inner: str, outer: str, seed: int = CORPUS_SEED) -> Motif | None:
+    """``outer(inner(..))`` with the tuple ``inner`` makes passed whole, of two fields or more
+    (a tuple of one field hides what a rewrite of the pair gets wrong: ``concatenate`` of one
+    part of a ``split`` is the part on any axis): the first such draw of ``TUPLE_PAIR_TRIES``
+    seeds from ``seed``; ``None`` where none, or where ``pair_motif`` builds none."""
+    from relay.semantics.typing import infer_types
+
+    for k in range(TUPLE_PAIR_TRIES):
+        # ``pair_motif`` tries ``TUPLE_TRIES`` seeds from its own: the next draw is after them
+        m = pair_motif(inner, outer, seed + k * TUPLE_TRIES)
+        if m is None:
+            return None  # not built on ``TUPLE_TRIES`` seeds: the pair rarely fits
+        if not isinstance(m.body, Call) or not m.body.args:
+            continue
+        try:
+            t = infer_types(m.mod).expr_types.get(m.body.args[0])
+        except Exception:
+            continue
+        if isinstance(t, TupleType) and len(t.fields) >= 2:
+            return dataclasses.replace(
+                m, kind="tuple-pair", redraw=lambda s: tuple_pair_motif(inner, outer, s)
+            )
+    return None
+
+
+def tuple_pair_motifs(singles: Mapping[str, Motif]) -> list[Motif]:
+    """Every operator that makes a tuple applied to every operator that takes one
+    (``concatenate(split(x, ..), ..)``, ``stack(topk(..))``; ``tuple_pair_motif``), drawn from
+    ``TUPLE_PAIR_SEEDS`` seeds each, duplicates dropped (the attributes of the two calls drawn
+    apart: the split and concatenation axes that a rewrite of the pair must compare)."""
+    makers = [op for op in singles if _makes_tuple(op)]
+    takers = [op for op, m in singles.items() if _takes_tuple(m)]
+    out: list[Motif] = []
+    for inner in makers:
+        for outer in takers:
+            texts: set[str] = set()
+            for k in range(TUPLE_PAIR_SEEDS):
+                seed = _seed(inner, outer, "tuple") + k * TUPLE_PAIR_TRIES * TUPLE_TRIES
+                m = tuple_pair_motif(inner, outer, seed)
+                if m is None:
+                    break  # none in ``TUPLE_PAIR_TRIES``: the pair is rarely well typed
+                text = str(m.mod)
+                if text not in texts:
+                    texts.add(text)
+                    out.append(m)
+    return out
+
+
+TUPLE_PAIR_SEEDS = 4
+"""Draws of each pair of ``tuple_pair_motifs``."""
+
+TUPLE_PAIR_TRIES = 6
+"""Seeds a ``tuple_pair_motif`` is tried on until the tuple has two fields or more."""
+
+
+def _takes_tuple(m: Motif) -> bool:
+    """Whether the call of a single motif takes a tuple argument."""
+    from relay.semantics.typing import infer_types
+
+    if not isinstance(m.body, Call):
+        return False
+    try:
+        info = infer_types(m.mod)
+    except Exception:
+        return False
+    return any(isinstance(info.expr_types.get(a), TupleType) for a in m.body.args)
+
+
 def _concrete(t: Type) -> bool:
     """Whether ``t`` is a tensor, or tuple of tensors, of integer dimensions only."""
     if isinstance(t, TensorType):
@@ -822,10 +1187,11 @@ class Corpus:
 
 @functools.cache
 def motif_corpus() -> Corpus:
-    """The motif corpus (built once per process): singles, constructs around the first
-    operators, constants, twins (the same call on equal constants, or with other
-    attributes), every operator on its own result, and every pair of the first ``PAIR_CORE``
-    operators; the same in every process (``stable.stable_draws``)."""
+    """The motif corpus (built once per process): singles, narrow integer motifs, tuple
+    pairs, constructs around the first operators, constants, twins (the same call on equal
+    constants, or with other attributes), every operator on its own result, every pair of the
+    first ``PAIR_CORE`` operators, and per-axis constants; the same in every process
+    (``stable.stable_draws``)."""
     with stable_draws():
         return _motif_corpus()
 
@@ -838,6 +1204,11 @@ def _motif_corpus() -> Corpus:
         if m is not None:
             singles[op] = m
     motifs: list[Motif] = list(singles.values())
+    # What the builders rarely draw, early (a short budget reaches them): narrow integer
+    # arithmetic under casts, tuples passed whole between operators (per-axis constants,
+    # more of them, come last).
+    motifs += narrow_motifs()
+    motifs += tuple_pair_motifs(singles)
     for i, m in enumerate(singles.values()):
         motifs += construct_motifs(m, i)
     motifs += control_motifs()
@@ -880,6 +1251,8 @@ def _motif_corpus() -> Corpus:
                 sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
                 if sm is not None and not alpha_equal(sm.mod, pm.mod):
                     motifs.append(sm)
+    # Last: the whole corpus is searched within a second or two, and these are many.
+    motifs += axis_constant_motifs(singles)
     return Corpus(motifs, singles, time.monotonic() - start)
 
 

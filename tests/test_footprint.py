@@ -12,16 +12,29 @@ import pytest
 
 from relay.cli import main
 from relay.compiler.pass_manager import as_pass
-from relay.oracles.footprint import Motif, diff, extra_pairs, learn, motif_corpus
+from relay.oracles.footprint import (
+    AXIS_SHAPE,
+    NARROW_DTYPES,
+    NARROW_FORMS,
+    Motif,
+    axis_constant_motif,
+    diff,
+    extra_pairs,
+    learn,
+    motif_corpus,
+    narrow_motif,
+    tuple_pair_motif,
+)
 from relay.oracles.gen_modules import CONSTRUCTS
-from relay.semantics.syntax import Call, Op, Tuple
+from relay.semantics.syntax import Call, Constant, Op, TensorType, Tuple, TupleType
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
+from relay.semantics.values import TensorValue
 
 BROKEN = '''
 from relay.compiler.ir import rewrite_module
 from relay.semantics.ops.nn.activation import LeakyReluAttrs
-from relay.semantics.syntax import Call, Op, RefWrite, Tuple
+from relay.semantics.syntax import Call, Constant, Op, RefWrite, Tuple
 
 
 def _relu_relu(e):
@@ -64,6 +77,33 @@ def _swap_transposes(e):
     return None
 
 
+def _widen(e):
+    match e:
+        case Call(Op(name="cast"), (Call(Op(name="subtract"), (a, b)),), attrs):
+            wide_a, wide_b = Call(Op("cast"), (a,), attrs), Call(Op("cast"), (b,), attrs)
+            return Call(Op("subtract"), (wide_a, wide_b))
+    return None
+
+
+def widen_subtract(mod):
+    """cast(subtract(a, b), t) -> subtract(cast(a, t), cast(b, t)): wrong where the narrow
+    difference wraps (and for a narrowing cast)."""
+    return rewrite_module(mod, _widen)
+
+
+def _bias(e):
+    match e:
+        case Call(Op(name="add"), (x, Constant() as c)) if c.data.ndim >= 1 and c.data.size > 1:
+            return Call(Op("add"), (x, Constant(c.data[::-1].copy())))
+    return None
+
+
+def reversed_bias(mod):
+    """add(x, c) with a non-scalar constant c -> add(x, reversed c): wrong unless c reads
+    the same reversed (a uniform constant does)."""
+    return rewrite_module(mod, _bias)
+
+
 def swap_transposes(mod):
     """transpose(transpose(x, a), b) -> transpose(transpose(x, b), a): a pair beyond the core
     operators (transpose is not among the first PAIR_CORE)."""
@@ -89,7 +129,10 @@ def test_the_corpus_is_well_typed_and_covers_every_kind() -> None:
 
     corpus = motif_corpus()
     kinds = {m.kind for m in corpus.motifs}
-    assert kinds == {"single", "pair", "shared", "twin", "attrs-twin", "constant", "construct"}
+    assert kinds == {
+        "single", "pair", "shared", "twin", "attrs-twin", "constant", "construct", "narrow",
+        "axis-constant", "tuple-pair",
+    }  # fmt: skip
     constructs = {m.construct for m in corpus.motifs}
     assert constructs >= {"let", "if", "match", "ref", "closure", "global-call", "recursion"}
     assert constructs - {""} <= set(CONSTRUCTS)  # the module generator's names
@@ -278,3 +321,141 @@ def test_no_footprint_turns_learning_off(broken: Path, capsys: pytest.CaptureFix
     _, err = capsys.readouterr()
     assert "footprint:" not in err
     assert code in (0, 1)
+
+
+def test_narrow_motifs_compute_in_narrow_dtypes_under_casts() -> None:
+    from relay.semantics.typing import infer_types
+
+    narrow = [m for m in motif_corpus().motifs if m.kind == "narrow"]
+    forms = {m.name.split(":")[0] for m in narrow}
+    assert forms == {*NARROW_FORMS, "from-float", "from-float-constant"}
+    for dtype in NARROW_DTYPES:
+        assert any(f"[{dtype}->" in m.name for m in narrow), dtype
+        assert any(f"->{dtype}]" in m.name for m in narrow), dtype
+    for m in narrow:
+        infer_types(m.mod)
+        assert "cast" in m.ops
+    one = narrow_motif("add", "int8", "int32", "widened")
+    assert one is not None and str(one.mod).count("int8") == 2
+    assert narrow_motif("negative", "uint8", "int16", "widened") is None
+    assert narrow_motif("add", "int8", "float32", "truncated") is None
+    assert one.redraw is not None
+    redrawn = one.redraw(3)
+    assert redrawn is not None and redrawn.name == one.name
+    infer_types(redrawn.mod)
+    casts = [m for m in narrow if m.name.startswith("from-float-constant:")]
+    assert {m.name.split("->")[1] for m in casts} == {"int8]", "int16]", "uint8]", "int32]"}
+    for m in casts:  # values between integers, none negative for an unsigned dtype
+        assert isinstance(m.body, Call) and isinstance(m.body.args[0], Constant)
+        data = m.body.args[0].data.astype("float64")
+        assert (data != data.round()).all() and ("uint" not in m.name or (data >= 0).all())
+
+
+def test_a_narrow_motifs_special_arguments_overflow_its_dtype() -> None:
+    """The checks' special draws hold the extremes of int8, whose sum wraps."""
+    from relay.oracles.footprint import draws
+
+    m = narrow_motif("add", "int8", "int32", "widened")
+    assert m is not None
+    wrapped = False
+    for seed in range(3):
+        data, context = draws(seed)
+        with context:
+            a, b = data.draw(m.arguments(special=True))
+        assert isinstance(a, TensorValue) and isinstance(b, TensorValue)
+        wide = a.data.astype("int64") + b.data.astype("int64")
+        wrapped |= bool(((wide < -128) | (wide > 127)).any())
+    assert wrapped
+
+
+def test_axis_constants_vary_along_one_axis_in_every_broadcast_shape() -> None:
+    from relay.semantics.typing import infer_types
+
+    motifs = [m for m in motif_corpus().motifs if m.kind == "axis-constant"]
+    shapes: set[tuple[int, ...]] = set()
+    producers: set[str] = set()
+    for m in motifs:
+        infer_types(m.mod)
+        assert isinstance(m.body, Call)
+        (c,) = [a for a in m.body.args if isinstance(a, Constant)]
+        values = c.data.reshape(-1)
+        assert len(set(values.tolist())) == values.size >= 2, m.name  # distinct values
+        assert sum(d > 1 for d in c.data.shape) == 1, m.name  # along one axis
+        shapes.add(c.data.shape)
+        if len(m.ops) == 2:
+            producers.add(m.ops[0])
+    c_ = AXIS_SHAPE
+    assert {(c_[0], 1, 1), (1, c_[1], 1), (c_[2],), (1, 1, c_[2])} <= shapes  # (C,1,1), (1,C)..
+    assert {"nn.dense", "nn.conv2d", "nn.batch_matmul", "nn.bias_add"} <= producers
+    names = {m.name for m in motifs}
+    assert {"multiply(x, c[1])", "multiply(c[1], x)", "multiply(nn.dense, c[1])"} <= names
+    other = axis_constant_motif("nn.dense", "multiply", 1, 1, False, 5)
+    assert other is None or isinstance(other.body, Call)
+    assert axis_constant_motif(None, "add", 1, 7, False) is None  # no such axis
+
+
+def test_tuple_pairs_pass_tuples_of_two_fields_or_more() -> None:
+    from relay.semantics.typing import infer_types
+
+    pairs = [m for m in motif_corpus().motifs if m.kind == "tuple-pair"]
+    assert {"concatenate(split)", "stack(split)", "concatenate(topk)"} <= {m.name for m in pairs}
+    for m in pairs:
+        info = infer_types(m.mod)
+        assert isinstance(m.body, Call)
+        t = info.expr_types[m.body.args[0]]
+        assert isinstance(t, TupleType) and len(t.fields) >= 2, m.name
+    texts = {str(m.mod) for m in pairs if m.name == "concatenate(split)"}
+    assert len(texts) >= 2  # drawn apart: other axes and sections
+    assert tuple_pair_motif("split", "concatenate", 11) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("widen_subtract", "narrow"), ("reversed_bias", "axis-constant")]
+)
+def test_learning_finds_the_new_motif_kinds(name: str, kind: str, broken: Path) -> None:
+    pass_ = as_pass(_load(broken, name), name)
+    fp = learn(pass_, budget=4.0)
+    assert kind in {m.kind for m in fp.triggers}, fp.summary()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "folding.py:widen_before_cast",
+        "shapes.py:fold_scale_into_dense_wrong_axis",
+        "shapes.py:concat_of_split",
+        "folding.py:fold_cast_rounding",
+    ],
+)
+def test_a_motif_of_the_new_kinds_catches_the_mutant(
+    spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The four mutants the corpus missed (an 8-bit add widened, a per-channel scale folded
+    on the wrong axis, a concatenation of a split on another axis, a float constant cast to
+    an integer by rounding) are caught by a motif, before any generated program."""
+    mutant = Path(__file__).parent / "mutants" / spec
+    code = main(["fuzz", "--pass", str(mutant), "--seed", "0", "--max-examples", "40",
+                 "--time", "60", "--out", str(tmp_path)])  # fmt: skip
+    out, _ = capsys.readouterr()
+    assert code == 1, out
+
+
+def test_redraws_of_the_new_motif_kinds_are_well_typed() -> None:
+    """A redraw draws other shapes and dtypes; one an operator does not take (``power`` of
+    integers) is dropped, not checked."""
+    from relay.semantics.typing import infer_types
+
+    kinds = ("narrow", "axis-constant", "tuple-pair")
+    motifs = [m for m in motif_corpus().motifs if m.kind in kinds]
+    for m in motifs[::7]:
+        assert m.redraw is not None, m.name
+        for seed in range(2):
+            v = m.redraw(seed)
+            if v is not None:
+                infer_types(v.mod)
+    for seed in range(30):
+        v = axis_constant_motif(None, "power", 1, 0, False, seed)
+        if v is not None:
+            infer_types(v.mod)
+            (t,) = v.param_types
+            assert isinstance(t, TensorType) and t.dtype.startswith("float")
