@@ -56,6 +56,7 @@ from relay.compiler.ir import (
     well_formed,
 )
 from relay.compiler.pass_manager import Pass
+from relay.compiler.passes.remove_unused_functions import remove_unreachable
 from relay.semantics.errors import RelayError
 from relay.semantics.syntax import (
     Call,
@@ -181,9 +182,7 @@ def _valid(mod: IRModule) -> bool:
         return False
     try:
         infer_types(mod)
-    except RelayError:
-        return False
-    except RecursionError:
+    except (RelayError, RecursionError):
         return False
     return True
 
@@ -225,11 +224,8 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
 
 def _drop_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Drop every global but ``@main`` that ``@main`` does not reach, then each global."""
-    reached = _reached(mod)
-    unreached = [gv for gv in mod.functions if gv not in reached]
-    if unreached:
-        kept = {gv: fn for gv, fn in mod.functions.items() if gv in reached}
-        yield Candidate("drop unreached globals", IRModule(kept, mod.type_definitions), args)
+    if "main" in mod and len(out := remove_unreachable(mod).functions) < len(mod.functions):
+        yield Candidate("drop unreached globals", IRModule(out, mod.type_definitions), args)
     for gv in mod.functions:
         if gv.name != "main":
             kept = {g: fn for g, fn in mod.functions.items() if g is not gv}
@@ -261,24 +257,6 @@ def _collapse_main(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate
     functions = {g: f for g, f in mod.functions.items() if g is not target and g is not gv}
     functions[gv] = body
     yield Candidate(f"@main is @{callee.name}", IRModule(functions, mod.type_definitions), args)
-
-
-def _reached(mod: IRModule) -> set[GlobalVar]:
-    """The globals ``@main`` calls, directly or not (all of them when there is no ``@main``),
-    by the global of the module each use names."""
-    by_name = {gv.name: gv for gv in mod.functions}
-    if "main" not in by_name:
-        return set(mod.functions)
-    reached = {by_name["main"]}
-    stack = [by_name["main"]]
-    while stack:
-        for e in post_order(mod.functions[stack.pop()]):
-            if isinstance(e, GlobalVar) and e.name in by_name:
-                gv = by_name[e.name]
-                if gv not in reached:
-                    reached.add(gv)
-                    stack.append(gv)
-    return reached
 
 
 def _drop_types(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:

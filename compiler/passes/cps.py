@@ -413,17 +413,19 @@ class _UnCps:
                 k = params[-1]
                 direct_params = tuple(self.binder(p) for p in params[:-1])
                 attrs = tuple(a for a in e.attrs if a[0] != CPS_ATTR)
-                # the result annotation ToCPS moved onto the continuation comes back: it may
-                # be what fixes a type (a ``Leaf`` returned as ``Tree[int32]``)
-                ret = None
-                if (
-                    isinstance(k.type_annotation, FuncType)
-                    and len(k.type_annotation.arg_types) == 1
-                ):
-                    ret = self.typ(k.type_annotation.arg_types[0])
+                ret = self.result_type(k)
                 return Function(direct_params, self.block(body, k), ret, e.type_params, attrs,
                                 span=e.span)  # fmt: skip
         raise NotCps(f"{type(e).__name__} is not a CPS value")
+
+    def result_type(self, k: Var) -> Type | None:
+        """The direct-style result type of a function whose continuation is ``k``: ToCPS moves
+        a result annotation onto the continuation, and it may be what fixes a type (a
+        ``Leaf`` returned as ``Tree[int32]``), so it comes back."""
+        t = k.type_annotation
+        if isinstance(t, FuncType) and len(t.arg_types) == 1:
+            return self.typ(t.arg_types[0])
+        return None
 
     def block(self, e: Expr, k: Var) -> Expr:
         """The direct-style expression of CPS code ``e`` whose continuation is ``k``."""
@@ -517,10 +519,7 @@ def un_cps(mod: IRModule) -> IRModule:
             body = un.block(cps.body, cps.params[-1])
         except NotCps:
             continue
-        ret = fn.ret_type
-        k_type = cps.params[-1].type_annotation
-        if ret is None and isinstance(k_type, FuncType) and len(k_type.arg_types) == 1:
-            ret = un.typ(k_type.arg_types[0])
+        ret = fn.ret_type if fn.ret_type is not None else un.result_type(cps.params[-1])
         functions[gv] = replace(fn, body=body, ret_type=ret)
     out = IRModule(functions, mod.type_definitions)
     kept = {gv.name for gv, f in out.functions.items() if not f.attr(CPS_ATTR)}
