@@ -123,3 +123,39 @@ def test_packed_micro_kernels_compiled(
             BatchMatmulAttrs(transpose_b=True),
             threads=threads,
         )
+
+
+def test_sgemm_tasks_run_openblas_single_threaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 2 threads, the sgemm convolution's parallel tasks run with OpenBLAS on one thread
+    (the pool is the parallelism) and OpenBLAS's thread count is restored afterwards; a
+    kernel with no sgemm in its parallel loop leaves OpenBLAS alone."""
+    from relay.targets.cpu import externs
+
+    functions = externs._thread_functions()
+    if functions is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS with set_num_threads")
+    getter, setter = functions
+    before = getter()
+    setter(2)
+    entered: list[int] = []
+    real = externs.single_threaded_blas
+
+    def spy() -> object:
+        entered.append(1)
+        return real()
+
+    monkeypatch.setattr(externs, "single_threaded_blas", spy)
+    try:
+        with schedules.gemm_strategy("blas"):
+            op, types, attrs = PARALLEL_CASES[2]
+            _compiled(op, types, attrs, threads=2)
+            assert entered and getter() == 2
+            with externs.single_threaded_blas():
+                assert getter() == 1
+            assert getter() == 2
+        entered.clear()
+        with schedules.gemm_strategy("packed"):
+            _compiled(op, types, attrs, threads=2)
+        assert not entered
+    finally:
+        setter(before)

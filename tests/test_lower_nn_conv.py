@@ -88,6 +88,29 @@ def test_conv2d_blas_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
         assert check_call("nn.conv2d", [T(2, 3, 5, 6), T(4, 3, 2, 2)], Conv2DAttrs())
 
 
+@pytest.mark.parametrize(
+    "width, kernel, stride, dilation, left, right",
+    [
+        (6, 3, 1, 1, 1, 1),
+        (7, 3, 2, 1, 1, 2),
+        (8, 2, 3, 2, 2, 0),
+        (2, 3, 1, 1, 4, 4),  # padding wider than the kernel's reach: rows all zero at both ends
+        (1, 2, 2, 3, 3, 1),
+        (5, 5, 1, 1, 0, 0),  # no padding: the whole row is inside
+        (9, 3, 4, 3, 5, 6),
+    ],
+)
+def test_conv2d_sgemm_row_split(
+    width: int, kernel: int, stride: int, dilation: int, left: int, right: int
+) -> None:
+    """The sgemm schedule fills each row of the im2col as three loops (left padding, inside,
+    right padding; ``_Geometry.fill_row``): every boundary case of the split on the last axis,
+    strides, dilations and paddings wider than the kernel's reach among them."""
+    attrs = Conv2DAttrs(strides=(1, stride), dilation=(1, dilation), padding=(1, left, 0, right))
+    with schedules.gemm_strategy("blas"):
+        assert check_call("nn.conv2d", [T(1, 2, 3, width), T(3, 2, 2, kernel)], attrs)
+
+
 def test_conv2d_transpose_strided() -> None:
     attrs = Conv2DTransposeAttrs(strides=(2, 3), padding=(1, 0, 0, 2), output_padding=(1, 1))
     assert check_call("nn.conv2d_transpose", [T(1, 4, 3, 4), T(4, 3, 3, 3)], attrs)

@@ -14,7 +14,8 @@ loops also gets one function per top-level segment: ``@relay_<name>__s<k>`` for 
 statements, ``@relay_<name>__p<k>(..., i64 %lo, i64 %hi)`` for the iterations ``lo .. hi-1``
 of a parallel loop, and ``@relay_<name>__n<k>(...) -> i64`` for its extent; with ``threads``
 above 1 the segments run in order and each parallel one is split across a thread pool
-(``targets.cpu.threads``). Parallel loops anywhere else run serially.
+(``targets.cpu.threads``), with OpenBLAS single-threaded while the tasks of one that calls
+``sgemm`` run (``externs.single_threaded_blas``). Parallel loops anywhere else run serially.
 
 **Scalars**, exactly as ``compiler.lower.ir`` defines them (and ``compiler.lower.evaluate``
 computes them):
@@ -1160,6 +1161,8 @@ class CompiledKernel:
         self._main = _ctypes_function(addresses[generated.symbol], nbuf, nsize, None)
         self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
         self._segments = []
+        # Parallel segments whose tasks call sgemm run with OpenBLAS single-threaded.
+        self._blas_segments: set[str] = set()
         if threads > 1:
             nbuf += len(generated.scratch)
             for s in generated.segments:
@@ -1171,6 +1174,10 @@ class CompiledKernel:
                     else None
                 )
                 self._segments.append((s, fn, extent))
+                if s.kind == "parallel" and any(
+                    isinstance(x, ir.ExternCall) for x in ir.walk_stmt(s.stmt)
+                ):
+                    self._blas_segments.add(s.symbol)
 
     @property
     def name(self) -> str:
@@ -1263,7 +1270,12 @@ class CompiledKernel:
                 fn(*args)
                 continue
             extent = int(cast(int, extent_fn(*args)))
-            threads.run_parallel(functools.partial(_run_chunk, fn, args), extent, self.threads)
+            body = functools.partial(_run_chunk, fn, args)
+            if extent > 1 and _segment.symbol in self._blas_segments:
+                with externs.single_threaded_blas():
+                    threads.run_parallel(body, extent, self.threads)
+            else:
+                threads.run_parallel(body, extent, self.threads)
 
     def unchecked(
         self, constants: Sequence[Array] = ()

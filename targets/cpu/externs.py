@@ -20,9 +20,12 @@ variant; the integer arguments are ``blasint``, whose width depends on the varia
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,4 +86,53 @@ def sgemm() -> Extern:
     raise ExternNotFound("cblas_sgemm: no OpenBLAS sgemm found beside numpy")
 
 
-__all__ = ["Extern", "ExternNotFound", "sgemm"]
+_THREAD_FUNCTIONS = (
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+)
+
+
+@functools.cache
+def _thread_functions() -> tuple[Callable[[], int], Callable[[int], None]] | None:
+    """OpenBLAS's ``get_num_threads`` and ``set_num_threads`` in ``sgemm``'s library, or
+    ``None`` (no OpenBLAS, or one without them)."""
+    try:
+        library = ctypes.CDLL(sgemm().library)
+    except (ExternNotFound, OSError):
+        return None
+    for get_name, set_name in _THREAD_FUNCTIONS:
+        if hasattr(library, get_name) and hasattr(library, set_name):
+            getter, setter = getattr(library, get_name), getattr(library, set_name)
+            getter.restype, getter.argtypes = ctypes.c_int, []
+            setter.restype, setter.argtypes = None, [ctypes.c_int]
+            return getter, setter
+    return None
+
+
+_blas_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """OpenBLAS runs on the calling thread only while this is entered (then its thread count
+    is restored): a parallel loop whose tasks each call ``sgemm`` gets its parallelism from the
+    CPU target's thread pool, and OpenBLAS's own threads would only contend with it (the
+    calls from the pool's threads queue on OpenBLAS's server). A no-op without OpenBLAS."""
+    functions = _thread_functions()
+    if functions is None:
+        yield
+        return
+    getter, setter = functions
+    with _blas_lock:
+        before = getter()
+        if before > 1:
+            setter(1)
+        try:
+            yield
+        finally:
+            if before > 1:
+                setter(before)
+
+
+__all__ = ["Extern", "ExternNotFound", "sgemm", "single_threaded_blas"]

@@ -26,6 +26,8 @@ Operands are cast to the output dtype first; float16 accumulates in float32.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .....semantics.ops import OPS
 from .....semantics.ops.nn.common import _padding4
 from .....semantics.ops.nn.conv import (
@@ -43,6 +45,7 @@ from .....semantics.syntax import Type
 from ... import ir, te
 from ... import schedules as sch
 from .common import (
+    binary,
     buffer_of,
     canonical_dims,
     cast,
@@ -149,6 +152,55 @@ class _Geometry:
         )
         return cast(value, self.cd)
 
+    def fill_row(
+        self,
+        n: ir.PrimExpr,
+        g: ir.PrimExpr,
+        kk: ir.PrimExpr,
+        lead: tuple[ir.PrimExpr, ...],
+        extent: int,
+        put: Callable[[ir.PrimExpr, ir.PrimExpr], ir.Stmt],
+    ) -> ir.Stmt:
+        """``put(q, column_at(n, g, kk, (*lead, q)))`` for ``q`` in ``0 .. extent-1`` (a row of
+        output positions along the last spatial axis), as three loops: the positions whose
+        input index ``q*s + j*d - b`` on that axis is left of the input, those inside it (read
+        with no bound check on that axis, so the loop is a strided copy the vectoriser
+        takes), and those right of it. The bounds: inside iff ``ceil(start / s) <= q <
+        ceil((W + start) / s)`` with ``start = b - j*d``, clamped to ``[0, extent]``."""
+        ci, *offsets = sch.unflatten(kk, [ir.index(self.cg), *(ir.index(k) for k in self.kernel)])
+        s, d, b = self.strides[-1], self.dilation[-1], self.before[-1]
+        width = self.extents[-1]
+        start = sch.sub(ir.index(b), sch.mul(offsets[-1], d))
+        zero_index = ir.index(0)
+        lo = sch.minimum(extent, sch.ceildiv(binary(ir.BinOp.MAX, start, zero_index), s))
+        end = binary(ir.BinOp.MAX, sch.add(start, width), zero_index)
+        hi = binary(ir.BinOp.MAX, lo, sch.minimum(extent, sch.ceildiv(end, s)))
+        channel = sch.add(sch.mul(g, self.cg), ci)
+        zero = cast(ir.const(0, self.dtype), self.cd)
+
+        def inside(q: ir.PrimExpr) -> ir.PrimExpr:
+            spatial = [
+                sch.sub(sch.add(sch.mul(p, st), sch.mul(j, dl)), bf)
+                for p, j, st, dl, bf in zip(
+                    (*lead, q), offsets, self.strides, self.dilation, self.before, strict=True
+                )
+            ]
+            last = spatial.pop()
+            value = padded_read(
+                lambda *ix: cast(self.x(*ix, last), self.dtype),
+                (n, channel),
+                spatial,
+                self.extents[:-1],
+                ir.const(0, self.dtype),
+            )
+            return cast(value, self.cd)
+
+        return sch.seq(
+            sch.loop("q", lo, lambda q: put(q, zero)),
+            sch.loop("q", sch.sub(hi, lo), lambda i: put(sch.add(lo, i), inside(sch.add(lo, i)))),
+            sch.loop("q", sch.sub(ir.index(extent), hi), lambda i: put(sch.add(hi, i), zero)),
+        )
+
     def out_index(self, n: ir.PrimExpr, o: ir.PrimExpr, p: ir.PrimExpr) -> tuple[ir.PrimExpr, ...]:
         """The output element (image, channel, flat position) in the output layout."""
         spatial = _SPATIAL[self.nd]
@@ -246,15 +298,14 @@ def _conv_blas(
             q_extent = last
 
             def fill_row(kk: ir.PrimExpr, r: ir.PrimExpr) -> ir.Stmt:
-                lead = sch.unflatten(sch.add(row0, r), outer)
-                return sch.loop(
-                    "q",
+                lead = tuple(sch.unflatten(sch.add(row0, r), outer))
+                return g.fill_row(
+                    n,
+                    gi,
+                    kk,
+                    lead,
                     q_extent,
-                    lambda q: ir.Store(
-                        cols,
-                        (kk, sch.add(sch.mul(r, q_extent), q)),
-                        g.column_at(n, gi, kk, (*lead, q)),
-                    ),
+                    lambda q, v: ir.Store(cols, (kk, sch.add(sch.mul(r, q_extent), q)), v),
                 )
 
             fill = sch.loop("k", k, lambda kk: sch.loop("r", count, lambda r: fill_row(kk, r)))
