@@ -15,7 +15,7 @@ from relay.compiler.lower.check import check_kernel
 from relay.semantics.ops import OPS
 from relay.semantics.ops.nn.activation import SoftmaxAttrs
 from relay.semantics.ops.nn.conv import Conv2DAttrs
-from relay.semantics.ops.nn.dense import BatchMatmulAttrs, DenseAttrs
+from relay.semantics.ops.nn.dense import BatchMatmulAttrs, DenseAttrs, MatmulAttrs
 from relay.semantics.ops.nn.pool import AvgPool2DAttrs
 from relay.semantics.ops.registry import Attrs
 from relay.semantics.syntax import TensorType
@@ -51,6 +51,18 @@ def _compiled(
 def test_dense_compiled(strategy: str, threads: int) -> None:
     with schedules.gemm_strategy(strategy):
         _compiled("nn.dense", [T(37, 70), T(130, 70)], DenseAttrs(units=None), threads=threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_row_products_compiled(threads: int) -> None:
+    """One-row float32 products (``cblas_sgemv`` under the BLAS strategy) at 1 and 2 threads."""
+    with schedules.gemm_strategy("blas"):
+        _compiled("nn.dense", [T(1, 70), T(130, 70)], DenseAttrs(units=None), threads=threads)
+        for tb in (False, True):
+            b = T(130, 70) if tb else T(70, 130)
+            _compiled(
+                "nn.matmul", [T(1, 70), b], MatmulAttrs(units=None, transpose_b=tb), threads=threads
+            )
 
 
 @STRATEGIES

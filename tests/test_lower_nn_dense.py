@@ -83,6 +83,35 @@ def test_blas_schedule_calls_sgemm_and_packed_does_not() -> None:
     assert {ir.LoopKind.VECTORIZED, ir.LoopKind.UNROLLED, ir.LoopKind.PARALLEL} <= kinds
 
 
+@pytest.mark.parametrize("tb", [False, True])
+def test_one_row_blas_products_call_sgemv(tb: bool) -> None:
+    """A float32 product of one row by a weight buffer is one ``cblas_sgemv`` (``W x`` for a
+    dense or transposed matmul weight, ``W^T x`` otherwise), written into the output and then
+    rewritten by the epilogue in place; the loop-IR interpreter runs the same call."""
+
+    def relu(v: ir.PrimExpr, idx: tuple[ir.PrimExpr, ...]) -> ir.PrimExpr:
+        return ir.Binary(ir.BinOp.MAX, v, ir.Const(0.0, "float32"))
+
+    cases = [
+        (
+            "nn.matmul",
+            [T(1, 9), T(13, 9) if tb else T(9, 13)],
+            MatmulAttrs(units=None, transpose_b=tb),
+        ),
+        ("nn.dense", [T(1, 9), T(13, 9)], DenseAttrs(units=None)),
+    ]
+    with schedules.gemm_strategy("blas"):
+        for op, types, attrs in cases:
+            kernel = lower_call(op, types, attrs)
+            calls = [s for s in ir.walk_stmt(kernel.body) if isinstance(s, ir.ExternCall)]
+            assert [c.name for c in calls] == ["cblas_sgemv"]
+            assert calls[0].args[10] is kernel.outputs[0]
+            assert check_call(op, types, attrs)
+            assert check_call(
+                op, types, attrs, epilogue=(relu, lambda y: np.maximum(y, 0).astype(np.float32))
+            )
+
+
 @STRATEGIES
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])

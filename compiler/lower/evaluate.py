@@ -384,29 +384,52 @@ def _poison(shape: tuple[int, ...], dtype: str) -> Array:
 
 
 def _extern(name: str, args: Sequence[ir.PrimExpr | ir.Buffer]) -> StmtFn:
-    """The external functions the interpreter knows: ``cblas_sgemm`` (row-major only)."""
-    if name != "cblas_sgemm":
+    """The external functions the interpreter knows: ``cblas_sgemm`` and ``cblas_sgemv``
+    (row-major only)."""
+    if name not in ("cblas_sgemm", "cblas_sgemv"):
         raise NotImplementedError(f"extern call {name} is not known to the interpreter")
     scalars = [compile_expr(a) if not isinstance(a, ir.Buffer) else None for a in args]
 
+    def scalar(env: Env, i: int) -> Scalar:
+        fn = scalars[i]
+        assert fn is not None, f"{name} argument {i} must be a scalar"
+        return fn(env)
+
+    def flat(env: Env, i: int) -> Array:
+        buffer = args[i]
+        assert isinstance(buffer, ir.Buffer), f"{name} argument {i} must be a buffer"
+        array = env[buffer]
+        assert isinstance(array, np.ndarray)
+        return array.reshape(-1)
+
+    def sgemv(env: Env) -> None:
+        order, trans = int(scalar(env, 0)), int(scalar(env, 1))
+        m, n = int(scalar(env, 2)), int(scalar(env, 3))
+        alpha, beta = float(scalar(env, 4)), float(scalar(env, 9))
+        a, lda = flat(env, 5), int(scalar(env, 6))
+        x, incx = flat(env, 7), int(scalar(env, 8))
+        y, incy = flat(env, 10), int(scalar(env, 11))
+        assert order == 101, "cblas_sgemv: only row-major (101) is supported"
+        assert incx > 0 and incy > 0, "cblas_sgemv: only positive increments are supported"
+        ma = np.lib.stride_tricks.as_strided(a, (m, n), (lda * 4, 4))
+        ma = ma.T if trans == 112 else ma
+        vx = x[: (ma.shape[1] - 1) * incx + 1 : incx]
+        vy = y[: (ma.shape[0] - 1) * incy + 1 : incy]
+        product = np.multiply(ma.astype(np.float32) @ vx.astype(np.float32), np.float32(alpha))
+        if beta == 0.0:
+            vy[...] = product
+        else:
+            vy[...] = product + np.multiply(vy, np.float32(beta))
+
+    if name == "cblas_sgemv":
+        return sgemv
+
     def sgemm(env: Env) -> None:
-        def scalar(i: int) -> Scalar:
-            fn = scalars[i]
-            assert fn is not None, f"cblas_sgemm argument {i} must be a scalar"
-            return fn(env)
-
-        def flat(i: int) -> Array:
-            buffer = args[i]
-            assert isinstance(buffer, ir.Buffer), f"cblas_sgemm argument {i} must be a buffer"
-            array = env[buffer]
-            assert isinstance(array, np.ndarray)
-            return array.reshape(-1)
-
-        order, trans_a, trans_b = (int(scalar(i)) for i in range(3))
-        m, n, k = (int(scalar(i)) for i in range(3, 6))
-        alpha, beta = float(scalar(6)), float(scalar(11))
-        a, lda, b, ldb = flat(7), int(scalar(8)), flat(9), int(scalar(10))
-        c, ldc = flat(12), int(scalar(13))
+        order, trans_a, trans_b = (int(scalar(env, i)) for i in range(3))
+        m, n, k = (int(scalar(env, i)) for i in range(3, 6))
+        alpha, beta = float(scalar(env, 6)), float(scalar(env, 11))
+        a, lda, b, ldb = flat(env, 7), int(scalar(env, 8)), flat(env, 9), int(scalar(env, 10))
+        c, ldc = flat(env, 12), int(scalar(env, 13))
         assert order == 101, "cblas_sgemm: only row-major (101) is supported"
         rows_a, cols_a = (k, m) if trans_a == 112 else (m, k)
         rows_b, cols_b = (n, k) if trans_b == 112 else (k, n)

@@ -530,6 +530,36 @@ class Direct:
         self.ld = ld
 
 
+def sgemv(
+    trans: bool,
+    m: ir.PrimExpr,
+    n: ir.PrimExpr,
+    a: ir.Buffer,
+    lda: ir.PrimExpr,
+    x: ir.Buffer,
+    y: ir.Buffer,
+) -> ir.ExternCall:
+    """``y = op(A) x`` through ``cblas_sgemv`` (row-major ``A`` of ``m x n``, unit increments,
+    alpha 1, beta 0), CBLAS's own argument list (integers as ``int64`` indices)."""
+    return ir.ExternCall(
+        "cblas_sgemv",
+        (
+            ir.index(101),
+            ir.index(112 if trans else 111),
+            m,
+            n,
+            ir.const(1.0, "float32"),
+            a,
+            lda,
+            x,
+            ir.index(1),
+            ir.const(0.0, "float32"),
+            y,
+            ir.index(1),
+        ),
+    )
+
+
 def gemm_blas(
     batch: ir.PrimExpr,
     m: ir.PrimExpr,
@@ -634,6 +664,7 @@ __all__ = [
     "product",
     "seq",
     "sgemm",
+    "sgemv",
     "split",
     "static",
     "sub",

@@ -127,16 +127,27 @@ def loop_nest(
     *,
     hint: str = "i",
     parallel: bool = True,
+    inner_parallel: bool = False,
 ) -> ir.Stmt:
-    """``for i0 in 0..shape[0]: ... body((i0, ...))``, the outermost loop ``parallel`` when
-    there are at least two loops (the innermost, over the contiguous last dimension, is left
-    serial for the code generator to vectorise)."""
+    """``for i0 in 0..shape[0]: ... body((i0, ...))``. With ``parallel``, leading axes of
+    static extent 1 get no loop (their index is 0) and the outermost remaining loop is
+    ``parallel`` when at least two loops remain, or one with ``inner_parallel`` (the body
+    has loops of its own, e.g. a reduction's): otherwise the innermost loop, over the
+    contiguous last dimension, is left serial for the code generator to vectorise."""
     variables = tuple(ir.LoopVar(f"{hint}{k}") for k in range(len(shape)))
-    stmt = body(tuple(ir.Ref(v) for v in variables))
-    for k in reversed(range(len(shape))):
-        kind = (
-            ir.LoopKind.PARALLEL if parallel and k == 0 and len(shape) > 1 else ir.LoopKind.SERIAL
-        )
+    unit = 0
+    if parallel:
+        while unit < len(shape):
+            extent = shape[unit]
+            if not (isinstance(extent, ir.Const) and extent.value == 1):
+                break
+            unit += 1
+    indices = tuple(ir.index(0) if k < unit else ir.Ref(v) for k, v in enumerate(variables))
+    stmt = body(indices)
+    loops = len(shape) - unit
+    outer_parallel = parallel and (loops > 1 or (inner_parallel and loops == 1))
+    for k in reversed(range(unit, len(shape))):
+        kind = ir.LoopKind.PARALLEL if outer_parallel and k == unit else ir.LoopKind.SERIAL
         stmt = ir.For(variables[k], shape[k], kind, stmt)
     return stmt
 
@@ -243,7 +254,7 @@ class Reduce(Materialized):
                 acc, ir.Seq((ir.Store(acc, zero, as_dtype(init, acc_dtype)), update, stored))
             )
 
-        return loop_nest(self.shape, element)
+        return loop_nest(self.shape, element, inner_parallel=bool(self.axes))
 
 
 @dataclass(eq=False)

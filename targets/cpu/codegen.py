@@ -65,7 +65,7 @@ in the function's entry block (one slot reused by every execution of the ``Alloc
 contents are undefined until stored); larger ones are ``malloc``-ed where the ``Allocate``
 runs and freed after its body.
 
-**External calls**: ``cblas_sgemm`` (``targets.cpu.externs``).
+**External calls**: ``cblas_sgemm`` and ``cblas_sgemv`` (``targets.cpu.externs``).
 
 A kernel LLVM rejects, or one the code generator cannot translate, raises
 ``KernelCompileError`` with the kernel's name and its LLVM IR, saved to a file under the cache
@@ -894,32 +894,37 @@ class _FunctionEmitter:
         return [then, to_else, orelse, to_merge]
 
     def _extern(self, name: str, args: tuple[ir.PrimExpr | ir.Buffer, ...]) -> None:
-        if name != "cblas_sgemm":
+        kinds = _EXTERN_KINDS.get(name)
+        if kinds is None:
             raise _Unsupported(f"unknown external function {name!r}")
         try:
-            sgemm = externs.sgemm()
+            extern = externs.blas(name)
         except externs.ExternNotFound as e:
             raise _Unsupported(str(e)) from e
-        blasint = lir.IntType(sgemm.int_bits)
-        kinds = "eeeiiifpipifpi"  # enum, blasint, float, pointer
+        blasint = lir.IntType(extern.int_bits)
         if len(args) != len(kinds):
-            raise _Unsupported(f"cblas_sgemm takes {len(kinds)} arguments, not {len(args)}")
+            raise _Unsupported(f"{name} takes {len(kinds)} arguments, not {len(args)}")
         types = {"e": I32, "i": blasint, "f": F32, "p": PTR}
         values: list[lir.Value] = []
         for kind, arg in zip(kinds, args, strict=True):
             if kind == "p":
                 if not isinstance(arg, ir.Buffer):
-                    raise _Unsupported("cblas_sgemm: a matrix argument must be a buffer")
+                    raise _Unsupported(f"{name}: a matrix or vector argument must be a buffer")
                 values.append(self.address(arg, [lir.Constant(I64, 0)] * arg.ndim))
                 continue
             if isinstance(arg, ir.Buffer):
-                raise _Unsupported(f"cblas_sgemm: buffer {arg.name} passed as a scalar")
+                raise _Unsupported(f"{name}: buffer {arg.name} passed as a scalar")
             v = self.expr(arg)
             target = "float32" if kind == "f" else f"int{types[kind].width}"
             values.append(self.cast(v, arg.dtype, target))
-        fn = self.m.function(sgemm.llvm_name, VOID, [types[k] for k in kinds])
-        self.m.imports[sgemm.llvm_name] = sgemm.address
+        fn = self.m.function(extern.llvm_name, VOID, [types[k] for k in kinds])
+        self.m.imports[extern.llvm_name] = extern.address
         self.b.call(fn, values)
+
+
+_EXTERN_KINDS = {"cblas_sgemm": "eeeiiifpipifpi", "cblas_sgemv": "eeiifpipifpi"}
+"""The external functions a kernel may call, with their arguments' kinds: ``e`` a C enum,
+``i`` a ``blasint``, ``f`` a float, ``p`` a buffer's address."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """External C functions a CPU kernel may call (``ir.ExternCall``), and where their code is.
 
-``cblas_sgemm``: CBLAS's own argument list (Order, TransA, TransB, M, N, K, alpha, A, lda, B,
-ldb, beta, C, ldc), resolved to the ``sgemm`` of the OpenBLAS that numpy itself uses, so that
-the target needs no BLAS of its own and computes what ``numpy.matmul`` computes:
+``cblas_sgemm`` and ``cblas_sgemv``: CBLAS's own argument lists (Order, TransA, TransB, M, N,
+K, alpha, A, lda, B, ldb, beta, C, ldc; and Order, TransA, M, N, alpha, A, lda, X, incX, beta,
+Y, incY), resolved to the functions of the OpenBLAS that numpy itself uses, so that the target
+needs no BLAS of its own and computes what ``numpy.matmul`` computes:
 
 1. the shared object: the OpenBLAS that numpy's extension module has already loaded, found in
    ``/proc/self/maps`` (numpy's wheels bundle it as ``numpy.libs/libscipy_openblas64_-*.so``;
@@ -11,7 +12,8 @@ the target needs no BLAS of its own and computes what ``numpy.matmul`` computes:
 2. the symbol, the first that the library defines of ``scipy_cblas_sgemm64_`` (numpy's ILP64
    build, 64-bit integer arguments: ``USE64BITINT`` in ``numpy.show_config()``),
    ``scipy_cblas_sgemm`` (``scipy-openblas32``, 32-bit) and ``cblas_sgemm`` (a system build,
-   32-bit). Opening it again with ``ctypes.CDLL`` returns the handle numpy already holds.
+   32-bit); the same three forms for ``sgemv``. Opening it again with ``ctypes.CDLL`` returns
+   the handle numpy already holds.
 
 The enumeration arguments (Order, TransA, TransB) are C ``enum`` values (``i32``) in every
 variant; the integer arguments are ``blasint``, whose width depends on the variant found:
@@ -48,9 +50,6 @@ class ExternNotFound(Exception):
     """No library defines the external function."""
 
 
-_SGEMM_SYMBOLS = (("scipy_cblas_sgemm64_", 64), ("scipy_cblas_sgemm", 32), ("cblas_sgemm", 32))
-
-
 def _openblas_candidates() -> list[str]:
     found: list[str] = []
     try:
@@ -67,23 +66,36 @@ def _openblas_candidates() -> list[str]:
     return found
 
 
+def _symbols(name: str) -> tuple[tuple[str, int], ...]:
+    """The symbols that may hold the CBLAS function ``name`` (``cblas_sgemm``), with the width
+    of their ``blasint`` (see the module docstring)."""
+    base = name.removeprefix("cblas_")
+    return ((f"scipy_cblas_{base}64_", 64), (f"scipy_cblas_{base}", 32), (name, 32))
+
+
 @functools.cache
-def sgemm() -> Extern:
-    """numpy's OpenBLAS ``sgemm`` (see the module docstring); ``ExternNotFound`` if absent."""
+def blas(name: str) -> Extern:
+    """The CBLAS function ``name`` (``cblas_sgemm`` or ``cblas_sgemv``) of numpy's OpenBLAS
+    (see the module docstring); ``ExternNotFound`` if absent."""
     for path in _openblas_candidates():
         try:
             library = ctypes.CDLL(path)
         except OSError:
             continue
-        for symbol, bits in _SGEMM_SYMBOLS:
+        for symbol, bits in _symbols(name):
             try:
                 function = getattr(library, symbol)
             except AttributeError:
                 continue
             address = ctypes.cast(function, ctypes.c_void_p).value
             if address:
-                return Extern("relay_cblas_sgemm", path, symbol, address, bits)
-    raise ExternNotFound("cblas_sgemm: no OpenBLAS sgemm found beside numpy")
+                return Extern(f"relay_{name}", path, symbol, address, bits)
+    raise ExternNotFound(f"{name}: no OpenBLAS {name.removeprefix('cblas_')} found beside numpy")
+
+
+def sgemm() -> Extern:
+    """numpy's OpenBLAS ``cblas_sgemm``."""
+    return blas("cblas_sgemm")
 
 
 _THREAD_FUNCTIONS = (
@@ -135,4 +147,4 @@ def single_threaded_blas() -> Iterator[None]:
                 setter(before)
 
 
-__all__ = ["Extern", "ExternNotFound", "sgemm", "single_threaded_blas"]
+__all__ = ["Extern", "ExternNotFound", "blas", "sgemm", "single_threaded_blas"]

@@ -10,6 +10,8 @@ a batch-norm scale) is applied at the store.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .....semantics.ops.nn.dense import BatchMatmulAttrs, BiasAddAttrs, DenseAttrs, MatmulAttrs
 from .....semantics.ops.registry import Attrs
 from .....semantics.syntax import Type
@@ -54,6 +56,9 @@ def product(
         return (*rows, j) if static_batch_one(batch) else (bt, *rows, j)
 
     sm = sch.static(m)
+    one_row = sm == 1 and static_batch_one(batch)
+    if blas and one_row and direct_a is not None and direct_b is not None and not direct_a.trans:
+        return _gemv_blas(name, shape, dtype, n, k, direct_a, direct_b, index_of, flat_out)
     if sm is not None and sm <= sch.GEMV_ROWS and static_batch_one(batch):
 
         def element(ix: te.Indices, r: te.Indices) -> ir.PrimExpr:
@@ -100,6 +105,49 @@ def product(
             out=out if direct_out else None,
             inplace=inplace,
         )
+
+    return te.Scheduled(name, shape, dtype, schedule=schedule)
+
+
+def _gemv_blas(
+    name: str,
+    shape: tuple[ir.PrimExpr, ...],
+    dtype: str,
+    n: ir.PrimExpr,
+    k: ir.PrimExpr,
+    x: sch.Direct,
+    w: sch.Direct,
+    index_of: Callable[[ir.PrimExpr, ir.PrimExpr, ir.PrimExpr], tuple[ir.PrimExpr, ...]],
+    flat_out: bool,
+) -> te.Materialized:
+    """A float32 product of one row ``x`` (a buffer) by a matrix ``w`` (a buffer, ``(N, K)``
+    when ``w.trans``, else ``(K, N)``) through ``cblas_sgemv``: ``y = w x`` or ``y = w^T x``,
+    written into the output when it is a row-major float32 ``(1, N)`` (then the fused
+    epilogue rewrites it in place), else into a local vector stored element by element."""
+
+    def schedule(out: ir.Buffer, epilogue: te.Epilogue | None) -> ir.Stmt:
+        def call(y: ir.Buffer) -> ir.Stmt:
+            if w.trans:
+                return sch.sgemv(False, n, k, w.buffer, w.ld, x.buffer, y)
+            return sch.sgemv(True, k, n, w.buffer, w.ld, x.buffer, y)
+
+        zero = ir.index(0)
+        if flat_out and out.dtype == "float32" and out.strides is None:
+            if epilogue is None:
+                return call(out)
+            epi = epilogue
+
+            def rewrite(j: ir.PrimExpr) -> ir.Stmt:
+                ix = index_of(zero, zero, j)
+                return ir.Store(out, ix, epi(ir.Load(out, ix), ix))
+
+            return sch.seq(call(out), sch.loop("j", n, rewrite))
+        y = sch.local("y", (n,), "float32")
+
+        def put(j: ir.PrimExpr) -> ir.Stmt:
+            return store(out, index_of(zero, zero, j), ir.Load(y, (j,)), dtype, epilogue)
+
+        return ir.Allocate(y, sch.seq(call(y), sch.loop("j", n, put)))
 
     return te.Scheduled(name, shape, dtype, schedule=schedule)
 
