@@ -1164,10 +1164,11 @@ class CompiledKernel:
         self._ninputs = len(kernel.inputs)
         addresses = loaded.library.addresses
         self._main = _ctypes_function(addresses[generated.symbol], nbuf, nsize, None)
-        self._segments: list[tuple[_Segment, Callable[..., object], Callable[..., object] | None]]
-        self._segments = []
-        # Parallel segments whose tasks call sgemm run with OpenBLAS single-threaded.
-        self._blas_segments: set[str] = set()
+        # Each segment, its function, its extent function (parallel ones) and whether its
+        # tasks call an external BLAS function (they run with OpenBLAS single-threaded).
+        self._segments: list[
+            tuple[_Segment, Callable[..., object], Callable[..., object] | None, bool]
+        ] = []
         if threads > 1:
             nbuf += len(generated.scratch)
             for s in generated.segments:
@@ -1178,11 +1179,10 @@ class CompiledKernel:
                     if s.kind == "parallel"
                     else None
                 )
-                self._segments.append((s, fn, extent))
-                if s.kind == "parallel" and any(
+                blas = s.kind == "parallel" and any(
                     isinstance(x, ir.ExternCall) for x in ir.walk_stmt(s.stmt)
-                ):
-                    self._blas_segments.add(s.symbol)
+                )
+                self._segments.append((s, fn, extent, blas))
 
     @property
     def name(self) -> str:
@@ -1270,13 +1270,13 @@ class CompiledKernel:
             return
         scratch = self._generated.scratch_arrays(values)  # alive until the segments finish
         args = [*pointers, *(data_address(a) for a in scratch), *values]
-        for _segment, fn, extent_fn in self._segments:
+        for _segment, fn, extent_fn, blas in self._segments:
             if extent_fn is None:
                 fn(*args)
                 continue
             extent = int(cast(int, extent_fn(*args)))
             body = functools.partial(_run_chunk, fn, args)
-            if extent > 1 and _segment.symbol in self._blas_segments:
+            if extent > 1 and blas:
                 with externs.single_threaded_blas():
                     threads.run_parallel(body, extent, self.threads)
             else:

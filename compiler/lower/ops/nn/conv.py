@@ -135,9 +135,17 @@ class _Geometry:
         return self.column_at(n, g, kk, sch.unflatten(p, self.positions))
 
     def column_at(
-        self, n: ir.PrimExpr, g: ir.PrimExpr, kk: ir.PrimExpr, pos: tuple[ir.PrimExpr, ...]
+        self,
+        n: ir.PrimExpr,
+        g: ir.PrimExpr,
+        kk: ir.PrimExpr,
+        pos: tuple[ir.PrimExpr, ...],
+        *,
+        check_last: bool = True,
     ) -> ir.PrimExpr:
-        """``column`` at the output position ``pos`` (one index per spatial axis)."""
+        """``column`` at the output position ``pos`` (one index per spatial axis); with
+        ``check_last`` false, the caller knows the input index on the last spatial axis is
+        inside the input, and it is read with no bound check on that axis."""
         ci, *offsets = sch.unflatten(kk, [ir.index(self.cg), *(ir.index(k) for k in self.kernel)])
         channel = sch.add(sch.mul(g, self.cg), ci)
         spatial = [
@@ -147,9 +155,19 @@ class _Geometry:
             )
         ]
         zero = ir.const(0, self.dtype)
-        value = padded_read(
-            lambda *ix: cast(self.x(*ix), self.dtype), (n, channel), spatial, self.extents, zero
-        )
+        if check_last:
+            value = padded_read(
+                lambda *ix: cast(self.x(*ix), self.dtype), (n, channel), spatial, self.extents, zero
+            )
+        else:
+            last = spatial.pop()
+            value = padded_read(
+                lambda *ix: cast(self.x(*ix, last), self.dtype),
+                (n, channel),
+                spatial,
+                self.extents[:-1],
+                zero,
+            )
         return cast(value, self.cd)
 
     def fill_row(
@@ -167,33 +185,18 @@ class _Geometry:
         with no bound check on that axis, so the loop is a strided copy the vectoriser
         takes), and those right of it. The bounds: inside iff ``ceil(start / s) <= q <
         ceil((W + start) / s)`` with ``start = b - j*d``, clamped to ``[0, extent]``."""
-        ci, *offsets = sch.unflatten(kk, [ir.index(self.cg), *(ir.index(k) for k in self.kernel)])
+        offset = sch.unflatten(kk, [ir.index(self.cg), *(ir.index(k) for k in self.kernel)])[-1]
         s, d, b = self.strides[-1], self.dilation[-1], self.before[-1]
         width = self.extents[-1]
-        start = sch.sub(ir.index(b), sch.mul(offsets[-1], d))
+        start = sch.sub(ir.index(b), sch.mul(offset, d))
         zero_index = ir.index(0)
         lo = sch.minimum(extent, sch.ceildiv(binary(ir.BinOp.MAX, start, zero_index), s))
         end = binary(ir.BinOp.MAX, sch.add(start, width), zero_index)
         hi = binary(ir.BinOp.MAX, lo, sch.minimum(extent, sch.ceildiv(end, s)))
-        channel = sch.add(sch.mul(g, self.cg), ci)
         zero = cast(ir.const(0, self.dtype), self.cd)
 
         def inside(q: ir.PrimExpr) -> ir.PrimExpr:
-            spatial = [
-                sch.sub(sch.add(sch.mul(p, st), sch.mul(j, dl)), bf)
-                for p, j, st, dl, bf in zip(
-                    (*lead, q), offsets, self.strides, self.dilation, self.before, strict=True
-                )
-            ]
-            last = spatial.pop()
-            value = padded_read(
-                lambda *ix: cast(self.x(*ix, last), self.dtype),
-                (n, channel),
-                spatial,
-                self.extents[:-1],
-                ir.const(0, self.dtype),
-            )
-            return cast(value, self.cd)
+            return self.column_at(n, g, kk, (*lead, q), check_last=False)
 
         return sch.seq(
             sch.loop("q", lo, lambda q: put(q, zero)),
