@@ -30,7 +30,7 @@ from typing import TypeVar, assert_never
 from ..semantics.errors import Span
 from ..semantics.ops import OPS
 from ..semantics.ops.annotation import PLACEMENTS
-from ..semantics.ops.registry import Reference
+from ..semantics.ops.registry import Attrs, OpInput, Reference, Tensor
 from ..semantics.sharing import SharingPlan, sharing_plan
 from ..semantics.syntax import (
     ATOMS,
@@ -104,7 +104,7 @@ InstrT = TypeVar("InstrT", bound=Instr)
 class _Context:
     """The frame layout of one function being compiled, and the variables in scope in it."""
 
-    __slots__ = ("code", "consts", "parent", "registers", "scope")
+    __slots__ = ("code", "consts", "fixed", "parent", "registers", "scope")
 
     def __init__(self, code: FunctionCode, parent: _Context | None) -> None:
         self.code = code
@@ -112,6 +112,9 @@ class _Context:
         self.registers = 0
         self.consts: dict[object, tuple[int, Value]] = {}
         self.scope: dict[Var, int] = {}
+        # Registers whose value is the same in every frame: the constant tensors, and the
+        # results of operator calls on such registers only (``_MemoKernel``).
+        self.fixed: set[int] = set()
 
     def register(self) -> int:
         self.registers += 1
@@ -122,6 +125,8 @@ class _Context:
         entry = self.consts.get(key)
         if entry is None:
             entry = self.consts[key] = (self.register(), value)
+            if isinstance(value, TensorValue):
+                self.fixed.add(entry[0])
         return entry[0]
 
     def finish(self) -> None:
@@ -700,6 +705,9 @@ class Compiler:
                 else:
                     reg = ctx.register()
                     kernel = kernel_for(callee.name, opdef.reference)
+                    if all(a in ctx.fixed for a in args):
+                        kernel = _MemoKernel(kernel)
+                        ctx.fixed.add(reg)
                     s.emit(OpCall(callee.name, kernel, e.attrs, fetcher(args), reg, e.span))
                 self._done(s, reg, tail)
 
@@ -750,6 +758,32 @@ class Compiler:
         if not (direct_global or direct_ctor):
             steps.append(lambda: self._expr(callee, s, False))
         self._then(steps, call)
+
+
+class _MemoKernel:
+    """An operator's kernel for a call whose operands are constants, or results of such calls:
+    its first successful result is kept and returned by every later run of the call.
+
+    Operators are functions of their operands and attributes, so the kept result is the value
+    the call would compute again; a kernel that fails keeps nothing (it fails again, with its
+    own error, in the run that reaches it). The machine still charges the call's fuel and
+    counts the result's bytes against the allocation budget on every run, as the spec's rules
+    do: only the computation is saved. This is what makes a model's weight fills (ONNX's
+    ``ConstantOfShape``, imported as ``full``) cost once per compiled module, not per run."""
+
+    __slots__ = ("kernel", "result")
+
+    def __init__(self, kernel: Reference) -> None:
+        self.kernel = kernel
+        self.result: Tensor | tuple[Tensor, ...] | None = None
+
+    def __call__(
+        self, arrays: tuple[OpInput, ...], attrs: Attrs | None
+    ) -> Tensor | tuple[Tensor, ...]:
+        result = self.result
+        if result is None:
+            result = self.result = self.kernel(arrays, attrs)
+        return result
 
 
 _ATOM_TYPES = frozenset(ATOMS)

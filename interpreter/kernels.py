@@ -29,6 +29,10 @@ than the product): for outputs narrower than ``FLAT_PATCHES_BELOW`` columns (sma
 maps, where numpy's cost is per short row) each window position's row is one long copy out of
 the padded input's flattened stride phases, with a few discarded columns; wider ones take
 ``kh * kw`` strided copies. Depthwise and grouped convolutions are the same batched product.
+An ungrouped float convolution with no more output channels than input ones builds no im2col
+matrix: it sums one matrix product per window tap, each reading a slice of those flattened
+stride phases in place (the matrix is ``kh * kw`` times the input; the products are each the
+size of the output).
 ``nn.dense`` as one matrix product that reads the weight transposed in place;
 ``nn.max_pool2d`` as a running maximum over the window's shifted slices (a NaN in a window
 shows in the result, and then the reference runs and raises); ``nn.avg_pool2d`` (no
@@ -424,6 +428,42 @@ COMPACT_PATCHES_ABOVE = 8
 before the product (a copy of the matrix) rather than after it."""
 
 
+def _stride_planes(
+    x: Array, pads: tuple[int, int, int, int], strides: tuple[int, int]
+) -> tuple[Array, int]:
+    """The zero-padded ``x`` (N, C, H, W) split into its ``SH * SW`` stride phases
+    (``xp[.., a::SH, b::SW]``), each flattened to ``HQ * WQ`` with a row of slack after it:
+    ``(SH, SW, N, C, (HQ + 1) * WQ)``, and the row pitch ``WQ``.
+
+    Window tap ``(i, j)`` (its offset in input rows and columns, dilation included) of output
+    ``(y, z)`` is then element ``(i // SH + y) * WQ + j // SW + z`` of phase ``(i % SH, j %
+    SW)``: for every output of one tap, one contiguous slice of a flat plane, of ``OH * WQ``
+    elements of which the columns ``z >= OW`` are to be discarded."""
+    n, c, h, wd = x.shape
+    (sh, sw), (pt, pl, pb, pr) = strides, pads
+    hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
+    planes = np.zeros((sh, sw, n, c, (hq + 1) * wq), x.dtype)
+    if sh == sw == 1:
+        planes[0, 0, :, :, : hq * wq].reshape(n, c, hq, wq)[:, :, pt : pt + h, pl : pl + wd] = x
+    else:
+        xp = np.zeros((n, c, hq * sh, wq * sw), x.dtype)
+        xp[:, :, pt : pt + h, pl : pl + wd] = x
+        for a in range(sh):
+            for b in range(sw):
+                planes[a, b, :, :, : hq * wq] = xp[:, :, a::sh, b::sw].reshape(n, c, hq * wq)
+    return planes, wq
+
+
+def _tap(
+    planes: Array, wq: int, tap: tuple[int, int], strides: tuple[int, int], size: int
+) -> Array:
+    """The slice of ``_stride_planes`` that window tap ``tap`` (input offsets ``(i, j)``) reads
+    for every output: ``(N, C, size)``."""
+    (i, j), (sh, sw) = tap, strides
+    offset = (i // sh) * wq + j // sw
+    return planes[i % sh, j % sw, :, :, offset : offset + size]
+
+
 def _flat_patches(
     x: Array,
     window: tuple[int, int],
@@ -436,34 +476,55 @@ def _flat_patches(
     row, column) as the reference orders it, and the row pitch ``WQ >= OW`` of its positions:
     output ``(y, z)`` is column ``y * WQ + z``, and the columns ``z >= OW`` are to be discarded.
 
-    A window position's row of the matrix is then one contiguous slice of a flat plane, so
-    each is one long copy (numpy's cost on the short rows of small feature maps is per row):
-    the zero-padded input is split into its ``SH * SW`` stride phases (``xp[.., a::SH,
-    b::SW]``, each flattened to ``HQ * WQ``, with a row of slack for the discarded columns),
-    and tap ``(r, s)`` reads phase ``(r*DH % SH, s*DW % SW)`` from offset
-    ``(r*DH // SH) * WQ + s*DW // SW``."""
-    n, c, h, wd = x.shape
+    A window position's row of the matrix is one contiguous slice of a flat stride phase of
+    the padded input (``_stride_planes``, ``_tap``), so each is one long copy (numpy's cost on
+    the short rows of small feature maps is per row)."""
+    n, c = x.shape[:2]
     (kh, kw), (oh, _) = window, out_extent
-    (sh, sw), (dh, dw) = strides, dilation
-    pt, pl, pb, pr = pads
-    hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
-    planes = np.zeros((sh, sw, n, c, (hq + 1) * wq), x.dtype)
-    if sh == sw == 1:
-        planes[0, 0, :, :, : hq * wq].reshape(n, c, hq, wq)[:, :, pt : pt + h, pl : pl + wd] = x
-    else:
-        xp = np.zeros((n, c, hq * sh, wq * sw), x.dtype)
-        xp[:, :, pt : pt + h, pl : pl + wd] = x
-        for a in range(sh):
-            for b in range(sw):
-                planes[a, b, :, :, : hq * wq] = xp[:, :, a::sh, b::sw].reshape(n, c, hq * wq)
+    planes, wq = _stride_planes(x, pads, strides)
     size = oh * wq
     cols = np.empty((n, c, kh * kw, size), x.dtype)
     for r in range(kh):
         for s in range(kw):
-            i, j = r * dh, s * dw
-            offset = (i // sh) * wq + j // sw
-            cols[:, :, r * kw + s] = planes[i % sh, j % sw, :, :, offset : offset + size]
+            cols[:, :, r * kw + s] = _tap(planes, wq, (r * dilation[0], s * dilation[1]),
+                                          strides, size)  # fmt: skip
     return cols, wq
+
+
+def _tap_products(
+    x: Array,
+    w: Array,
+    pads: tuple[int, int, int, int],
+    strides: tuple[int, int],
+    dilation: tuple[int, int],
+    out_extent: tuple[int, int],
+) -> tuple[Array, int]:
+    """An ungrouped convolution of ``x`` (N, C, H, W) by ``w`` (O, C, KH, KW) as a sum over
+    the window's taps of one matrix product each, ``w[:, :, r, s] @ tap(r, s)``, on the slices
+    of ``_stride_planes`` (no im2col matrix): ``(N, O, OH, WQ)`` and the pitch ``WQ``, whose
+    columns ``z >= OW`` are to be discarded.
+
+    It moves less memory than im2col when the output has no more channels than the input
+    (the im2col matrix is ``KH * KW`` times the input; here each tap adds a product the size
+    of the output); the sum runs in another order than the reference's, which the tolerance
+    policy allows for a float convolution."""
+    n = x.shape[0]
+    o, _, kh, kw = w.shape
+    oh = out_extent[0]
+    planes, wq = _stride_planes(x, pads, strides)
+    size = oh * wq
+    taps = np.ascontiguousarray(np.transpose(w, (2, 3, 0, 1)))  # (KH, KW, O, C)
+    out = np.empty((n, o, size), x.dtype)
+    product = np.empty((n, o, size), x.dtype)
+    for r in range(kh):
+        for s in range(kw):
+            window = _tap(planes, wq, (r * dilation[0], s * dilation[1]), strides, size)
+            target = out if r == s == 0 else product
+            for b in range(n):
+                np.matmul(taps[r, s], window[b], out=target[b])
+            if target is product:
+                out += product
+    return out.reshape(n, o, oh, wq), wq
 
 
 def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) -> Array | None:
@@ -518,6 +579,11 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
         return None
     cd = np.dtype(np.float64) if integer else _compute_dtype(data.dtype)
     x = x.astype(cd, copy=False)
+    wm = w.astype(cd, copy=False)
+    if g == 1 and kh * kw > 1 and o <= c and not integer:
+        # Fewer output channels than input ones: a product per tap, no im2col matrix.
+        out, pitch = _tap_products(x, wm, pads, strides, dilation, (oh, ow))
+        return _conv2d_result(out[..., :ow], data.dtype, perm_out)
     if kh == kw == 1 and pads == (0, 0, 0, 0) and strides == (1, 1):
         cols, pitch = x.reshape(n, g, k, h * wd), wd
     elif ow < FLAT_PATCHES_BELOW:
@@ -537,7 +603,7 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
                 wide[:, :, r, s] = _strided(xp, r * dilation[0], s * dilation[1], (oh, ow),
                                             strides)  # fmt: skip
         cols, pitch = wide.reshape(n, g, k, oh * ow), ow
-    wm = w.astype(cd, copy=False).reshape(g, og, k)
+    wm = wm.reshape(g, og, k)
     if n == 1 and g == 1:
         out = np.matmul(wm[0], cols[0, 0]).reshape(1, o, oh, pitch)
     else:
@@ -545,7 +611,12 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     out = out[..., :ow]
     if integer:
         return _integer_result(out, attrs.out_dtype, perm_out)
-    out = out.astype(data.dtype, copy=False)
+    return _conv2d_result(out, data.dtype, perm_out)
+
+
+def _conv2d_result(out: Array, dtype: np.dtype[Any], perm_out: tuple[int, ...]) -> Array:
+    """A float convolution's NCHW result in the data's dtype and the output layout, contiguous."""
+    out = out.astype(dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, perm_out))
 
 

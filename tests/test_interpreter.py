@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 import relay
 from relay.interpreter import evaluate, program_for
+from relay.interpreter.compiler import _MemoKernel
 from relay.interpreter.instructions import OpCall
 from relay.semantics import evaluation as spec
 from relay.semantics import syntax as s
@@ -33,6 +35,7 @@ from relay.semantics.errors import (
     UndefinedBehavior,
 )
 from relay.semantics.ops import lookup
+from relay.semantics.ops.registry import Attrs, OpInput, Reference, Tensor
 from relay.semantics.values import (
     ClosureValue,
     ConstructorFnValue,
@@ -337,6 +340,69 @@ def test_the_allocation_budget() -> None:
     assert isinstance(evaluate(mod, [x], max_allocation_bytes=2 * 256 * 256 * 4).value, TensorValue)
     with pytest.raises(Exhaustion, match="max_allocation_bytes"):
         evaluate(mod, [x], max_allocation_bytes=256 * 256 * 4)
+
+
+CONSTANT_CALLS = """#[version = "0.0.5"]
+def @loop(%n: int32, %acc: Tensor[(64, 64), float32]) -> Tensor[(64, 64), float32] {
+  if (%n == 0) {
+    %acc
+  } else {
+    let %w = transpose(full(2f, shape=[64, 64], dtype="float32"), axes=[1, 0]);
+    @loop(%n - 1, add(%acc, multiply(%w, %w)))
+  }
+}
+def @main(%n: int32) -> Tensor[(64, 64), float32] {
+  @loop(%n, zeros(shape=[64, 64], dtype="float32"))
+}
+"""
+
+
+def test_calls_on_constants_compute_once_and_still_cost_each_run() -> None:
+    """A call whose operands are constants (or results of such calls) computes its result once
+    per compiled module; every run of it is still charged fuel and allocation as the spec's
+    rules charge them."""
+    mod = relay.parse(CONSTANT_CALLS)
+    program = program_for(mod)
+    ran: Counter[str] = Counter()
+    kept = set()
+    for ins in program.instructions():
+        if isinstance(ins, OpCall) and isinstance(ins.kernel, _MemoKernel):
+            kept.add(ins.name)
+            ins.kernel.kernel = counted(ins.kernel.kernel, ins.name, ran)
+    # zeros takes nothing, full and transpose constants, multiply %w (bound to such a result);
+    # add takes the accumulator, which changes.
+    assert kept == {"zeros", "full", "transpose", "multiply"}
+    for _ in range(2):
+        value = evaluate(mod, [tensor(5, "int32")]).value
+        assert isinstance(value, TensorValue)
+        np.testing.assert_array_equal(value.data, np.full((64, 64), 20.0, "float32"))
+    assert ran == {"zeros": 1, "full": 1, "transpose": 1, "multiply": 1}
+    for fuel in range(40, 140, 7):  # the same outcome as the spec, out of fuel or not
+        check_agree(mod, [tensor(5, "int32")], fuel=fuel)
+    # zeros; six tests of %n == 0 (bool) and five of %n - 1 (int32); full, transpose,
+    # multiply and add at each of the five steps.
+    produced = 64 * 64 * 4 + 6 * 1 + 5 * 4 + 5 * 4 * 64 * 64 * 4
+    evaluate(mod, [tensor(5, "int32")], max_allocation_bytes=produced)
+    with pytest.raises(Exhaustion, match="max_allocation_bytes"):
+        evaluate(mod, [tensor(5, "int32")], max_allocation_bytes=produced - 1)
+
+
+def test_a_failing_call_on_constants_fails_on_every_run() -> None:
+    mod = relay.parse(
+        '#[version = "0.0.5"]\ndef @main(%x: int32) -> int32 { add(%x, divide(7, 0)) }'
+    )
+    for _ in range(2):
+        assert check_agree(mod, [tensor(1, "int32")]).error is UndefinedBehavior
+
+
+def counted(kernel: Reference, name: str, ran: Counter[str]) -> Reference:
+    """``kernel``, counting its runs in ``ran[name]``."""
+
+    def run(arrays: tuple[OpInput, ...], attrs: Attrs | None) -> Tensor | tuple[Tensor, ...]:
+        ran[name] += 1
+        return kernel(arrays, attrs)
+
+    return run
 
 
 def test_entry_and_arity_errors() -> None:

@@ -387,6 +387,44 @@ def test_conv2d_on_wide_outputs_equals_the_reference() -> None:
         check_close(ref((x, weight), b), actual, 2 * 2 * 3)
 
 
+def test_conv2d_with_fewer_output_channels_sums_a_product_per_tap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ungrouped float convolutions with no more output channels than input ones are a sum of
+    one matrix product per window tap over the stride phases of the padded input."""
+    rng = np.random.default_rng(47)
+    ref = reference("nn.conv2d")
+    taken = []
+    products = kernels._tap_products
+
+    def counted(*args: Any) -> Any:
+        taken.append(1)
+        return products(*args)
+
+    monkeypatch.setattr(kernels, "_tap_products", counted)
+    for case in range(30):
+        n, c = int(rng.integers(1, 3)), int(rng.integers(2, 7))
+        o = int(rng.integers(1, c + 1))
+        kh, kw = (int(v) for v in rng.integers(1, 4, size=2))
+        if kh * kw == 1:
+            kw = 2
+        x = rng.standard_normal((n, c, kh + int(rng.integers(3, 9)), kw + 40 * (case % 2) + 5))
+        weight = rng.standard_normal((o, c, kh, kw))
+        dtype = str(rng.choice(["float32", "float64"]))
+        a = attrs(
+            "nn.conv2d",
+            strides=tuple(int(v) for v in rng.integers(1, 4, size=2)),
+            padding=tuple(int(v) for v in rng.integers(0, 3, size=4)),
+            dilation=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+        )
+        args = (x.astype(dtype), weight.astype(dtype))
+        actual = kernels.conv2d(args, a, min_work=0)
+        if actual is None:  # a window wider than the padded input: the reference's error
+            continue
+        check_close(ref(args, a), actual, c * kh * kw)
+    assert len(taken) >= 25
+
+
 def test_conv2d_with_many_output_channels_per_group_equals_the_reference() -> None:
     """More than ``COMPACT_PATCHES_ABOVE`` output channels per group: the flat im2col matrix
     drops its discarded columns before the product."""
