@@ -425,6 +425,44 @@ def test_conv2d_with_fewer_output_channels_sums_a_product_per_tap(
     assert len(taken) >= 25
 
 
+def test_depthwise_conv2d_sums_the_taps_weighted_per_channel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Float depthwise convolutions (as many groups as channels, one output per channel) are a
+    sum over the window's taps of the tap's slice times its weight per channel."""
+    rng = np.random.default_rng(53)
+    ref = reference("nn.conv2d")
+    taken = []
+    taps = kernels._depthwise_taps
+
+    def counted(*args: Any) -> Any:
+        taken.append(1)
+        return taps(*args)
+
+    monkeypatch.setattr(kernels, "_depthwise_taps", counted)
+    for case in range(30):
+        n, c = int(rng.integers(1, 3)), int(rng.integers(2, 7))
+        kh, kw = (int(v) for v in rng.integers(1, 4, size=2))
+        if kh * kw == 1:
+            kh = 3
+        x = rng.standard_normal((n, c, kh + int(rng.integers(3, 9)), kw + 40 * (case % 2) + 5))
+        weight = rng.standard_normal((c, 1, kh, kw))
+        dtype = str(rng.choice(["float32", "float64"]))
+        a = attrs(
+            "nn.conv2d",
+            strides=tuple(int(v) for v in rng.integers(1, 4, size=2)),
+            padding=tuple(int(v) for v in rng.integers(0, 3, size=4)),
+            dilation=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+            groups=c,
+        )
+        args = (x.astype(dtype), weight.astype(dtype))
+        actual = kernels.conv2d(args, a, min_work=0)
+        if actual is None:  # a window wider than the padded input: the reference's error
+            continue
+        check_close(ref(args, a), actual, kh * kw)
+    assert len(taken) >= 25
+
+
 def test_conv2d_with_many_output_channels_per_group_equals_the_reference() -> None:
     """More than ``COMPACT_PATCHES_ABOVE`` output channels per group: the flat im2col matrix
     drops its discarded columns before the product."""
