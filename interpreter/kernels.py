@@ -29,8 +29,8 @@ than the product): for outputs narrower than ``FLAT_PATCHES_BELOW`` columns (sma
 maps, where numpy's cost is per short row) each window position's row is one long copy out of
 the padded input's flattened stride phases, with a few discarded columns; wider ones take
 ``kh * kw`` strided copies. Depthwise and grouped convolutions are the same batched product.
-An ungrouped float convolution with no more output channels than input ones builds no im2col
-matrix: it sums one matrix product per window tap, each reading a slice of those flattened
+An ungrouped float convolution with at most half as many output channels as input ones builds
+no im2col matrix: it sums one matrix product per window tap, each reading a slice of those flattened
 stride phases in place (the matrix is ``kh * kw`` times the input; the products are each the
 size of the output). A depthwise one sums, per tap, that slice times the tap's weight per
 channel.
@@ -505,10 +505,11 @@ def _tap_products(
     of ``_stride_planes`` (no im2col matrix): ``(N, O, OH, WQ)`` and the pitch ``WQ``, whose
     columns ``z >= OW`` are to be discarded.
 
-    It moves less memory than im2col when the output has no more channels than the input
+    It moves less memory than im2col when the output has at most half the input's channels
     (the im2col matrix is ``KH * KW`` times the input; here each tap adds a product the size
-    of the output); the sum runs in another order than the reference's, which the tolerance
-    policy allows for a float convolution."""
+    of the output; measured on cold caches, with as many output channels as input ones the
+    products of few columns are slower than one long product). The sum runs in another order
+    than the reference's, which the tolerance policy allows for a float convolution."""
     n = x.shape[0]
     o, _, kh, kw = w.shape
     oh = out_extent[0]
@@ -614,8 +615,8 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
     cd = np.dtype(np.float64) if integer else _compute_dtype(data.dtype)
     x = x.astype(cd, copy=False)
     wm = w.astype(cd, copy=False)
-    if g == 1 and kh * kw > 1 and o <= c and not integer:
-        # Fewer output channels than input ones: a product per tap, no im2col matrix.
+    if g == 1 and kh * kw > 1 and 2 * o <= c and not integer:
+        # At most half as many output channels as input ones: a product per tap, no im2col.
         out, pitch = _tap_products(x, wm, pads, strides, dilation, (oh, ow))
         return _conv2d_result(out[..., :ow], data.dtype, perm_out)
     if g == c == o and kh * kw > 1 and not integer:

@@ -390,8 +390,8 @@ def test_conv2d_on_wide_outputs_equals_the_reference() -> None:
 def test_conv2d_with_fewer_output_channels_sums_a_product_per_tap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Ungrouped float convolutions with no more output channels than input ones are a sum of
-    one matrix product per window tap over the stride phases of the padded input."""
+    """Ungrouped float convolutions with at most half as many output channels as input ones are
+    a sum of one matrix product per window tap over the stride phases of the padded input."""
     rng = np.random.default_rng(47)
     ref = reference("nn.conv2d")
     taken = []
@@ -404,7 +404,7 @@ def test_conv2d_with_fewer_output_channels_sums_a_product_per_tap(
     monkeypatch.setattr(kernels, "_tap_products", counted)
     for case in range(30):
         n, c = int(rng.integers(1, 3)), int(rng.integers(2, 7))
-        o = int(rng.integers(1, c + 1))
+        o = int(rng.integers(1, c // 2 + 1))
         kh, kw = (int(v) for v in rng.integers(1, 4, size=2))
         if kh * kw == 1:
             kw = 2
