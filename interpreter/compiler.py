@@ -782,7 +782,10 @@ class _MemoKernel:
     ) -> Tensor | tuple[Tensor, ...]:
         result = self.result
         if result is None:
-            result = self.result = self.kernel(arrays, attrs)
+            result = self.kernel(arrays, attrs)
+            for array in result if isinstance(result, tuple) else (result,):
+                array.flags.writeable = False  # shared by every run: nothing may write it
+            self.result = result
         return result
 
 
