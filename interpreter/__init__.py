@@ -5,7 +5,9 @@ evaluation order, the same sharing plan (``relay.semantics.sharing``), the same 
 locations and failures, the same fuel count. What differs is how it runs:
 
 - ``compiler``: each function is compiled once per module into a flat list of instructions over
-  a frame of registers (``instructions``), by a worklist, not a recursion;
+  a frame of registers (``instructions``), by a worklist, not a recursion; an operator call whose
+  operands are constants (or results of such calls) keeps its first result, so a model's weight
+  fills compute once per compiled module (each run is still charged its fuel and allocation);
 - ``machine``: a loop with an explicit stack of return points runs them, so a 100,000-deep
   recursion, let-chain or call nest evaluates; tail calls keep no return point;
 - ``kernels``: each operator runs its reference function (vectorised numpy), or a faster
