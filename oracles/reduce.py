@@ -43,7 +43,10 @@ bounds it in any case). It is judged as its
 report will be read back: printed and parsed again, binder names restored as the report's
 ``NAMES-JSON`` line restores them (``reports.restore_names``), so the kept case replays,
 including a failure that depends on binder names. The binders a simplification does not
-touch keep their ``Var`` and so their names.
+touch keep their ``Var`` and so their names. A constant with several uses is written once per
+use, so the text loses its sharing: where the case read back no longer fails, each such
+constant is first bound by a ``let`` (a pass that tests operands for identity, ``x / x``,
+sees the sharing through the variable).
 
 A campaign (``fuzz``) does not reduce a timeout verdict: each candidate would cost the whole
 time limit.
@@ -158,6 +161,11 @@ def reduce_case(
     current = _read_back(case.mod, case.args)
     first = min(timeout, max(deadline - time.monotonic(), 1.0))
     verdict = _fails(p, current.mod, current.args, kind, first)
+    if verdict is None and (bound := _bind_shared_constants(case.mod)) is not case.mod:
+        # The text writes a constant at each use: a pass that tests operands for identity
+        # (``x / x``) sees the sharing only through a variable.
+        current = _read_back(bound, case.args)
+        verdict = _fails(p, current.mod, current.args, kind, first)
     if verdict is None:
         raise NotFailing(f"the case does not fail with verdict kind {kind!r}")
     progress = True
@@ -181,6 +189,26 @@ def reduce_case(
                 progress = True
                 break
     return current, verdict
+
+
+def _bind_shared_constants(mod: IRModule) -> IRModule:
+    """``mod`` with each constant that has several uses in a global bound by a ``let`` at the
+    top of that global's body (``divide(%c, %c)``, which the text keeps shared, where
+    ``divide(0f, 0f)`` would be two constants); ``mod`` itself if there is none."""
+    out = mod
+    for gv, fn in mod.functions.items():
+        uses: Counter[Constant] = Counter(
+            c for e in post_order(fn) for c in children(e) if isinstance(c, Constant)
+        )
+        shared = {c: Var(f"c{i}") for i, c in enumerate(c for c, n in uses.items() if n > 1)}
+        if not shared:
+            continue
+        table: dict[Expr, Expr] = {c: v for c, v in shared.items()}
+        body = _rebuilt(fn, table).body
+        for c, var in reversed(shared.items()):
+            body = Let(var, c, body)
+        out = out.with_function(gv, replace(fn, body=body))
+    return out
 
 
 def size(mod: IRModule) -> tuple[int, int, int]:

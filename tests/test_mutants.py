@@ -131,7 +131,8 @@ def _spec(m: Mutant) -> str:
 def program_lines(text: str) -> int:
     """The lines of program in a report file: not blank, not comments, not the version line,
     and not the metadata section."""
-    body = text.split("#[metadata]", 1)[0]
+    # The section starts a line; a report's header comment may quote one ("//   #[metadata]").
+    body = ("\n" + text).split("\n#[metadata]", 1)[0]
     return sum(
         1
         for line in body.splitlines()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from relay import evaluate
@@ -14,7 +15,7 @@ from relay.compiler.ir import well_formed
 from relay.compiler.pass_manager import Pass
 from relay.oracles.fuzz import Case, check_case, fuzz_pass, load_pass, read_case, replay
 from relay.oracles.reduce import NotFailing, candidates, reduce_case, size
-from relay.semantics.syntax import Call, GlobalVar, post_order
+from relay.semantics.syntax import Call, Constant, Function, GlobalVar, IRModule, Op, post_order
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import infer_types
 from relay.semantics.values import value_to_json
@@ -291,3 +292,20 @@ def test_a_match_on_a_one_constructor_type_is_reduced_to_ten_lines() -> None:
     assert size(reduced.mod)[0] <= 11  # the version line and 10 of program
     assert "%r: (float32,)" in astext(reduced.mod)
     assert _kind(p, reduced) == "mismatch"
+
+
+def test_a_shared_constant_is_bound_so_that_the_report_keeps_the_sharing() -> None:
+    """``divide(c, c)`` with one constant node ``c``: ``fast_math`` rewrites ``x / x`` (by
+    identity) to ``1``, wrong for 0; the text ``divide(0f, 0f)`` holds two constants, which it
+    leaves alone, so the reducer binds the constant (``let %c0 = 0f; divide(%c0, %c0)``)
+    rather than refuse the case."""
+    p = _mutant("rewrites.py", "fast_math")
+    zero = Constant(np.zeros((), dtype="float32"))
+    mod = IRModule({GlobalVar("main"): Function((), Call(Op("divide"), (zero, zero)))}, {})
+    case = Case(mod, (), ((),))
+    assert _kind(p, case) == "mismatch"
+    assert _kind(p, read_case(astext(mod), "text")) is None  # the sharing is lost in text
+    reduced, verdict = reduce_case(p, case, "mismatch", deadline=time.monotonic() + 10)
+    assert verdict.kind == "mismatch"
+    assert "divide(%c0, %c0)" in astext(reduced.mod)
+    assert _kind(p, read_case(astext(reduced.mod), "reduced")) == "mismatch"
