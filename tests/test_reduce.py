@@ -309,3 +309,24 @@ def test_a_shared_constant_is_bound_so_that_the_report_keeps_the_sharing() -> No
     assert verdict.kind == "mismatch"
     assert "divide(%c0, %c0)" in astext(reduced.mod)
     assert _kind(p, read_case(astext(reduced.mod), "reduced")) == "mismatch"
+
+
+def test_a_structural_failure_is_reduced_without_evaluating_candidates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ill-formed output is found before anything is evaluated: once the case is seen to
+    fail so without values, each candidate is checked on no argument tuple."""
+    import relay.oracles.fuzz as fuzz
+
+    sets: list[int] = []
+
+    def counting(p: Pass, mod: object, arg_sets: tuple[object, ...], **kw: float) -> object:
+        sets.append(len(arg_sets))
+        return check_case(p, mod, arg_sets, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fuzz, "check_case", counting)
+    p = _mutant("inlining.py", "remove_uncalled_functions")
+    case = read_case(UNCALLED_REPORT, "uncalled")
+    reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    assert sets[0] == 1 and len(sets) > 3
+    assert set(sets[1:]) == {0}
