@@ -76,7 +76,8 @@ class Outcome:
 def program_lines(text: str) -> int:
     """Lines of program in a report file: not blank, not a comment, not the version line, and
     not in the metadata section (the measure ``tests/test_mutants.py`` bounds)."""
-    body = text.split("#[metadata]", 1)[0]
+    # The section starts a line; a report's header comment may quote one ("//   #[metadata]").
+    body = ("\n" + text).split("\n#[metadata]", 1)[0]
     return sum(
         1
         for line in body.splitlines()

@@ -12,13 +12,24 @@ the most)::
     collapse @main       def @main(%x) { @g(%x) }                  -> @g, as @main
     drop a type          type T { .. }                             -> nothing
     drop a constructor   type T { C(..), D } (C unused)            -> type T { D }
+    inline a call        @g(%x, e) (@g(%a, %b) { b }, not the      -> let %b = e; b[%a := %x]
+                         global the call is in)                       (a fresh copy of b)
+    empty a global       def @g[T](%a: t) -> u { b } (not @main)   -> def @g() { 0 }, its
+                                                                      calls @g(); then
+                                                                      def @g[T](%a: t) { 0 }
+    drop an annotation   def @g[T](..) -> u { .. }                 -> def @g[T](..) { .. },
+                                                                      then def @g(..) { .. }
     drop a parameter     def @main(%x, %y) (%y unused), args (a, b) -> def @main(%x), (a)
+                         def @g(%x, %y) (%y unused; not @main)     -> def @g(%x), and each
+                                                                      @g(a, b) -> @g(a)
+    type as a tuple      type T { C(t1, t2) } (one constructor,    -> C(a, b) -> (a, b),
+                         named by no annotation nor argument)         C(p, q) => -> (p, q) =>
     inline a let         let %x = e1; e2 (e1 pure, %x used once)   -> e2[%x := e1]
     replace by a part    e (of type t), e' a child or grandchild
                          of e of type t (a let's body, a branch)   -> e'
     replace by zeros     e: Tensor[(n..), d]                       -> zeros, then ones
     replace by an input  e: Tensor[(n..), d] in @main              -> a new parameter %r of
-                                                                      @main, argument zeros
+                         (or a tuple of such tensors)                 @main, argument zeros
                                                                       (then ones); before
                                                                       the constants unless
                                                                       e is a scalar
@@ -27,11 +38,15 @@ the most)::
 
 A candidate is tried only if it is well formed (``ir.well_formed``), well typed
 (``infer_types``) and smaller (``size``: fewer printed lines, or as many and fewer nodes and
-parameters; so the loop ends, and the deadline bounds it in any case). It is judged as its
+parameters, or as many of both and fewer characters; so the loop ends, and the deadline
+bounds it in any case). It is judged as its
 report will be read back: printed and parsed again, binder names restored as the report's
 ``NAMES-JSON`` line restores them (``reports.restore_names``), so the kept case replays,
 including a failure that depends on binder names. The binders a simplification does not
-touch keep their ``Var`` and so their names.
+touch keep their ``Var`` and so their names. A constant with several uses is written once per
+use, so the text loses its sharing: where the case read back no longer fails, each such
+constant is first bound by a ``let`` (a pass that tests operands for identity, ``x / x``,
+sees the sharing through the variable).
 
 A campaign (``fuzz``) does not reduce a timeout verdict: each candidate would cost the whole
 time limit.
@@ -49,6 +64,7 @@ import numpy as np
 
 from relay.compiler.ir import (
     free_vars,
+    fresh_binders,
     is_pure,
     rewrite,
     rewrite_pairs,
@@ -60,10 +76,12 @@ from relay.compiler.passes.remove_unused_functions import remove_unreachable
 from relay.semantics.errors import RelayError
 from relay.semantics.syntax import (
     Call,
+    Clause,
     Constant,
     Constructor,
     Expr,
     Function,
+    GlobalTypeVar,
     GlobalVar,
     IRModule,
     Let,
@@ -72,17 +90,31 @@ from relay.semantics.syntax import (
     Pattern,
     PatternConstructor,
     PatternTuple,
+    PatternVar,
+    PatternWildcard,
     TensorType,
+    Tuple,
+    TupleType,
     Type,
+    TypeCall,
     TypeData,
     Var,
     children,
+    pattern_vars,
     post_order,
+    type_children,
 )
 from relay.semantics.text.parser import parse
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import TypeInfo, infer_types
-from relay.semantics.values import TensorValue, Value, value_to_json
+from relay.semantics.values import (
+    ConstructorValue,
+    RefValue,
+    TensorValue,
+    TupleValue,
+    Value,
+    value_to_json,
+)
 
 from .compare import value_from_json
 from .pass_oracle import Verdict
@@ -94,6 +126,14 @@ if TYPE_CHECKING:  # fuzz imports this module; the names are read from it at cal
 REDUCE_SECONDS = 10.0
 """The most seconds a campaign spends reducing one failure (``fuzz`` also stops it at the
 campaign's deadline)."""
+
+STRUCTURAL = frozenset(
+    {"crash", "not-a-module", "mutated-input", "ill-formed", "ill-typed", "type-changed"}
+)
+"""The verdict kinds a check gives before it evaluates anything. Where the case fails so
+without values, candidates are judged on the structural checks alone: evaluating them cost
+most of the reducer's time (120 ms a candidate on a 70-line ``remove_uncalled_functions``
+report, against 3 ms without)."""
 
 NEW_PARAMETER = "r"
 """The name hint of a parameter the reducer adds to ``@main``."""
@@ -129,8 +169,18 @@ def reduce_case(
     current = _read_back(case.mod, case.args)
     first = min(timeout, max(deadline - time.monotonic(), 1.0))
     verdict = _fails(p, current.mod, current.args, kind, first)
+    if verdict is None and (bound := _bind_shared_constants(case.mod)) is not case.mod:
+        # The text writes a constant at each use: a pass that tests operands for identity
+        # (``x / x``) sees the sharing only through a variable.
+        current = _read_back(bound, case.args)
+        verdict = _fails(p, current.mod, current.args, kind, first)
     if verdict is None:
         raise NotFailing(f"the case does not fail with verdict kind {kind!r}")
+    # A structural verdict is given before anything is evaluated: candidates are judged
+    # without values where the case fails so.
+    values = not (
+        kind in STRUCTURAL and _fails(p, current.mod, current.args, kind, first, values=False)
+    )
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False
@@ -146,7 +196,7 @@ def reduce_case(
                 continue  # does not print and parse back (cannot be a report)
             if not _valid(again.mod) or size(again.mod) >= size(current.mod):
                 continue
-            found = _fails(p, again.mod, again.args, kind, min(timeout, left))
+            found = _fails(p, again.mod, again.args, kind, min(timeout, left), values)
             if found is not None:
                 current, verdict = again, found
                 progress = True
@@ -154,23 +204,46 @@ def reduce_case(
     return current, verdict
 
 
-def size(mod: IRModule) -> tuple[int, int]:
+def _bind_shared_constants(mod: IRModule) -> IRModule:
+    """``mod`` with each constant that has several uses in a global bound by a ``let`` at the
+    top of that global's body (``divide(%c, %c)``, which the text keeps shared, where
+    ``divide(0f, 0f)`` would be two constants); ``mod`` itself if there is none."""
+    out = mod
+    for gv, fn in mod.functions.items():
+        uses: Counter[Constant] = Counter(
+            c for e in post_order(fn) for c in children(e) if isinstance(c, Constant)
+        )
+        shared = {c: Var(f"c{i}") for i, c in enumerate(c for c, n in uses.items() if n > 1)}
+        if not shared:
+            continue
+        table: dict[Expr, Expr] = {c: v for c, v in shared.items()}
+        body = _rebuilt(fn, table).body
+        for c, var in reversed(shared.items()):
+            body = Let(var, c, body)
+        out = out.with_function(gv, replace(fn, body=body))
+    return out
+
+
+def size(mod: IRModule) -> tuple[int, int, int]:
     """What the reducer makes smaller: the lines of ``mod`` printed (without its metadata
-    section, where constants go), then its expression nodes and parameters."""
+    section, where constants go), then its expression nodes and parameters, then the
+    characters of those lines (an annotation dropped)."""
     text = astext(mod).split("#[metadata]", 1)[0]
     lines = sum(1 for line in text.splitlines() if line.strip())
     nodes = sum(len(fn.params) + sum(1 for _ in post_order(fn)) for fn in mod.functions.values())
-    return lines, nodes
+    return lines, nodes, len(text)
 
 
-def _fails(p: Pass, mod: IRModule, args: tuple[Value, ...], kind: str, timeout: float) -> (
-    Verdict | None
-):  # fmt: skip
+def _fails(
+    p: Pass, mod: IRModule, args: tuple[Value, ...], kind: str, timeout: float,
+    values: bool = True,
+) -> Verdict | None:  # fmt: skip
     """The verdict of the campaign's check of ``p`` on ``mod`` and ``args`` if it has kind
-    ``kind``, else ``None``."""
+    ``kind``, else ``None``; without ``values``, the structural checks only (nothing is
+    evaluated)."""
     from .fuzz import check_case
 
-    checked = check_case(p, mod, (args,), timeout=timeout)
+    checked = check_case(p, mod, (args,) if values else (), timeout=timeout)
     if checked.verdict is not None and checked.verdict.kind == kind:
         return checked.verdict
     return None
@@ -212,7 +285,11 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     yield from _drop_globals(mod, args)
     yield from _collapse_main(mod, args)
     yield from _drop_types(mod, args)
+    yield from _inline_calls(mod, args)
+    yield from _simplify_globals(mod, args)
     yield from _drop_parameters(mod, args)
+    yield from _drop_global_parameters(mod, args)
+    yield from _types_as_tuples(mod, args)
     yield from _inline_lets(mod, args)
     try:
         info = infer_types(mod)
@@ -313,6 +390,217 @@ def _drop_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candida
             )
 
 
+def _calls_of(mod: IRModule, name: str) -> Iterator[tuple[GlobalVar, Function, Call]]:
+    """Each call ``@name(..)`` in ``mod``, with the global it is in and that global's function."""
+    for gv, fn in mod.functions.items():
+        for e in post_order(fn):
+            if isinstance(e, Call) and isinstance(e.op, GlobalVar) and e.op.name == name:
+                yield gv, fn, e
+
+
+def _inline_calls(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Replace each call ``@g(a1, .., an)`` of another global by a copy of ``@g``'s body with
+    its parameters bound to the arguments (``let %p1 = a1; ..; body``, in the arguments'
+    evaluation order; an argument that is a variable or a constant is substituted)."""
+    for gv, fn, call in list(_calls_of_any(mod)):
+        assert isinstance(call.op, GlobalVar)
+        callee = mod.functions.get(mod.get_global_var(call.op.name))
+        if callee is None or call.op.name == gv.name or len(call.args) != len(callee.params):
+            continue
+        copy = fresh_binders(callee)
+        assert isinstance(copy, Function)
+        atoms: dict[Var, Expr] = {}
+        bound: list[tuple[Var, Expr]] = []
+        for param, arg in zip(copy.params, call.args, strict=True):
+            if isinstance(arg, Var | Constant | GlobalVar):
+                atoms[param] = arg
+            else:
+                bound.append((param, arg))
+        body = substitute(copy.body, atoms)
+        for param, arg in reversed(bound):
+            body = Let(param, arg, body)
+        yield Candidate(
+            f"inline a call of @{call.op.name}", _replaced(mod, gv, fn, call, body), args
+        )
+
+
+def _calls_of_any(mod: IRModule) -> Iterator[tuple[GlobalVar, Function, Call]]:
+    """Each call of a global in ``mod``, outermost first in each function."""
+    for gv, fn in mod.functions.items():
+        for e in reversed(list(post_order(fn))):
+            if isinstance(e, Call) and isinstance(e.op, GlobalVar) and e.op.name in mod:
+                yield gv, fn, e
+
+
+def _simplify_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """For each global but ``@main``: ``def @g() { 0 }`` in its place (its calls without
+    arguments), then its body replaced by ``0`` (its result annotation dropped); then, for
+    every global, its result annotation dropped, and its type parameters dropped."""
+    zero = Constant(np.zeros((), dtype="int32"))
+    for gv, fn in mod.functions.items():
+        if gv.name == "main" or (isinstance(fn.body, Constant) and fn.ret_type is None):
+            continue
+        bare = Function((), zero)
+        if fn.params or fn.type_params:
+            calls: dict[Expr, Expr] = {
+                c: replace(c, args=()) for _, _, c in _calls_of(mod, gv.name)
+            }
+            out = mod.with_function(gv, bare)
+            functions = {g: _rebuilt(f, calls) for g, f in out.functions.items()}
+            what = f"def @{gv.name}() {{ 0 }}"
+            yield Candidate(what, IRModule(functions, mod.type_definitions), args)
+        new = replace(fn, body=zero, ret_type=None)
+        yield Candidate(f"@{gv.name} returns 0", mod.with_function(gv, new), args)
+    for gv, fn in mod.functions.items():
+        if fn.ret_type is not None:
+            new = replace(fn, ret_type=None)
+            yield Candidate(f"@{gv.name}'s result type", mod.with_function(gv, new), args)
+        if fn.type_params:
+            new = replace(fn, type_params=())
+            yield Candidate(f"@{gv.name}'s type parameters", mod.with_function(gv, new), args)
+
+
+def _drop_global_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Drop each parameter of a global but ``@main`` that its body does not use, and the
+    argument in that place of every call of the global."""
+    for gv, fn in mod.functions.items():
+        if gv.name == "main":
+            continue
+        used = set(free_vars(fn.body))
+        for i, param in enumerate(fn.params):
+            if param in used:
+                continue
+            calls = [c for _, _, c in _calls_of(mod, gv.name)]
+            if any(len(c.args) != len(fn.params) for c in calls):
+                continue
+            new_fn = replace(fn, params=fn.params[:i] + fn.params[i + 1 :])
+            out = mod.with_function(gv, new_fn)
+            dropped: dict[Expr, Expr] = {
+                c: replace(c, args=c.args[:i] + c.args[i + 1 :]) for c in calls
+            }
+            functions = {g: _rebuilt(f, dropped) for g, f in out.functions.items()}
+            yield Candidate(
+                f"drop parameter %{param.name_hint} of @{gv.name}",
+                IRModule(functions, mod.type_definitions),
+                args,
+            )
+
+
+def _rebuilt(fn: Function, table: dict[Expr, Expr]) -> Function:
+    """``fn`` with each node of ``table`` (every occurrence) replaced by its entry."""
+    out = rewrite_pairs(fn, lambda e, _: table.get(e)) if table else fn
+    assert isinstance(out, Function)
+    return out
+
+
+def _types_as_tuples(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """A type of one constructor that no annotation names, and that no argument holds a value
+    of, becomes a tuple: ``C(a, b)`` becomes ``(a, b)``, the pattern ``C(p, q)`` becomes
+    ``(p, q)``, and the type definition goes."""
+    if any(_holds_adt_or_ref(a) for a in args):
+        return
+    named = _named_types(mod)
+    for header, data in mod.type_definitions.items():
+        if len(data.constructors) != 1 or header in named or data.extern:
+            continue
+        ctor = data.constructors[0]
+        functions: dict[GlobalVar, Function] = {}
+        for gv, fn in mod.functions.items():
+            out = _constructor_as_tuple(fn, ctor.name)
+            if out is None:
+                break
+            functions[gv] = out
+        else:
+            types = {h: d for h, d in mod.type_definitions.items() if h is not header}
+            yield Candidate(f"type {header.name} as a tuple", IRModule(functions, types), args)
+
+
+def _holds_adt_or_ref(v: Value) -> bool:
+    """Whether ``v`` holds a constructor value or a reference."""
+    stack = [v]
+    while stack:
+        w = stack.pop()
+        if isinstance(w, ConstructorValue | RefValue):
+            return True
+        if isinstance(w, TupleValue):
+            stack.extend(w.fields)
+    return False
+
+
+def _named_types(mod: IRModule) -> set[GlobalTypeVar]:
+    """The type definitions an annotation of ``mod`` names (in a binder, a result type, a type
+    definition's constructor fields of another type)."""
+    roots: list[Type] = []
+    for data in mod.type_definitions.values():
+        for ctor in data.constructors:
+            roots.extend(ctor.inputs)
+    for fn in mod.functions.values():
+        for e in post_order(fn):
+            if isinstance(e, Function):
+                roots.extend(p.type_annotation for p in e.params if p.type_annotation is not None)
+                if e.ret_type is not None:
+                    roots.append(e.ret_type)
+            elif isinstance(e, Let) and e.var.type_annotation is not None:
+                roots.append(e.var.type_annotation)
+            elif isinstance(e, Match):
+                for clause in e.clauses:
+                    roots.extend(
+                        v.type_annotation for v in pattern_vars(clause.lhs)
+                        if v.type_annotation is not None
+                    )  # fmt: skip
+    out: set[GlobalTypeVar] = set()
+    while roots:
+        t = roots.pop()
+        if isinstance(t, TypeCall):
+            out.add(t.func)
+        elif isinstance(t, GlobalTypeVar):
+            out.add(t)
+        roots.extend(type_children(t))
+    return out
+
+
+def _constructor_as_tuple(fn: Function, name: str) -> Function | None:
+    """``fn`` with each call of the constructor ``name`` a tuple and each pattern on it a tuple
+    pattern; ``None`` where the constructor is used otherwise (as a value)."""
+    for e in post_order(fn):
+        if isinstance(e, Call) and isinstance(e.op, Constructor) and e.op.name == name:
+            continue
+        if any(isinstance(c, Constructor) and c.name == name for c in children(e)):
+            return None
+
+    def visit(e: Expr) -> Expr | None:
+        match e:
+            case Call(Constructor(n), fields) if n == name:
+                return Tuple(fields)
+            case Match(data, clauses, complete):
+                lhs = [_pattern_as_tuple(clause.lhs, name) for clause in clauses]
+                if all(a is k.lhs for a, k in zip(lhs, clauses, strict=True)):
+                    return None
+                arms = tuple(Clause(a, k.rhs) for a, k in zip(lhs, clauses, strict=True))
+                return Match(data, arms, complete)
+        return None
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def _pattern_as_tuple(p: Pattern, name: str) -> Pattern:
+    """``p`` with each constructor pattern on ``name`` a tuple pattern (patterns are shallow)."""
+    match p:
+        case PatternConstructor(ctor, patterns):
+            inner = tuple(_pattern_as_tuple(q, name) for q in patterns)
+            if ctor.name == name:
+                return PatternTuple(inner)
+            return PatternConstructor(ctor, inner)
+        case PatternTuple(patterns):
+            return PatternTuple(tuple(_pattern_as_tuple(q, name) for q in patterns))
+        case PatternWildcard() | PatternVar():
+            return p
+        case _:
+            return p
+
+
 def _inline_lets(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Inline each ``let`` whose value is pure and whose variable is used once (or whose
     value is a variable or a constant)."""
@@ -347,6 +635,8 @@ def _replacements(mod: IRModule, args: tuple[Value, ...], info: TypeInfo) -> Ite
                     yield Candidate("replace by a part", _replaced(mod, gv, fn, e, part), args)
             shape = _static_shape(t)
             if shape is None or not isinstance(t, TensorType):
+                if isinstance(t, TupleType) and gv.name == "main" and len(args) == len(fn.params):
+                    yield from _tuple_inputs(mod, gv, fn, e, t, args)
                 continue
             constants = [
                 Candidate(
@@ -371,6 +661,34 @@ def _replacements(mod: IRModule, args: tuple[Value, ...], info: TypeInfo) -> Ite
                     )
             # A tensor constant of rank 1 or more is printed as metadata: an input reads better.
             yield from (constants + inputs) if not shape else (inputs + constants)
+
+
+def _tuple_inputs(
+    mod: IRModule, gv: GlobalVar, fn: Function, e: Expr, t: TupleType, args: tuple[Value, ...]
+) -> Iterator[Candidate]:
+    """``e`` (of tuple type ``t``, in ``@main``) replaced by a new parameter of ``@main``,
+    argument zeros, then ones, if ``t`` holds tensors of known shape only."""
+    for fill in (0, 1):
+        value = _filled(t, fill)
+        if value is None:
+            return
+        param = Var(NEW_PARAMETER, t)
+        new = replace(fn, params=(*fn.params, param), body=_replaced_in(fn.body, e, param))
+        yield Candidate("replace by a parameter", mod.with_function(gv, new), (*args, value))
+
+
+def _filled(t: Type, fill: int) -> Value | None:
+    """The value of type ``t`` whose every element is ``fill``, if ``t`` is made of tuples and
+    tensors of known shape, else ``None``."""
+    if isinstance(t, TupleType):
+        fields = [_filled(f, fill) for f in t.fields]
+        if any(f is None for f in fields):
+            return None
+        return TupleValue(tuple(f for f in fields if f is not None))
+    shape = _static_shape(t)
+    if shape is None or not isinstance(t, TensorType):
+        return None
+    return TensorValue(np.full(shape, fill, dtype=t.dtype))
 
 
 def _main_results(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:

@@ -7,14 +7,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from relay import evaluate
 from relay.compiler.ir import well_formed
 from relay.compiler.pass_manager import Pass
 from relay.oracles.fuzz import Case, check_case, fuzz_pass, load_pass, read_case, replay
 from relay.oracles.reduce import NotFailing, candidates, reduce_case, size
+from relay.semantics.syntax import Call, Constant, Function, GlobalVar, IRModule, Op, post_order
 from relay.semantics.text.printer import astext
 from relay.semantics.typing import infer_types
+from relay.semantics.values import value_to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 WITNESSES = ROOT / "tests" / "mutants" / "witnesses"
@@ -165,5 +169,164 @@ def test_a_campaign_writes_the_reduced_case_and_it_replays(tmp_path: Path) -> No
     case, verdict = replay(loaded, path)
     assert verdict is not None and verdict.kind == "mismatch"
     assert len(case.mod.functions) == 1
-    assert size(case.mod)[0] <= 15  # the version line and 14 of program
+    assert size(case.mod)[0] <= 11  # the version line and 10 of program
+    assert "type " not in astext(case.mod)  # the one-constructor type became a tuple
     assert list(tmp_path.glob("*.relay")) == [path]
+
+
+def _candidate(case: Case, what: str) -> Case:
+    """The one candidate of ``case`` described as ``what``, well formed and well typed."""
+    found = [c for c in candidates(case.mod, case.args) if c.what == what]
+    assert len(found) == 1, [c.what for c in candidates(case.mod, case.args)]
+    assert not well_formed(found[0].mod)
+    infer_types(found[0].mod)
+    return Case(found[0].mod, found[0].args, (found[0].args,))
+
+
+CALLS = """\
+// ARG-JSON: {"kind": "tensor", "dtype": "int32", "shape": [], "data": 5}
+#[version = "0.0.5"]
+def @g(%a: int32, %b: int32, %unused: float32) -> int32 { subtract(%a, %b) }
+def @main(%x: int32) { add(@g(%x, add(%x, 1), 2f), 1) }
+"""
+"""A global called with a computed argument and an argument it does not use."""
+
+
+def _value(case: Case) -> object:
+    return value_to_json(evaluate(case.mod, *case.args))
+
+
+def _calls(case: Case, name: str) -> int:
+    return sum(
+        isinstance(e, Call) and isinstance(e.op, GlobalVar) and e.op.name == name
+        for fn in case.mod.functions.values()
+        for e in post_order(fn)
+    )
+
+
+def test_a_call_of_a_global_is_inlined() -> None:
+    """``@g(%x, add(%x, 1), 2f)`` becomes ``@g``'s body with ``%a := %x`` substituted and
+    ``%b`` bound by a let: the same value, no call left."""
+    case = read_case(CALLS, "calls")
+    inlined = _candidate(case, "inline a call of @g")
+    assert _calls(inlined, "g") == 0
+    assert "let %b" in astext(inlined.mod)
+    assert _value(inlined) == _value(case)
+
+
+def test_a_global_parameter_it_does_not_use_is_dropped_with_its_arguments() -> None:
+    case = read_case(CALLS, "calls")
+    dropped = _candidate(case, "drop parameter %unused of @g")
+    assert len(dropped.mod["g"].params) == 2
+    assert "2f" not in astext(dropped.mod)
+    assert _value(dropped) == _value(case)
+
+
+UNCALLED_REPORT = """\
+// NAMES-JSON: {"f1": {"p1": "p", "p2": "p"}}
+#[version = "0.0.5"]
+type Tree[A] {
+  Node(Tree[A], A, Tree[A]),
+}
+
+def @f1[T1](%p: T1, %p1: ref(Tree[float32]), %p2: fn (Tree[int32]) -> Tree[float32]) -> T1 {
+  %p
+}
+
+def @main() {
+  @f1
+}
+"""
+"""A report of ``remove_uncalled_functions`` as a campaign wrote it (seed 2, shortened): a
+global used as a value, with type parameters, parameters and a type definition it does not
+need."""
+
+
+def test_a_global_used_as_a_value_is_reduced_to_a_constant_body() -> None:
+    p = _mutant("inlining.py", "remove_uncalled_functions")
+    case = read_case(UNCALLED_REPORT.replace("\\\n", ""), "uncalled")
+    assert _kind(p, case) == "ill-formed"
+    reduced, _ = reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    text = astext(reduced.mod)
+    assert "type " not in text and "%p" not in text and "->" not in text, text
+    assert size(reduced.mod)[0] <= 7  # def @f1() { .. } and def @main() { @f1 }
+    assert _kind(p, reduced) == "ill-formed"
+
+
+ONE_CONSTRUCTOR = """\
+// ARG-JSON: {"kind": "tensor", "dtype": "float32", "shape": [], "data": -1.0}
+// ARG-JSON: {"kind": "tensor", "dtype": "float32", "shape": [], "data": -1.25}
+#[version = "0.0.5"]
+type Box[A] {
+  B(A),
+}
+
+def @main(%p0: float32, %q: float32) {
+  %0 = B(%p0);
+  match (%0) {
+    B(%v: float32) => {
+      %v
+    },
+    _ => {
+      %q
+    },
+  }
+}
+"""
+"""The report of ``match_default_first`` the footprint motif gives (14 lines of program)."""
+
+
+def test_a_type_of_one_constructor_becomes_a_tuple() -> None:
+    case = read_case(ONE_CONSTRUCTOR, "box")
+    tupled = _candidate(case, "type Box as a tuple")
+    assert not tupled.mod.type_definitions
+    assert "(%v: float32) =>" in astext(tupled.mod)
+    assert _value(tupled) == _value(case)
+
+
+def test_a_match_on_a_one_constructor_type_is_reduced_to_ten_lines() -> None:
+    """The type becomes a tuple, and the tuple a parameter of ``@main``."""
+    p = _mutant("control.py", "match_default_first")
+    case = read_case(ONE_CONSTRUCTOR, "box")
+    reduced, _ = reduce_case(p, case, "mismatch", deadline=time.monotonic() + 30)
+    assert size(reduced.mod)[0] <= 11  # the version line and 10 of program
+    assert "%r: (float32,)" in astext(reduced.mod)
+    assert _kind(p, reduced) == "mismatch"
+
+
+def test_a_shared_constant_is_bound_so_that_the_report_keeps_the_sharing() -> None:
+    """``divide(c, c)`` with one constant node ``c``: ``fast_math`` rewrites ``x / x`` (by
+    identity) to ``1``, wrong for 0; the text ``divide(0f, 0f)`` holds two constants, which it
+    leaves alone, so the reducer binds the constant (``let %c0 = 0f; divide(%c0, %c0)``)
+    rather than refuse the case."""
+    p = _mutant("rewrites.py", "fast_math")
+    zero = Constant(np.zeros((), dtype="float32"))
+    mod = IRModule({GlobalVar("main"): Function((), Call(Op("divide"), (zero, zero)))}, {})
+    case = Case(mod, (), ((),))
+    assert _kind(p, case) == "mismatch"
+    assert _kind(p, read_case(astext(mod), "text")) is None  # the sharing is lost in text
+    reduced, verdict = reduce_case(p, case, "mismatch", deadline=time.monotonic() + 10)
+    assert verdict.kind == "mismatch"
+    assert "divide(%c0, %c0)" in astext(reduced.mod)
+    assert _kind(p, read_case(astext(reduced.mod), "reduced")) == "mismatch"
+
+
+def test_a_structural_failure_is_reduced_without_evaluating_candidates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ill-formed output is found before anything is evaluated: once the case is seen to
+    fail so without values, each candidate is checked on no argument tuple."""
+    import relay.oracles.fuzz as fuzz
+
+    sets: list[int] = []
+
+    def counting(p: Pass, mod: object, arg_sets: tuple[object, ...], **kw: float) -> object:
+        sets.append(len(arg_sets))
+        return check_case(p, mod, arg_sets, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fuzz, "check_case", counting)
+    p = _mutant("inlining.py", "remove_uncalled_functions")
+    case = read_case(UNCALLED_REPORT, "uncalled")
+    reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    assert sets[0] == 1 and len(sets) > 3
+    assert set(sets[1:]) == {0}
