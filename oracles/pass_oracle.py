@@ -247,7 +247,7 @@ class OracleInstrument:
                     detail="\n".join(str(p) for p in problems[:10]),
                 )
             )
-        if after is before or alpha_equal(before, after):
+        if self._same(before, after):
             self._inherit(before, after)  # the same program: same types, same values
             return
         old = self._typed(before)
@@ -322,6 +322,11 @@ class OracleInstrument:
                     detail=f"first difference: {diff}",
                 )
             )
+
+    def _same(self, before: IRModule, after: IRModule) -> bool:
+        """Whether ``after`` is ``before`` or alpha-equal to it (asked once per pass run, of a
+        well-formed output)."""
+        return after is before or alpha_equal(before, after)
 
     def _inherit(self, before: IRModule, after: IRModule) -> None:
         """Give ``after``, alpha-equal to ``before``, what is known about ``before``."""
