@@ -877,8 +877,10 @@ def run_campaign(
     if footprint and scheduler is None:
         built = time.monotonic()
         corpus = motif_corpus()  # inside the budget
-        if jobs > 1:
-            corpus.motifs  # noqa: B018  (built whole once, before any fork)
+        if jobs > 1 or len(specs) > 1:
+            # Built whole once, before any fork, and not in the first pass's share of the
+            # budget; one pass alone builds only what its learning reads.
+            corpus.motifs  # noqa: B018
         time_budget = max(0.5, time_budget - (time.monotonic() - built))
     if jobs > 1 or scheduler is not None:
         from .campaign import Campaign
