@@ -29,10 +29,11 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   and what a uniform constant hides).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
-typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
-batches of motifs tupled into one ``@main``, and a batch the pass changed is split in halves
-until the motifs that trigger it are found (group testing: a pass that changes nothing costs
-one run per batch).
+typed. Motifs are drawn once per process (``motif_corpus``, fixed seed), each when learning
+first reads it (``Corpus.stream``: a pass reads only part of the corpus in its budget); the
+pass runs on batches of motifs tupled into one ``@main``, and a batch the pass changed is
+split in halves until the motifs that trigger it are found (group testing: a pass that
+changes nothing costs one run per batch).
 
 ``learn`` returns a ``Footprint``: the triggering motifs, and scores per operator and per
 construct. An operator scores when it is in a triggering motif or when the pass's output of
@@ -1428,7 +1429,7 @@ def learn(
     (``extra_pairs``) until the budget is spent. After each of these steps (each chunk of
     extra pairs) ``found`` is given the motifs newly found to change the pass or crash it (the
     campaign checks them at once); learning stops when it returns true. Its time does not
-    count against ``budget``."""
+    count against ``budget``, nor does building the motifs of the corpus not built yet."""
     with stable_draws():
         return _learn(p, budget, corpus if corpus is not None else motif_corpus(), found)
 
