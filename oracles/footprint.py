@@ -29,10 +29,11 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   and what a uniform constant hides).
 
 Calls are built by the dataflow builders (``oracles.builders``), so every motif is well
-typed. Motifs are drawn once per process (``motif_corpus``, fixed seed); the pass runs on
-batches of motifs tupled into one ``@main``, and a batch the pass changed is split in halves
-until the motifs that trigger it are found (group testing: a pass that changes nothing costs
-one run per batch).
+typed. Motifs are drawn once per process (``motif_corpus``, fixed seed), each when learning
+first reads it (``Corpus.stream``: a pass reads only part of the corpus in its budget); the
+pass runs on batches of motifs tupled into one ``@main``, and a batch the pass changed is
+split in halves until the motifs that trigger it are found (group testing: a pass that
+changes nothing costs one run per batch).
 
 ``learn`` returns a ``Footprint``: the triggering motifs, and scores per operator and per
 construct. An operator scores when it is in a triggering motif or when the pass's output of
@@ -1176,49 +1177,85 @@ def _seed(*names: str) -> int:
     return CORPUS_SEED + zlib.crc32("/".join(names).encode())
 
 
-@dataclass
+@dataclass(eq=False)
 class Corpus:
-    """The motif corpus: every motif, and the single motifs by operator."""
+    """The motif corpus: the single motifs by operator, and every motif (``stream``,
+    ``motifs``), the singles first. Beyond the singles, a motif is built when it is first
+    read (about a millisecond each: building the whole corpus took 8 s, while a pass's
+    learning reads a third of it in its budget), and kept for every later reader.
+    ``build_seconds`` is the time spent building so far."""
 
-    motifs: list[Motif]
     singles: dict[str, Motif]
-    build_seconds: float
+    _rest: Iterator[Motif]
+    _built: list[Motif]
+    build_seconds: float = 0.0
+
+    def stream(self) -> Iterator[Motif]:
+        """Every motif, in order, building those not yet built as it goes."""
+        i = 0
+        while True:
+            if i < len(self._built):
+                yield self._built[i]
+                i += 1
+                continue
+            start = time.monotonic()
+            with stable_draws():
+                m = next(self._rest, None)
+            self.build_seconds += time.monotonic() - start
+            if m is None:
+                return
+            self._built.append(m)
+
+    @property
+    def motifs(self) -> list[Motif]:
+        """Every motif, in order (the whole corpus is built first)."""
+        with stable_draws():
+            for _ in self.stream():
+                pass
+        return self._built
 
 
 @functools.cache
 def motif_corpus() -> Corpus:
-    """The motif corpus (built once per process): singles, narrow integer motifs, tuple
-    pairs, constructs around the first operators, constants, twins (the same call on equal
-    constants, or with other attributes), every operator on its own result, every pair of the
-    first ``PAIR_CORE`` operators, and per-axis constants; the same in every process
-    (``stable.stable_draws``)."""
-    with stable_draws():
-        return _motif_corpus()
-
-
-def _motif_corpus() -> Corpus:
+    """The motif corpus (one per process, its motifs built as they are read: ``Corpus``):
+    singles, narrow integer motifs, tuple pairs, constructs around the first operators,
+    constants, twins (the same call on equal constants, or with other attributes), every
+    operator on its own result, every pair of the first ``PAIR_CORE`` operators, and per-axis
+    constants; the same in every process (``stable.stable_draws``)."""
     start = time.monotonic()
+    with stable_draws():
+        singles = _singles()
+    return Corpus(singles, _motif_stream(singles), list(singles.values()),
+                  time.monotonic() - start)  # fmt: skip
+
+
+def _singles() -> dict[str, Motif]:
     singles: dict[str, Motif] = {}
     for op in OP_ORDER:
         m = single_motif(op, _seed(op))
         if m is not None:
             singles[op] = m
-    motifs: list[Motif] = list(singles.values())
+    return singles
+
+
+def _motif_stream(singles: dict[str, Motif]) -> Iterator[Motif]:
+    """The corpus after its single motifs, in order, each motif built when it is asked for
+    (``Corpus.stream`` asks under ``stable_draws``)."""
     # What the builders rarely draw, early (a short budget reaches them): narrow integer
     # arithmetic under casts, tuples passed whole between operators (per-axis constants,
     # more of them, come last).
-    motifs += narrow_motifs()
-    motifs += tuple_pair_motifs(singles)
+    yield from narrow_motifs()
+    yield from tuple_pair_motifs(singles)
     for i, m in enumerate(singles.values()):
-        motifs += construct_motifs(m, i)
-    motifs += control_motifs()
+        yield from construct_motifs(m, i)
+    yield from control_motifs()
     for op in OP_ORDER:
         whole = constant_motif(op, -1, None, _seed(op, "all"))
         if whole is not None:
-            motifs.append(whole)
+            yield whole
             extreme = constant_motif(op, -1, None, _seed(op, "all", "special"), special=True)
             if extreme is not None:
-                motifs.append(extreme)
+                yield extreme
         # A unary operator's constant input is the all-constant motif already.
         if constant_motif(op, 1, 0.0, _seed(op)) is None:
             continue
@@ -1226,34 +1263,33 @@ def _motif_corpus() -> Corpus:
             for value in SPECIAL_CONSTANTS:
                 cm = constant_motif(op, at, value, _seed(op))
                 if cm is not None:
-                    motifs.append(cm)
+                    yield cm
     for op in OP_ORDER[:PAIR_CORE]:
         tm = twin_motif(op, _seed(op))
         if tm is not None:
-            motifs.append(tm)
+            yield tm
     for op in OP_ORDER[PAIR_CORE:]:
         # Every operator on its own result (the core's are among the core pairs below):
         # ``transpose(transpose(..))``, ``reshape(reshape(..))``, what fusion rewrites match.
         sp = pair_motif(op, op, _seed(op, op))
         if sp is not None:
-            motifs.append(sp)
+            yield sp
     for op in OP_ORDER:
         am = attrs_twin_motif(op, _seed(op, "attrs"))
         if am is not None:
-            motifs.append(am)
+            yield am
     core = OP_ORDER[:PAIR_CORE]
     for inner in core:
         for outer in core:
             pm = pair_motif(inner, outer, _seed(inner, outer))
             if pm is not None:
-                motifs.append(pm)
+                yield pm
             if pm is not None:
                 sm = shared_motif(inner, outer, _seed(inner, outer, "shared"))
                 if sm is not None and not alpha_equal(sm.mod, pm.mod):
-                    motifs.append(sm)
+                    yield sm
     # Last: the whole corpus is searched within a second or two, and these are many.
-    motifs += axis_constant_motifs(singles)
-    return Corpus(motifs, singles, time.monotonic() - start)
+    yield from axis_constant_motifs(singles)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1393,7 +1429,7 @@ def learn(
     (``extra_pairs``) until the budget is spent. After each of these steps (each chunk of
     extra pairs) ``found`` is given the motifs newly found to change the pass or crash it (the
     campaign checks them at once); learning stops when it returns true. Its time does not
-    count against ``budget``."""
+    count against ``budget``, nor does building the motifs of the corpus not built yet."""
     with stable_draws():
         return _learn(p, budget, corpus if corpus is not None else motif_corpus(), found)
 
@@ -1434,10 +1470,17 @@ def _learn(
             fp.add(diff(mod, out).touched(), 0.5)
         return True
 
-    def search(motifs: Sequence[Motif]) -> None:
-        stack = [list(motifs[i : i + BATCH]) for i in range(0, len(motifs), BATCH)]
-        stack.reverse()
-        while stack and time.monotonic() < deadline:
+    def search(motifs: Iterable[Motif]) -> None:
+        nonlocal deadline
+        source = iter(motifs)
+        stack: list[list[Motif]] = []
+        while time.monotonic() < deadline:
+            if not stack:
+                t0 = time.monotonic()
+                stack.append(list(itertools.islice(source, BATCH)))
+                deadline += time.monotonic() - t0  # building the corpus is not learning
+                if not stack[-1]:
+                    return
             batch = stack.pop()
             verdict = changed(batch)
             if verdict is False:
@@ -1459,7 +1502,7 @@ def _learn(
             half = len(batch) // 2
             stack += [batch[half:], batch[:half]]
 
-    search(corpus.motifs)
+    search(corpus.stream())
     if report() or fp.universal_stop:
         fp.seconds = time.monotonic() - start
         return fp

@@ -95,7 +95,6 @@ from relay.compiler.pass_manager import (
     as_pass,
     flatten,
 )
-from relay.semantics.equality import alpha_equal
 from relay.semantics.syntax import IRModule
 from relay.semantics.text.printer import astext
 from relay.semantics.values import Value
@@ -399,19 +398,21 @@ def cases(
 
 class _CampaignInstrument(OracleInstrument):
     """The oracle instrument on every argument tuple (``argument_sets``), recording each
-    pass's input and output when it changed the program, and which tuple was being compared
-    when a check failed. Outputs alpha-equal to their input are not checked (the instrument
-    skips them: they mean what the input means)."""
+    pass's input and output when it changed the program (a well-formed output not alpha-equal
+    to its input), and which tuple was being compared when a check failed. Outputs alpha-equal
+    to their input are not checked (the instrument skips them: they mean what the input
+    means)."""
 
     def __init__(self, arg_sets: Sequence[Sequence[Value]], **kwargs: Any) -> None:
         super().__init__(None, argument_sets=arg_sets, **kwargs)
         self.changes: list[tuple[IRModule, IRModule]] = []
         self.comparing: Sequence[Value] | None = None
 
-    def check(self, pass_name: str, before: IRModule, after: IRModule) -> None:
-        if after is not before and not alpha_equal(before, after):
+    def _same(self, before: IRModule, after: IRModule) -> bool:
+        same = super()._same(before, after)  # the one alpha-equality test of the pass run
+        if not same:
             self.changes.append((before, after))
-        super().check(pass_name, before, after)
+        return same
 
     def _compare(
         self,
@@ -875,7 +876,11 @@ def run_campaign(
     ``progress`` gets lines, ``ticks(label, examples, failures)`` each pass's counts."""
     if footprint and scheduler is None:
         built = time.monotonic()
-        motif_corpus()  # built once, before any fork, inside the budget
+        corpus = motif_corpus()  # inside the budget
+        if jobs > 1 or len(specs) > 1:
+            # Built whole once, before any fork, and not in the first pass's share of the
+            # budget; one pass alone builds only what its learning reads.
+            corpus.motifs  # noqa: B018
         time_budget = max(0.5, time_budget - (time.monotonic() - built))
     if jobs > 1 or scheduler is not None:
         from .campaign import Campaign

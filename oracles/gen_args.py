@@ -206,10 +206,24 @@ def arrays(
     """Numpy arrays of exactly ``dtype`` and ``shape``, elements drawn as the module docstring
     says (each element for small arrays, a seed for large ones; a tie tensor one time in
     ``TIE_CHANCE``)."""
-    values = element_values(dtype, special=special, positive=positive, nonzero=nonzero)
     shape = tuple(shape)
     if any(d < 0 for d in shape):
         raise InvalidArgument(f"shape={shape} has a negative dimension")
+    return _arrays(dtype, shape, special, positive, nonzero)
+
+
+STRATEGY_CACHE = 4096
+"""Argument strategies kept per process, by what they draw (``_arrays``, ``_arguments``): a
+strategy is validated by Hypothesis the first time it is drawn from, and building and
+validating a fresh one per tensor and per program cost about a tenth of a campaign's time. A
+kept strategy draws exactly what a fresh one would."""
+
+
+@functools.lru_cache(maxsize=STRATEGY_CACHE)
+def _arrays(
+    dtype: str, shape: tuple[int, ...], special: bool, positive: bool, nonzero: bool
+) -> st.SearchStrategy[npt.NDArray[Any]]:
+    values = element_values(dtype, special=special, positive=positive, nonzero=nonzero)
     return _drawn_arrays(np.array(values, dtype=dtype), shape)
 
 
@@ -221,7 +235,7 @@ def _drawn_arrays(draw: st.DrawFn, pool: npt.NDArray[Any], shape: tuple[int, ...
     width = min(2, len(pool)) if tie else len(pool)
     size = math.prod(shape)
     if size <= EXPLICIT_ELEMENTS:
-        picks = draw(st.lists(_integers(width), min_size=size, max_size=size))
+        picks = draw(_picks(width, size))
         return pool[np.array(picks, dtype=np.intp)].reshape(shape)
     rng = np.random.default_rng(draw(_SEEDS))
     return pool[rng.integers(0, width, size=size)].reshape(shape)
@@ -230,6 +244,12 @@ def _drawn_arrays(draw: st.DrawFn, pool: npt.NDArray[Any], shape: tuple[int, ...
 @functools.cache
 def _integers(n: int) -> st.SearchStrategy[int]:
     return st.integers(0, n - 1)
+
+
+@functools.cache
+def _picks(width: int, size: int) -> st.SearchStrategy[list[int]]:
+    """``size`` indices below ``width`` (one list strategy per pair, validated once)."""
+    return st.lists(_integers(width), min_size=size, max_size=size)
 
 
 _SEEDS = st.integers(0, 2**32 - 1)
@@ -280,6 +300,21 @@ def arguments(
     (both ignored in special mode); ``special=None`` draws the mode (``special_flags``)."""
     wanted = _flags(positive, "positive", len(param_types))
     nonzeros = _flags(nonzero, "nonzero", len(param_types))
+    key = (tuple(param_types), special, tuple(wanted), tuple(nonzeros))
+    try:
+        return _arguments(*key)
+    except TypeError:  # a type that does not hash (not one of ours): not kept
+        return _arguments.__wrapped__(*key)
+
+
+@functools.lru_cache(maxsize=STRATEGY_CACHE)
+def _arguments(
+    param_types: tuple[Type, ...],
+    special: bool | None,
+    wanted: tuple[bool, ...],
+    nonzeros: tuple[bool, ...],
+) -> st.SearchStrategy[tuple[Value, ...]]:
+    """``arguments``, kept by what it draws (``STRATEGY_CACHE``)."""
 
     def parts(mode: bool) -> st.SearchStrategy[tuple[Value, ...]]:
         return st.tuples(

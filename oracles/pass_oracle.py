@@ -144,6 +144,12 @@ class _Outcome:
         return _clip(format_value(self.value, self.store))
 
 
+def _inputs(arguments: Sequence[Value]) -> tuple[str, ...]:
+    """The arguments as a verdict shows them (formatted only for a verdict: printing every
+    argument of every comparison cost a tenth of a campaign's time)."""
+    return tuple(_clip(format_value(a, {})) for a in arguments)
+
+
 def _clip(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + f" ... ({len(text)} characters)"
 
@@ -241,7 +247,7 @@ class OracleInstrument:
                     detail="\n".join(str(p) for p in problems[:10]),
                 )
             )
-        if after is before or alpha_equal(before, after):
+        if self._same(before, after):
             self._inherit(before, after)  # the same program: same types, same values
             return
         old = self._typed(before)
@@ -282,8 +288,8 @@ class OracleInstrument:
         if expected.error is not None:
             return  # undefined, failing or non-terminating input: anything goes
         actual = self._run(after, index, arguments, 4 * self.fuel)
-        inputs = tuple(_clip(format_value(a, {})) for a in arguments)
         if actual.error is not None:
+            inputs = _inputs(arguments)
             kind = "loops" if isinstance(actual.error, Exhaustion) else "mismatch"
             raise PassCheckFailure(
                 Verdict(
@@ -310,12 +316,17 @@ class OracleInstrument:
                     pass_name,
                     "mismatch",
                     "the output computes a different value",
-                    inputs,
+                    _inputs(arguments),
                     expected.describe(),
                     actual.describe(),
                     detail=f"first difference: {diff}",
                 )
             )
+
+    def _same(self, before: IRModule, after: IRModule) -> bool:
+        """Whether ``after`` is ``before`` or alpha-equal to it (asked once per pass run, of a
+        well-formed output)."""
+        return after is before or alpha_equal(before, after)
 
     def _inherit(self, before: IRModule, after: IRModule) -> None:
         """Give ``after``, alpha-equal to ``before``, what is known about ``before``."""

@@ -163,8 +163,15 @@ class Solver:
     # -- resolution ------------------------------------------------------------------------
 
     def resolve(self, t: Type) -> Type:
-        """``t`` with every solved hole and dimension variable replaced by its solution."""
+        """``t`` with every solved hole and dimension variable replaced by its solution (``t``
+        itself where nothing in it is solved: types compare structurally, and not rebuilding
+        them is most of what makes unification cheap)."""
         match t:
+            case TensorType(shape):
+                if not self.dim_vars or all(isinstance(d, int) for d in shape):
+                    return t
+                dims = tuple(self.resolve_dim(d) for d in shape)
+                return t if dims == shape else TensorType(dims, t.dtype, span=t.span)
             case IncompleteType():
                 solution = self.holes.get(t.id)
                 if solution is None:
@@ -172,23 +179,31 @@ class Solver:
                 resolved = self.resolve(solution)
                 self.holes[t.id] = resolved  # path compression
                 return resolved
-            case TensorType(shape, dtype):
-                if not self.dim_vars or all(isinstance(d, int) for d in shape):
-                    return t
-                return TensorType(tuple(self.resolve_dim(d) for d in shape), dtype, span=t.span)
-            case TupleType(fields):
-                return TupleType(tuple(self.resolve(f) for f in fields), span=t.span)
-            case FuncType(args, ret, type_params, constraints):
-                return FuncType(tuple(self.resolve(a) for a in args), self.resolve(ret),
-                                type_params, constraints, span=t.span)  # fmt: skip
-            case RefType(value):
-                return RefType(self.resolve(value), span=t.span)
-            case TypeCall(func, args):
-                return TypeCall(func, tuple(self.resolve(a) for a in args), span=t.span)
             case TypeVar() | GlobalTypeVar():
                 return t
+            case _ if not self.holes and not self.dim_vars:
+                return t  # nothing solved yet
+            case TupleType(fields):
+                new = self._resolve_all(fields)
+                return t if new is fields else TupleType(new, span=t.span)
+            case FuncType(args, ret, type_params, constraints):
+                new, result = self._resolve_all(args), self.resolve(ret)
+                if new is args and result is ret:
+                    return t
+                return FuncType(new, result, type_params, constraints, span=t.span)
+            case RefType(value):
+                inner = self.resolve(value)
+                return t if inner is value else RefType(inner, span=t.span)
+            case TypeCall(func, args):
+                new = self._resolve_all(args)
+                return t if new is args else TypeCall(func, new, span=t.span)
             case _:
                 assert_never(t)
+
+    def _resolve_all(self, ts: tuple[Type, ...]) -> tuple[Type, ...]:
+        """``resolve`` of each of ``ts``; ``ts`` itself where none of them changed."""
+        new = tuple(self.resolve(u) for u in ts)
+        return ts if all(a is b for a, b in zip(new, ts, strict=True)) else new
 
     def resolve_dim(self, d: Dim) -> Dim:
         if isinstance(d, int | AnyDim) or not self.dim_vars:
