@@ -42,11 +42,13 @@ a one-line message and, for a value mismatch, the inputs and both values.
 from __future__ import annotations
 
 import signal
+import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import Any
 
 import numpy as np
 
@@ -417,7 +419,8 @@ def time_limit(seconds: float) -> Iterator[None]:
     """Raise ``PassTimeout`` in the main thread if the block runs longer than ``seconds``
     (``SIGALRM``; no limit where that is not available or off the main thread). The alarm
     repeats every 0.1 s until the block is left: an exception raised where Python discards it
-    (a weak-reference callback or a finaliser the collector happens to run) is raised again."""
+    (a weak-reference callback or a finaliser the collector happens to run) is raised again,
+    and Python's "Exception ignored" message for the discarded one is left out."""
     if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
@@ -431,12 +434,20 @@ def time_limit(seconds: float) -> Iterator[None]:
     except ValueError:  # not the main thread
         yield
         return
+    unraisable = sys.unraisablehook
+
+    def discarded(info: Any) -> None:
+        if not isinstance(info.exc_value, PassTimeout):  # raised again: not worth a traceback
+            unraisable(info)
+
+    sys.unraisablehook = discarded
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = unraisable
 
 
 def check_pass(

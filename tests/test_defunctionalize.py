@@ -138,6 +138,22 @@ def test_polymorphic_constructor_passed_and_called_is_refused_clearly() -> None:
     assert verdict is None, verdict.report()
 
 
+def test_a_global_passed_to_itself_is_a_value_site() -> None:
+    """``@f1(@f1, %g)`` calls the node it passes: the argument is a value site all the same.
+    Counted as the callee, polymorphic ``@f1`` was converted as a value at its own type and
+    the output was ill-typed (``benchmarks/fuzz.py --no-mutants --pass-time 10``, seed 0)."""
+    src = """def @f1[T0](%p: T0, %p1: T0) { %0 = fn () { () }; %0() }
+    def @main() {
+      %0 = fn (%p: Tensor[(3, 6), float32], %p1: Tensor[(3, 6), float32]) { () };
+      @f1(@f1, %0)
+    }"""
+    mod = relay.parse(HEADER + src)
+    with pytest.raises(PassError, match="the polymorphic global @f1"):
+        defunctionalize(mod)
+    verdict = check_pass(Defunctionalization(), mod, [])
+    assert verdict is None, verdict.report()
+
+
 def test_monomorphic_constructor_passed_and_called_is_converted() -> None:
     src = """type Box { B(int32) }
     def @main(%x: int32) -> int32 {

@@ -3,7 +3,10 @@ oracle must accept (undefined input, more precise types) is accepted."""
 
 from __future__ import annotations
 
+import sys
 import time
+import weakref
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -13,7 +16,13 @@ from relay import parse
 from relay.compiler.ir import rewrite_module
 from relay.compiler.pass_manager import FunctionPass, Sequential
 from relay.oracles import pass_oracle
-from relay.oracles.pass_oracle import check_pass, check_pass_many, fill_unknown_dims
+from relay.oracles.pass_oracle import (
+    PassTimeout,
+    check_pass,
+    check_pass_many,
+    fill_unknown_dims,
+    time_limit,
+)
 from relay.semantics.syntax import (
     ANY,
     Call,
@@ -255,3 +264,32 @@ def test_a_pass_that_writes_into_a_constant_mutates_its_input() -> None:
 
     verdict = check_pass(FunctionPass(poke, "poke"), prog, f32(1.0))
     assert verdict is not None and verdict.kind == "mutated-input"
+
+
+def test_a_timeout_python_discards_is_raised_again_without_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ``PassTimeout`` that lands in a weak-reference callback is discarded by Python: the
+    alarm repeats until the block is left, the discarded one reaches no unraisable hook, and
+    any other discarded exception still does."""
+    seen: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda info: seen.append(info.exc_value))
+
+    class Node:
+        pass
+
+    def raising(error: BaseException) -> Callable[[object], None]:
+        def callback(_: object) -> None:
+            raise error
+
+        return callback
+
+    with pytest.raises(PassTimeout), time_limit(0.3):
+        for error in (PassTimeout(), ValueError("kept")):  # as the alarm does in a callback
+            node = Node()
+            ref = weakref.ref(node, raising(error))
+            del node  # the callback runs here and its exception is discarded
+            assert ref() is None
+        while True:
+            sum(range(1000))
+    assert [type(e) for e in seen] == [ValueError]

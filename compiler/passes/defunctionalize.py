@@ -118,14 +118,20 @@ def _value_sites(fn: Function) -> list[Expr]:
     for e in nodes:
         if isinstance(e, Function):
             out.append(e)
-    named = [fn.body] + [
-        c for e in nodes for c in children(e) if not (isinstance(e, Call) and c is e.op)
-    ]
+    named = [fn.body] + [c for e in nodes for c in _value_children(e)]
     for c in named:
         if isinstance(c, GlobalVar | Constructor) and c not in seen:
             seen.add(c)
             out.append(c)
     return out
+
+
+def _value_children(e: Expr) -> list[Expr]:
+    """The children of ``e`` that are used as values: all but a call's callee (by position:
+    ``@g(@g)`` passes the node it calls)."""
+    if isinstance(e, Call):
+        return list(e.args)
+    return list(children(e))
 
 
 def module_problem(mod: IRModule) -> str | None:
