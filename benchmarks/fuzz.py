@@ -21,6 +21,11 @@ learning included, is what is measured):
 
     python benchmarks/fuzz.py [--mutants NAME,...] [--seeds N] [--time S] [--reach N]
                               [--passes NAME,...] [--pass-time S] [--no-mutants] [--no-passes]
+                              [--keep DIR] [--verbose]
+
+``--keep DIR`` writes the reports in ``DIR`` (default: a temporary folder, removed at the end);
+``--verbose`` prints each campaign's progress lines on stderr (the failure found, how far its
+report was reduced).
 
 ``--reach N`` adds a first table: how many of ``N`` programs from ``relay gen`` (the
 unsteered stream) each mutant changes, without evaluating anything; the issue measured 0 to 9
@@ -92,6 +97,14 @@ budget reaches, so time decides. (Hypothesis sizes what it draws by how far thro
 ``10**9`` seed 0 draws other programs than with ``10**6``.)"""
 
 
+VERBOSE = False
+"""``--verbose``: each campaign's progress lines (failures found, reductions) on stderr."""
+
+
+def _progress(line: str) -> None:
+    print(f"  | {line}", file=sys.stderr, flush=True)
+
+
 def campaign(spec: str, *, seed: int, seconds: float, out: Path) -> Outcome:
     """Fuzz the pass ``spec`` for ``seconds`` on ``seed``, as ``relay fuzz --pass SPEC --seed
     SEED --time SECONDS --max-examples 1000000`` does."""
@@ -102,6 +115,7 @@ def campaign(spec: str, *, seed: int, seconds: float, out: Path) -> Outcome:
         seed=seed,
         out_dir=out,
         database=None,
+        progress=_progress if VERBOSE else None,
     )
     outcome = Outcome(result.examples, result.seconds, error=result.error)
     if result.verdict is not None:
@@ -242,7 +256,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-mutants", action="store_true", help="skip the mutants table")
     ap.add_argument("--no-passes", action="store_true", help="skip the passes table")
+    ap.add_argument(
+        "--keep", metavar="DIR", help="write the reports in DIR (default: a temporary one)"
+    )
+    ap.add_argument("--verbose", action="store_true", help="campaign progress lines on stderr")
     args = ap.parse_args(argv)
+    global VERBOSE
+    VERBOSE = args.verbose
     wanted = _names(args.mutants)
     unknown = set(wanted) - {m.attr for m in MUTANTS}
     passes = _names(args.passes) or [*builtin_names(), *CORRECT]
@@ -250,7 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuzz.py: error: unknown mutants: {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="relay-fuzz-bench-") as tmp:
+    with contextlib.ExitStack() as stack:
+        tmp = args.keep or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="relay-fuzz-bench-")
+        )
         chosen = [m for m in MUTANTS if not wanted or m.attr in wanted]
         if args.reach:
             reach_table(chosen, args.reach, Path(tmp))
