@@ -113,7 +113,9 @@ from .pass_oracle import (
     DEFAULT_FUEL,
     OracleInstrument,
     Verdict,
+    reset_time_limit,
     run_checked,
+    time_limit,
 )
 from .reduce import REDUCE_SECONDS, NotFailing, reduce_case
 from .reduce import size as program_size
@@ -509,6 +511,7 @@ class _State:
     last_tick: float = 0.0
     last_stop_check: float = 0.0
     announced: bool = False
+    in_round: bool = False
 
 
 def focus_of(p: Pass) -> list[str]:
@@ -536,6 +539,11 @@ class Hooks:
 
 TICK_SECONDS = 0.5
 STOP_CHECK_SECONDS = 0.5
+STOP_GRACE_SECONDS = 1.0
+"""How long after its deadline a round of Hypothesis is stopped, wherever it is: its shrinker
+can go on for minutes on the long choice sequences of a program without running the test (it
+replays them on its own record of what they did), and only a run of the test sees the deadline.
+An example started just before the deadline has at least a second (``check``)."""
 
 
 def fuzz_pass(
@@ -697,6 +705,8 @@ def _fuzz_pass(
                 # Shrinking leaves the reducer its time (at most half of what is left).
                 reserve = min(REDUCE_SECONDS, (state.deadline - now) / 2)
                 state.deadline = max(now, state.deadline - reserve)
+                if state.in_round:
+                    reset_time_limit(state.deadline - time.monotonic() + STOP_GRACE_SECONDS)
             if state.best is None or size(case) <= size(state.best[0]):
                 args = checked.failed_args if checked.failed_args is not None else case.args
                 state.best = (Case(case.mod, args, case.all_args), checked.verdict)
@@ -781,8 +791,11 @@ def _fuzz_pass(
             report_multiple_bugs=False,
         )(hypothesis_seed(seed + round_number)(given(cases(max_nodes, steering=steering))(body)))
         before_round = state.examples
+        stop_in = max(state.deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS
         try:
-            test()
+            state.in_round = True
+            with time_limit(stop_in, _Stop):
+                test()
         except _Stop:
             break
         except AssertionError:
@@ -792,6 +805,8 @@ def _fuzz_pass(
                 first = str(err).splitlines()[0] if str(err) else ""
                 result.error = f"{type(err).__name__}: {first}"
                 break
+        finally:
+            state.in_round = False
         if state.examples == before_round:
             break  # Hypothesis ran nothing (the search space is exhausted)
         if round_number < len(replays) and state.best is None and inner is not None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -415,19 +416,27 @@ class PassTimeout(Exception):
 
 
 @contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise ``PassTimeout`` in the main thread if the block runs longer than ``seconds``
-    (``SIGALRM``; no limit where that is not available or off the main thread). The alarm
-    repeats every 0.1 s until the block is left: an exception raised where Python discards it
-    (a weak-reference callback or a finaliser the collector happens to run) is raised again,
-    and Python's "Exception ignored" message for the discarded one is left out."""
+def time_limit(seconds: float, error: type[BaseException] = PassTimeout) -> Iterator[None]:
+    """Raise ``error()`` (``PassTimeout``) in the main thread if the block runs longer than
+    ``seconds`` (``SIGALRM``; no limit where that is not available or off the main thread). The
+    alarm repeats every 0.1 s until the block is left: an exception raised where Python discards
+    it (a weak-reference callback or a finaliser the collector happens to run) is raised again,
+    and Python's "Exception ignored" message for the discarded one is left out.
+
+    Limits nest: inside a block whose own limit comes first this one adds nothing (the outer
+    one fires, with its error); otherwise the outer limit waits and runs on, with the time it
+    had left, when the block is left."""
     if seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+    outer_left = signal.getitimer(signal.ITIMER_REAL)[0]
+    if 0 < outer_left <= seconds:
         yield
         return
 
     def expire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0.1)
-        raise PassTimeout()
+        raise error()
 
     try:
         old = signal.signal(signal.SIGALRM, expire)
@@ -437,10 +446,11 @@ def time_limit(seconds: float) -> Iterator[None]:
     unraisable = sys.unraisablehook
 
     def discarded(info: Any) -> None:
-        if not isinstance(info.exc_value, PassTimeout):  # raised again: not worth a traceback
+        if not isinstance(info.exc_value, error):  # raised again: not worth a traceback
             unraisable(info)
 
     sys.unraisablehook = discarded
+    entered = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
@@ -448,6 +458,16 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         sys.unraisablehook = unraisable
+        if outer_left > 0:
+            left = outer_left - (time.monotonic() - entered)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
+
+
+def reset_time_limit(seconds: float) -> None:
+    """Make the limit of the ``time_limit`` block now running (the innermost) expire
+    ``seconds`` from now instead; nothing where no limit is in force."""
+    if hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
 
 
 def check_pass(
@@ -523,6 +543,7 @@ __all__ = [
     "check_pass_many",
     "fill_unknown_dims",
     "fingerprint",
+    "reset_time_limit",
     "run_checked",
     "run_main",
     "time_limit",

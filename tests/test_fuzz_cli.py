@@ -10,6 +10,7 @@ import pytest
 
 from relay import parse
 from relay.cli import main
+from relay.oracles.fuzz import fuzz_pass, load_pass
 
 BROKEN = '''
 from dataclasses import dataclass
@@ -248,6 +249,34 @@ def test_a_rerun_resumes_shrinking_and_writes_no_duplicate(
     keys = [_failure_key(p) for p in reports]
     assert len(set(keys)) == len(keys)
     assert all(_found_after(p) <= saved for p in reports if p != resumed)
+
+
+def test_a_round_stuck_in_hypothesis_shrinking_stops_at_the_deadline(
+    plugin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hypothesis's shrinker can go on without running the test (so without seeing the
+    deadline): the round is stopped at the deadline all the same, and the failure is reduced
+    and reported within the budget."""
+    from hypothesis.internal.conjecture import shrinker
+
+    def stuck(self: object) -> None:
+        _spin_until(time.monotonic() + 60)
+
+    monkeypatch.setattr(shrinker.Shrinker, "shrink", stuck)
+    loaded = load_pass(f"{plugin}:swap")
+    start = time.monotonic()
+    result = fuzz_pass(
+        loaded, max_examples=None, time_budget=15.0, seed=3, out_dir=tmp_path, database=None,
+        footprint=False,
+    )  # fmt: skip
+    assert time.monotonic() - start < 25
+    assert result.verdict is not None and result.verdict.kind == "mismatch"
+    assert result.path is not None and Path(result.path).exists()
+
+
+def _spin_until(end: float) -> None:
+    while time.monotonic() < end:
+        sum(range(1000))
 
 
 def _saved_entries(db: Path) -> int:

@@ -21,6 +21,7 @@ from relay.oracles.pass_oracle import (
     check_pass,
     check_pass_many,
     fill_unknown_dims,
+    reset_time_limit,
     time_limit,
 )
 from relay.semantics.syntax import (
@@ -293,3 +294,37 @@ def test_a_timeout_python_discards_is_raised_again_without_a_message(
         while True:
             sum(range(1000))
     assert [type(e) for e in seen] == [ValueError]
+
+
+class Outer(BaseException):
+    pass
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        sum(range(1000))
+
+
+def test_time_limits_nest() -> None:
+    """An inner limit that comes first fires with its error and the outer one runs on with the
+    time it had left; an inner limit that would come later adds nothing; ``reset_time_limit``
+    moves the limit in force."""
+    start = time.monotonic()
+    with pytest.raises(Outer), time_limit(0.6, Outer):
+        with pytest.raises(PassTimeout), time_limit(0.2):
+            _spin(5)
+        assert time.monotonic() - start < 0.5
+        _spin(5)
+    assert 0.5 < time.monotonic() - start < 1.5
+    start = time.monotonic()
+    with pytest.raises(Outer), time_limit(0.3, Outer), time_limit(5):
+        _spin(5)
+    assert time.monotonic() - start < 1.5
+    start = time.monotonic()
+    with pytest.raises(Outer), time_limit(5, Outer):
+        reset_time_limit(0.2)
+        _spin(5)
+    assert time.monotonic() - start < 1.5
+    reset_time_limit(0.01)  # no limit in force: nothing happens
+    _spin(0.1)
