@@ -750,9 +750,9 @@ another value, and what is read (before, after, through an alias, from a twin) i
 
 def control_motifs() -> list[Motif]:
     """Control flow around operators: an ``if`` whose condition an operator computes (a
-    negation, each comparison of two scalars), and a counting-down recursive global whose
-    every step adds to the result (``@f(n) = if (n <= 0) { 0 } else { n + @f(n - 1) }``,
-    called on ``minimum(n, 3)``)."""
+    negation, each comparison of two scalars) or is a constant (``True``, ``False``), and a
+    counting-down recursive global whose every step adds to the result
+    (``@f(n) = if (n <= 0) { 0 } else { n + @f(n - 1) }``, called on ``minimum(n, 3)``)."""
     out: list[Motif] = []
     t = TensorType((2,), "float32")
     scalar = TensorType((), "float32")
@@ -776,6 +776,9 @@ def control_motifs() -> list[Motif]:
     c, a, b = Var("c", TensorType((), "bool")), Var("a", t), Var("b", t)
     make("if(logical_not)", (c, a, b), If(Call(Op("logical_not"), (c,)), a, b),
          ["logical_not"], "if")  # fmt: skip
+    for known in (True, False):  # what constant folding and dead-branch elimination rewrite
+        a, b = Var("a", t), Var("b", t)
+        make(f"if({str(known).lower()})", (a, b), If(Constant(np.array(known)), a, b), [], "if")
     for cmp in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
         x, y, a, b = Var("x", scalar), Var("y", scalar), Var("a", t), Var("b", t)
         make(f"if({cmp})", (x, y, a, b), If(Call(Op(cmp), (x, y)), a, b), [cmp], "if")

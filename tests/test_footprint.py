@@ -459,3 +459,12 @@ def test_redraws_of_the_new_motif_kinds_are_well_typed() -> None:
             infer_types(v.mod)
             (t,) = v.param_types
             assert isinstance(t, TensorType) and t.dtype.startswith("float")
+
+
+def test_learning_finds_a_fold_of_if_on_a_constant_condition() -> None:
+    """``if (True) { a } else { b }`` and its ``False`` twin are motifs: a pass that folds
+    constant conditions (here one taking the wrong branch) is seen to change them."""
+    pass_ = as_pass(_load(Path(__file__).parent / "mutants" / "control.py",
+                          "if_constant_wrong_branch"), "if_constant_wrong_branch")  # fmt: skip
+    fp = learn(pass_, budget=8.0)
+    assert {"if(true)", "if(false)"} <= {m.name for m in fp.triggers}, fp.summary()
