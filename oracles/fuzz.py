@@ -111,6 +111,7 @@ from .gen_dataflow import OP_ORDER, dataflow_programs
 from .gen_modules import modules
 from .pass_oracle import (
     DEFAULT_FUEL,
+    STOP_GRACE_SECONDS,
     OracleInstrument,
     Verdict,
     reset_time_limit,
@@ -539,11 +540,6 @@ class Hooks:
 
 TICK_SECONDS = 0.5
 STOP_CHECK_SECONDS = 0.5
-STOP_GRACE_SECONDS = 1.0
-"""How long after its deadline a round of Hypothesis is stopped, wherever it is: its shrinker
-can go on for minutes on the long choice sequences of a program without running the test (it
-replays them on its own record of what they did), and only a run of the test sees the deadline.
-An example started just before the deadline has at least a second (``check``)."""
 
 
 def fuzz_pass(

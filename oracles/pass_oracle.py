@@ -415,6 +415,14 @@ class PassTimeout(Exception):
     """The per-example time limit ran out."""
 
 
+STOP_GRACE_SECONDS = 1.0
+"""How long after its deadline a campaign's run of Hypothesis is stopped (``time_limit``),
+wherever it is: Hypothesis's shrinker can go on for minutes on the long choice sequence of a
+program without running the test (it replays the sequence on its own record of what it did),
+and only a run of the test sees the deadline. An example started just before the deadline has
+at least a second (``fuzz``'s ``check``)."""
+
+
 @contextmanager
 def time_limit(seconds: float, error: type[BaseException] = PassTimeout) -> Iterator[None]:
     """Raise ``error()`` (``PassTimeout``) in the main thread if the block runs longer than
@@ -535,6 +543,7 @@ def run_checked(
 
 __all__ = [
     "DEFAULT_FUEL",
+    "STOP_GRACE_SECONDS",
     "OracleInstrument",
     "PassCheckFailure",
     "PassTimeout",

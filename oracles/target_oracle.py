@@ -79,6 +79,7 @@ from ..targets.base import Executable, KernelRejected, Target
 from .compare import compare_values
 from .engines import NO_COMPILE_TIME_FOLDING
 from .fuzz import Case, cases, read_case
+from .pass_oracle import STOP_GRACE_SECONDS, time_limit
 from .stable import stable_draws
 
 Array = npt.NDArray[np.generic]
@@ -276,17 +277,23 @@ def in_child(
     chunks: list[bytes] = []
     deadline = time.monotonic() + timeout
     timed_out = False
-    with os.fdopen(read_fd, "rb", buffering=0) as pipe:
-        while True:
-            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                timed_out = True
-                os.kill(pid, signal.SIGKILL)
-                break
-            chunk = pipe.read(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
+    try:
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                left = max(0.0, deadline - time.monotonic())
+                ready, _, _ = select.select([pipe], [], [], left)
+                if not ready:
+                    timed_out = True
+                    os.kill(pid, signal.SIGKILL)
+                    break
+                chunk = pipe.read(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except BaseException:  # stopped here (the campaign's time is up): no child left behind
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     _, status = os.waitpid(pid, 0)
     if timed_out:
         return f"no result within {timeout:g} s (a compiled program that loops?)"
@@ -493,8 +500,11 @@ def fuzz_target(
         print_blob=False,
     )(hypothesis_seed(seed)(given(program_cases(target, max_nodes))(body)))
     try:
-        with with_reporter(lambda _text: None):  # the report is ours: Hypothesis stays quiet
-            test()
+        # Stopped at the deadline wherever it is: Hypothesis's shrinker can go on without
+        # running the test, which alone sees the deadline (``pass_oracle.STOP_GRACE_SECONDS``).
+        stop_in = max(deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS
+        with with_reporter(lambda _text: None), time_limit(stop_in, _Stop):
+            test()  # the report is ours: Hypothesis stays quiet
     except (_Stop, AssertionError):
         pass
     except Exception as err:  # Hypothesis gave up (e.g. Flaky): report it

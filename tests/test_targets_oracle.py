@@ -4,6 +4,7 @@ kernel, and the command line reports a rejected kernel as an internal error with
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -136,6 +137,28 @@ def test_fuzzing_finds_and_shrinks_a_broken_kernel(
     assert "verdict: mismatch" in capsys.readouterr().out
     assert main(["fuzz", "--target", "good", "--replay", result.path]) == 0
     assert main(["fuzz", "--target", "good", "--pass", "fold-constant"]) == 2
+
+
+def test_a_campaign_stuck_in_hypothesis_shrinking_stops_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hypothesis's shrinker can go on without running the test, which alone sees the
+    deadline: the campaign is stopped at its deadline all the same, with its failure."""
+    from hypothesis.internal.conjecture import shrinker
+
+    def stuck(self: object) -> None:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            sum(range(1000))
+
+    monkeypatch.setattr(shrinker.Shrinker, "shrink", stuck)
+    start = time.monotonic()
+    result = fuzz_target(
+        CpuTarget(backend=BrokenBackend(broken="*")), max_examples=None, time_budget=12,
+        seed=1, out_dir=tmp_path, isolate=False, fuel=5_000,
+    )  # fmt: skip
+    assert time.monotonic() - start < 25
+    assert result.verdict is not None and result.path is not None
 
 
 def test_tags_name_constructs_and_families() -> None:
