@@ -533,6 +533,54 @@ def test_max_pool2d_takes_nan_outside_every_window() -> None:
     assert bits(actual) == outcome(ref, (x,), a)
 
 
+def test_max_pool2d_takes_nan_in_a_column_no_window_reads() -> None:
+    """The flat stride phases read discarded columns past a row's end; a NaN there (stride 2
+    skips the last column) does not make the kernel defer or show in the result."""
+    ref = reference("nn.max_pool2d")
+    x = np.arange(50, dtype="float32").reshape(1, 2, 5, 5)
+    x[:, :, :, 4] = np.nan
+    a = attrs("nn.max_pool2d", pool_size=(2, 2), strides=(2, 2))
+    actual = kernels.max_pool2d((x,), a)
+    assert actual is not None
+    assert bits(actual) == outcome(ref, (x,), a)
+
+
+def test_global_avg_pool2d_equals_the_reference() -> None:
+    """A window the size of the unpadded input (ShuffleNet's last pool) is one reduction."""
+    rng = np.random.default_rng(37)
+    ref = reference("nn.avg_pool2d")
+    for dtype, layout, include in itertools.product(
+        ("float16", "float32", "float64"), ("NCHW", "NHWC"), (True, False)
+    ):
+        shape = (2, 5, 7, 6) if layout == "NCHW" else (2, 7, 6, 5)
+        x = random_array(rng, shape, dtype)
+        a = attrs("nn.avg_pool2d", pool_size=(7, 6), layout=layout, count_include_pad=include)
+        actual = kernels.avg_pool2d((x,), a)
+        assert actual is not None and actual.shape == ref((x,), a).shape
+        check_close(ref((x,), a), actual, 42)
+        x[0, 0] = np.inf  # a window's sum is infinite: so is its mean
+        with np.errstate(all="ignore"):
+            check_close(ref((x,), a), kernels.avg_pool2d((x,), a), 42)
+
+
+def test_relu_zeros_are_a_kept_read_only_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``zeros_like`` serves views of one read-only buffer per dtype (grown on demand), and
+    fresh zeros above ``ZEROS_UP_TO``; relu gives the reference's bits either way."""
+    rng = np.random.default_rng(41)
+    ref = reference("nn.relu")
+    small = kernels.zeros_like(np.ones((3, 4), "float32"))
+    assert small.shape == (3, 4) and not small.flags.writeable and not small.any()
+    big = np.ones(kernels.ZEROS_UP_TO + 1, "float64")
+    assert kernels.zeros_like(big).flags.writeable  # fresh, not kept
+    monkeypatch.setattr(kernels, "ZEROS_UP_TO", 1000)
+    for shape in ((10, 30), (40, 30), (7, 3, 5)):  # below, above the limit, another rank
+        x = random_array(rng, shape, "float32")
+        x.flat[:6] = [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf]
+        assert bits(kernels.relu((x,))) == outcome(ref, (x,), None)
+        strided = x[..., ::2]
+        assert bits(kernels.relu((strided,))) == outcome(ref, (strided,), None)
+
+
 def test_bias_add_is_the_reference_bit_for_bit() -> None:
     rng = np.random.default_rng(29)
     ref = reference("nn.bias_add")
