@@ -32,8 +32,8 @@ the padded input's flattened stride phases, with a few discarded columns; wider 
 An ungrouped float convolution with at most half as many output channels as input ones builds
 no im2col matrix: it sums one matrix product per window tap, each reading a slice of those flattened
 stride phases in place (the matrix is ``kh * kw`` times the input; the products are each the
-size of the output). A depthwise one sums, per tap, that slice times the tap's weight per
-channel.
+size of the output). A depthwise one sums, per tap, that tap's slice of every channel (one
+contiguous block: the phases flattened channel after channel) times its weight per channel.
 ``nn.dense`` as one matrix product that reads the weight transposed in place;
 ``nn.max_pool2d`` as a running maximum over the window's shifted slices (a NaN in a window
 shows in the result, and then the reference runs and raises); ``nn.avg_pool2d`` (no
@@ -536,31 +536,53 @@ def _depthwise_taps(
     pads: tuple[int, int, int, int],
     strides: tuple[int, int],
     dilation: tuple[int, int],
-    out_extent: tuple[int, int],
-) -> tuple[Array, int]:
+) -> Array:
     """A depthwise convolution of ``x`` (N, C, H, W) by ``w`` (C, KH, KW), one output channel
-    per input channel, as a sum over the window's taps of the tap's slice of
-    ``_stride_planes`` times its weight per channel: ``(N, C, OH, WQ)`` and the pitch ``WQ``,
-    whose columns ``z >= OW`` are to be discarded.
+    per input channel, as a sum over the window's taps of the tap's slice of the padded input
+    times its weight per channel: ``(N, C, HQ, WQ)``, of which the rows ``y >= OH`` and the
+    columns ``z >= OW`` are to be discarded.
+
+    The padded input's stride phases are flattened as one plane per phase, each channel's
+    ``HQ * WQ`` elements after the previous one's (``_stride_planes`` leaves a row of slack
+    between channels instead): a tap's slice for every channel and output is then one
+    contiguous block, which numpy runs as one loop rather than a loop per channel (measured:
+    about 25% faster on ShuffleNet's layers, for the discarded rows' extra work). The weight
+    is broadcast into a buffer and multiplied as a whole array: numpy's multiplication by a
+    value per row costs more than the copy and a whole-array product.
 
     Its working set is the padded input and the output, where an im2col matrix is ``KH * KW``
     times the input: on a network's cold caches it is the faster form (measured on ShuffleNet's
     layers)."""
-    n, c = x.shape[:2]
+    n, c, h, wd = x.shape
     kh, kw = w.shape[1:]
-    planes, wq = _stride_planes(x, pads, strides)
-    size = out_extent[0] * wq
-    out = np.empty((n, c, size), x.dtype)
-    product = np.empty((n, c, size), x.dtype)
+    (sh, sw), (pt, pl, pb, pr) = strides, pads
+    hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
+    rows, pitch = n * c, hq * wq
+    slack = ((kh - 1) * dilation[0] // sh + 1) * wq  # past the last channel's last tap
+    planes = np.zeros((sh, sw, rows * pitch + slack), x.dtype)
+    if sh == sw == 1:
+        planes[0, 0, : rows * pitch].reshape(n, c, hq, wq)[:, :, pt : pt + h, pl : pl + wd] = x
+    else:
+        xp = np.zeros((n, c, hq * sh, wq * sw), x.dtype)
+        xp[:, :, pt : pt + h, pl : pl + wd] = x
+        for a in range(sh):
+            for b in range(sw):
+                planes[a, b, : rows * pitch].reshape(n, c, hq, wq)[...] = xp[:, :, a::sh, b::sw]
+    weights = np.tile(w.reshape(c, kh * kw).T, (1, n)).reshape(kh * kw, rows, 1)
+    out = np.empty((rows, pitch), x.dtype)
+    product = np.empty((rows, pitch), x.dtype)
     for r in range(kh):
         for s in range(kw):
-            window = _tap(planes, wq, (r * dilation[0], s * dilation[1]), strides, size)
+            i, j = r * dilation[0], s * dilation[1]
+            offset = (i // sh) * wq + j // sw
+            window = planes[i % sh, j % sw, offset : offset + rows * pitch].reshape(rows, pitch)
             if r == s == 0:
-                np.multiply(window, w[:, r, s, None], out=out)
+                np.multiply(window, weights[0], out=out)
             else:
-                np.multiply(window, w[:, r, s, None], out=product)
+                np.copyto(product, weights[r * kw + s])
+                np.multiply(window, product, out=product)
                 out += product
-    return out.reshape(n, c, out_extent[0], wq), wq
+    return out.reshape(n, c, hq, wq)
 
 
 def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) -> Array | None:
@@ -622,8 +644,8 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
         return _conv2d_result(out[..., :ow], data.dtype, perm_out)
     if g == c == o and kh * kw > 1 and not integer:
         # Depthwise: a weighted sum of the taps' slices, no im2col matrix.
-        out, pitch = _depthwise_taps(x, wm.reshape(o, kh, kw), pads, strides, dilation, (oh, ow))
-        return _conv2d_result(out[..., :ow], data.dtype, perm_out)
+        out = _depthwise_taps(x, wm.reshape(o, kh, kw), pads, strides, dilation)
+        return _conv2d_result(out[:, :, :oh, :ow], data.dtype, perm_out)
     if kh == kw == 1 and pads == (0, 0, 0, 0) and strides == (1, 1):
         cols, pitch = x.reshape(n, g, k, h * wd), wd
     elif ow < FLAT_PATCHES_BELOW:
