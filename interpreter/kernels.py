@@ -62,6 +62,7 @@ freed memory, so that a network's layer outputs are not page-faulted afresh on e
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 from collections.abc import Callable
 from typing import Any, TypeAlias, cast
@@ -365,6 +366,25 @@ CONV2D_MIN_WORK = 1 << 17
 """Multiply-adds from which ``nn.conv2d`` runs the interpreter's kernel (below: the reference)."""
 
 
+_DTYPE_NAMES: dict[np.dtype[Any], str] = {}
+
+
+def _dtype_name(dtype: np.dtype[Any]) -> str:
+    """``dtype.name``, remembered per dtype (numpy computes it afresh, in microseconds)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
+@functools.cache
+def _packed_layouts(data_layout: str, kernel_layout: str, out_layout: str) -> bool:
+    """``_is_packed`` of a convolution's three layouts, cached."""
+    layouts = Conv2DAttrs(data_layout=data_layout, kernel_layout=kernel_layout,
+                          out_layout=out_layout)  # fmt: skip
+    return _is_packed(layouts)
+
+
 def _float_data(x: object) -> bool:
     return type(x) is _ndarray and cast(Array, x).dtype.kind == "f"
 
@@ -374,8 +394,10 @@ def _compute_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
+@functools.cache
 def _permutation(layout: str, canonical: str) -> tuple[int, ...] | None:
-    """Indices taking ``layout`` to ``canonical`` order, or ``None`` if it is not a permutation."""
+    """Indices taking ``layout`` to ``canonical`` order, or ``None`` if it is not a permutation
+    (cached: a network's convolutions ask it of a few layouts, on every call)."""
     if len(layout) != len(canonical) or sorted(layout) != sorted(canonical):
         return None
     return tuple(layout.index(axis) for axis in canonical)
@@ -585,20 +607,23 @@ def _depthwise_taps(
     return out.reshape(n, c, hq, wq)
 
 
+_IDENTITY4 = (0, 1, 2, 3)
+
+
 def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) -> Array | None:
     """``nn.conv2d`` of float data as im2col and a matrix product per group; ``None`` where the
     reference should run (other dtypes, layouts or attributes, or less than ``min_work``
     multiply-adds)."""
     attrs = cast(Conv2DAttrs, op_attrs)
     data, weight = args
-    if _is_packed(attrs):
+    if _packed_layouts(attrs.data_layout, attrs.kernel_layout, attrs.out_layout):
         return _packed_conv2d(args, attrs, min_work)
     integer = _exact_integer_product(data, weight, attrs.out_dtype)
     if not integer and not (
         _float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype
     ):
         return None
-    if not integer and attrs.out_dtype not in ("", data.dtype.name):
+    if not integer and attrs.out_dtype not in ("", _dtype_name(data.dtype)):
         return None
     if data.ndim != 4 or weight.ndim != 4:
         return None
@@ -611,8 +636,8 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
         return None
     if pads is None or strides is None or dilation is None:
         return None
-    x = np.transpose(data, perm_x)
-    w = np.transpose(weight, perm_w)
+    x = data if perm_x == _IDENTITY4 else np.transpose(data, perm_x)
+    w = weight if perm_w == _IDENTITY4 else np.transpose(weight, perm_w)
     n, c, h, wd = x.shape
     o, i, kh, kw = w.shape
     g = attrs.groups
@@ -679,7 +704,7 @@ def conv2d(args: Args, op_attrs: Attrs | None, min_work: int = CONV2D_MIN_WORK) 
 def _conv2d_result(out: Array, dtype: np.dtype[Any], perm_out: tuple[int, ...]) -> Array:
     """A float convolution's NCHW result in the data's dtype and the output layout, contiguous."""
     out = out.astype(dtype, copy=False)
-    return np.ascontiguousarray(np.transpose(out, perm_out))
+    return np.ascontiguousarray(out if perm_out == _IDENTITY4 else np.transpose(out, perm_out))
 
 
 def _packed_conv2d(args: Args, attrs: Conv2DAttrs, min_work: int) -> Array | None:
@@ -758,7 +783,7 @@ def dense(args: Args, op_attrs: Attrs | None, min_work: int = DENSE_MIN_WORK) ->
     data, weight = args
     if not (_float_data(data) and type(weight) is _ndarray and weight.dtype == data.dtype):
         return None
-    if attrs.out_dtype not in ("", data.dtype.name) or data.ndim < 1 or weight.ndim != 2:
+    if attrs.out_dtype not in ("", _dtype_name(data.dtype)) or data.ndim < 1 or weight.ndim != 2:
         return None
     units, k = weight.shape
     if data.shape[-1] != k or data.size * units < min_work:
@@ -928,7 +953,7 @@ def batch_norm(args: Args, op_attrs: Attrs | None) -> tuple[Array, Array, Array]
     shape[axis] = data.shape[axis]
 
     def along(v: Array) -> Array:
-        return v.astype(cd).reshape(shape)
+        return v.astype(cd, copy=False).reshape(shape)  # read, never written
 
     eps = cd.type(data.dtype.type(attrs.epsilon))
     out = np.subtract(data.astype(cd, copy=False), along(mean))
