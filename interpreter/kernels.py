@@ -43,11 +43,11 @@ as ``fmax(x, 0) + 0`` (the same bits as ``x > 0 ? x : 0``, including NaN and -0.
 kept array of zeros; ``nn.bias_add`` and float tensor ``add subtract multiply divide`` as the
 reference's numpy expression without its broadcast views and copies; ``concatenate`` of
 tensors that agree off the axis, and ``reshape`` to positive extents and one ``-1``, without
-the reference's run-time type check. Only float data is handled (``concatenate`` and
-``reshape``: any dtype; ``nn.conv2d``: also integer data of at most 16 bits into an int32/int64
-``out_dtype``, summed exactly in float64 when every partial sum is below ``2^53``, so bit for
-bit the reference's; an overflowing total goes to the
-reference, which says it is undefined); other integer data, unusual layouts and
+the reference's run-time type check; ``transpose`` with its axes normalised once. Only float
+data is handled (``concatenate``, ``reshape`` and ``transpose``: any dtype; ``nn.conv2d``: also
+integer data of at most 16 bits into an int32/int64 ``out_dtype``, summed exactly in float64
+when every partial sum is below ``2^53``, so bit for bit the reference's; an overflowing total
+goes to the reference, which says it is undefined); other integer data, unusual layouts and
 attributes go to the reference. ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and
 ``nn.avg_pool2d`` may differ from the reference by rounding (the summation order, the sign of
 a zero maximum), within the tolerance policy (``oracles/compare.py``, with the reduction
@@ -75,12 +75,14 @@ from ..semantics.ops.nn.conv import Conv2DAttrs, _is_packed
 from ..semantics.ops.nn.dense import BiasAddAttrs, DenseAttrs
 from ..semantics.ops.nn.norm import BatchNormAttrs
 from ..semantics.ops.nn.pool import AvgPool2DAttrs, MaxPool2DAttrs
-from ..semantics.ops.registry import Attrs, Reference
+from ..semantics.ops.registry import Attrs, Reference, RelationError
 from ..semantics.ops.shape import (
     ConcatenateAttrs,
     LayoutTransformAttrs,
     ReshapeAttrs,
+    TransposeAttrs,
     _layout_transform_reference,
+    _transpose_axes,
 )
 
 Array: TypeAlias = npt.NDArray[Any]
@@ -1027,6 +1029,30 @@ def reshape(args: Args, op_attrs: Attrs | None) -> Array | None:
     return out
 
 
+@functools.cache
+def _transpose_permutation(ndim: int, axes: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The reference's normalised ``axes`` (``_transpose_axes``), cached; ``None`` where they
+    are not a permutation of ``ndim`` axes (the reference says why)."""
+    try:
+        return _transpose_axes(ndim, axes)
+    except RelationError:
+        return None
+
+
+def transpose(args: Args, op_attrs: Attrs | None) -> Array | None:
+    """``transpose``: the reference's copy of numpy's ``transpose``, with the axes normalised
+    once per rank and attributes (the reference formats its error messages on every call)."""
+    attrs = cast(TransposeAttrs, op_attrs)
+    (data,) = args
+    if type(data) is not _ndarray:
+        return None
+    perm = _transpose_permutation(data.ndim, attrs.axes)
+    if perm is None:
+        return None
+    out: Array = np.transpose(data, perm).copy()
+    return out
+
+
 def _tensor_kernel(fast: Callable[[Args, Attrs | None], object]) -> KernelMaker:
     def make(name: str, reference: Reference) -> Reference:
         def kernel(args: Args, attrs: Attrs | None) -> object:
@@ -1046,6 +1072,7 @@ TENSOR: dict[str, KernelMaker] = {
     "nn.bias_add": _tensor_kernel(bias_add),
     "concatenate": _tensor_kernel(concatenate),
     "reshape": _tensor_kernel(reshape),
+    "transpose": _tensor_kernel(transpose),
     "nn.batch_norm": _tensor_kernel(batch_norm),
     "nn.relu": _tensor_kernel(lambda args, attrs: relu(args)),
 }

@@ -7,9 +7,9 @@
 - Tensor kernels: on random shapes and attributes (strides, padding, dilation, groups,
   layouts, dtypes), ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and ``nn.avg_pool2d`` equal
   the reference under the tolerance policy (the products and window sums with their reduction
-  length), ``nn.batch_norm``, ``nn.relu``, ``nn.bias_add``, ``concatenate`` and float tensor
-  ``add subtract multiply divide`` bit for bit; cases a kernel does not cover go to the
-  reference.
+  length), ``nn.batch_norm``, ``nn.relu``, ``nn.bias_add``, ``concatenate``, ``transpose``
+  and float tensor ``add subtract multiply divide`` bit for bit; cases a kernel does not cover
+  go to the reference.
 - The machine runs the kernels: a program's scalar arithmetic does not reach the reference.
 """
 
@@ -31,7 +31,7 @@ from relay.semantics import syntax as s
 from relay.semantics.errors import RelayError
 from relay.semantics.evaluation import evaluate as spec_evaluate
 from relay.semantics.ops import lookup
-from relay.semantics.ops.registry import Attrs, Reference
+from relay.semantics.ops.registry import Attrs, Reference, RelationError
 from relay.semantics.values import TensorValue
 
 Array = npt.NDArray[Any]
@@ -650,6 +650,33 @@ def test_reshape_is_the_reference_bit_for_bit() -> None:
     assert bits(kernels.reshape((x,), attrs("reshape", newshape=(-1,)))) == outcome(
         ref, (x,), attrs("reshape", newshape=(-1,))
     )
+
+
+def test_transpose_is_the_reference_bit_for_bit() -> None:
+    """Random permutations (negative axes, ``None``) of every dtype: the reference's bits;
+    axes that are no permutation go to the reference, which says why."""
+    rng = np.random.default_rng(43)
+    ref = reference("transpose")
+    for _ in range(60):
+        ndim = int(rng.integers(0, 5))
+        x = rng.standard_normal(tuple(int(v) for v in rng.integers(1, 4, size=ndim)))
+        x = x.astype(str(rng.choice(DTYPES)))
+        perm = [int(v) for v in rng.permutation(ndim)]
+        negative = [p - ndim if rng.integers(0, 2) else p for p in perm]
+        for axes in (tuple(negative), None):
+            a = attrs("transpose", axes=axes)
+            assert bits(kernels.transpose((x,), a)) == outcome(ref, (x,), a)
+    x = np.ones((2, 3, 4), "float32")
+    for wrong in ((0, 1), (0, 0, 1), (0, 1, 3)):
+        a = attrs("transpose", axes=wrong)
+        assert kernels.transpose((x,), a) is None
+        fast = kernels.kernel_for("transpose", ref)
+        messages = []
+        for kernel in (ref, fast):
+            with pytest.raises(RelationError) as raised:
+                kernel((x,), a)
+            messages.append(str(raised.value))
+        assert messages[0] == messages[1]
 
 
 @pytest.mark.parametrize("name", sorted(kernels.TENSOR_ARITHMETIC))
