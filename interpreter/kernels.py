@@ -469,15 +469,28 @@ def _stride_planes(
     (sh, sw), (pt, pl, pb, pr) = strides, pads
     hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
     planes = np.zeros((sh, sw, n, c, (hq + 1) * wq), x.dtype)
-    if sh == sw == 1:
-        planes[0, 0, :, :, : hq * wq].reshape(n, c, hq, wq)[:, :, pt : pt + h, pl : pl + wd] = x
-    else:
-        xp = np.zeros((n, c, hq * sh, wq * sw), x.dtype)
-        xp[:, :, pt : pt + h, pl : pl + wd] = x
-        for a in range(sh):
-            for b in range(sw):
-                planes[a, b, :, :, : hq * wq] = xp[:, :, a::sh, b::sw].reshape(n, c, hq * wq)
+    _fill_phases(planes[..., : hq * wq].reshape(sh, sw, n, c, hq, wq), x, (pt, pl), strides)
     return planes, wq
+
+
+def _fill_phases(
+    phases: Array, x: Array, before: tuple[int, int], strides: tuple[int, int]
+) -> None:
+    """Write ``x`` (N, C, H, W) into the zeroed stride phases ``(SH, SW, N, C, HQ, WQ)`` of its
+    padding by ``before = (top, left)``: padded row ``r`` is row ``r // SH`` of phase row ``r %
+    SH``, and so for columns; one strided copy per phase, with no padded copy of ``x``."""
+    (pt, pl), (sh, sw) = before, strides
+    h, wd = x.shape[2:]
+    for a in range(sh):
+        r0 = pt + (a - pt) % sh  # the first padded row of phase a that holds data
+        rows = len(range(r0 - pt, h, sh))
+        for b in range(sw):
+            c0 = pl + (b - pl) % sw
+            cols = len(range(c0 - pl, wd, sw))
+            if rows and cols:
+                phases[a, b, :, :, r0 // sh : r0 // sh + rows, c0 // sw : c0 // sw + cols] = x[
+                    :, :, r0 - pt :: sh, c0 - pl :: sw
+                ]
 
 
 def _tap(
@@ -584,14 +597,7 @@ def _depthwise_taps(
     rows, pitch = n * c, hq * wq
     slack = ((kh - 1) * dilation[0] // sh + 1) * wq  # past the last channel's last tap
     planes = np.zeros((sh, sw, rows * pitch + slack), x.dtype)
-    if sh == sw == 1:
-        planes[0, 0, : rows * pitch].reshape(n, c, hq, wq)[:, :, pt : pt + h, pl : pl + wd] = x
-    else:
-        xp = np.zeros((n, c, hq * sh, wq * sw), x.dtype)
-        xp[:, :, pt : pt + h, pl : pl + wd] = x
-        for a in range(sh):
-            for b in range(sw):
-                planes[a, b, : rows * pitch].reshape(n, c, hq, wq)[...] = xp[:, :, a::sh, b::sw]
+    _fill_phases(planes[..., : rows * pitch].reshape(sh, sw, n, c, hq, wq), x, (pt, pl), strides)
     weights = np.tile(w.reshape(c, kh * kw).T, (1, n)).reshape(kh * kw, rows, 1)
     out = np.empty((rows, pitch), x.dtype)
     product = np.empty((rows, pitch), x.dtype)
