@@ -577,7 +577,8 @@ def _depthwise_taps(
     """A depthwise convolution of ``x`` (N, C, H, W) by ``w`` (C, KH, KW), one output channel
     per input channel, as a sum over the window's taps of the tap's slice of the padded input
     times its weight per channel: ``(N, C, HQ, WQ)``, of which the rows ``y >= OH`` and the
-    columns ``z >= OW`` are to be discarded.
+    columns ``z >= OW`` are to be discarded (at stride 1, ``HQ`` and ``WQ`` count the padding
+    on one side only).
 
     The padded input's stride phases are flattened as one plane per phase, each channel's
     ``HQ * WQ`` elements after the previous one's (``_stride_planes`` leaves a row of slack
@@ -593,9 +594,17 @@ def _depthwise_taps(
     n, c, h, wd = x.shape
     kh, kw = w.shape[1:]
     (sh, sw), (pt, pl, pb, pr) = strides, pads
-    hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
+    if sh == sw == 1:
+        # Neighbours share their padding: a row's right padding is the next row's left one, a
+        # channel's bottom rows the next channel's top ones (a tap reading past a row's end or
+        # a channel's last row lands in that zero padding), so less is computed and discarded.
+        oh, ow = h + pt + pb - (kh - 1) * dilation[0], wd + pl + pr - (kw - 1) * dilation[1]
+        hq, wq = max(h + max(pt, pb), oh), max(wd + max(pl, pr), ow)
+    else:
+        hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded, rounded up
     rows, pitch = n * c, hq * wq
-    slack = ((kh - 1) * dilation[0] // sh + 1) * wq  # past the last channel's last tap
+    # Past the last channel's last tap:
+    slack = ((kh - 1) * dilation[0] // sh + 1) * wq + (kw - 1) * dilation[1] // sw
     planes = np.zeros((sh, sw, rows * pitch + slack), x.dtype)
     _fill_phases(planes[..., : rows * pitch].reshape(sh, sw, n, c, hq, wq), x, (pt, pl), strides)
     weights = np.tile(w.reshape(c, kh * kw).T, (1, n)).reshape(kh * kw, rows, 1)

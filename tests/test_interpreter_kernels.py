@@ -463,6 +463,40 @@ def test_depthwise_conv2d_sums_the_taps_weighted_per_channel(
     assert len(taken) >= 25
 
 
+def test_depthwise_conv2d_at_stride_1_shares_the_padding_of_neighbours() -> None:
+    """At stride 1 rows and channels share their padding in the flat planes: taps that read
+    past a row's end or a channel's last row must land in zeros. Asymmetric and wide padding
+    (more than the window), dilation, narrow inputs, several images."""
+    rng = np.random.default_rng(59)
+    ref = reference("nn.conv2d")
+    checked = 0
+    for _ in range(60):
+        n, c = int(rng.integers(1, 3)), int(rng.integers(2, 6))
+        kh, kw = (int(v) for v in rng.integers(1, 5, size=2))
+        if kh * kw == 1:
+            kw = 3
+        x = rng.standard_normal((n, c, int(rng.integers(1, 9)), int(rng.integers(1, 9))))
+        weight = rng.standard_normal((c, 1, kh, kw))
+        a = attrs(
+            "nn.conv2d",
+            padding=tuple(int(v) for v in rng.integers(0, 5, size=4)),
+            dilation=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+            groups=c,
+        )
+        pt, pl, pb, pr = a.padding
+        if (
+            x.shape[2] + pt + pb <= (kh - 1) * a.dilation[0]
+            or x.shape[3] + pl + pr <= (kw - 1) * a.dilation[1]
+        ):
+            continue  # a window larger than the padded input: no outputs
+        args = (x.astype("float32"), weight.astype("float32"))
+        actual = kernels.conv2d(args, a, min_work=0)
+        assert actual is not None
+        check_close(ref(args, a), actual, kh * kw)
+        checked += 1
+    assert checked >= 40
+
+
 def test_conv2d_with_many_output_channels_per_group_equals_the_reference() -> None:
     """More than ``COMPACT_PATCHES_ABOVE`` output channels per group: the flat im2col matrix
     drops its discarded columns before the product."""
