@@ -455,11 +455,11 @@ before the product (a copy of the matrix) rather than after it."""
 
 
 def _stride_planes(
-    x: Array, pads: tuple[int, int, int, int], strides: tuple[int, int]
+    x: Array, pads: tuple[int, int, int, int], strides: tuple[int, int], fill: object = 0
 ) -> tuple[Array, int]:
-    """The zero-padded ``x`` (N, C, H, W) split into its ``SH * SW`` stride phases
-    (``xp[.., a::SH, b::SW]``), each flattened to ``HQ * WQ`` with a row of slack after it:
-    ``(SH, SW, N, C, (HQ + 1) * WQ)``, and the row pitch ``WQ``.
+    """The padded ``x`` (N, C, H, W) (padded with ``fill``: zeros by default) split into its
+    ``SH * SW`` stride phases (``xp[.., a::SH, b::SW]``), each flattened to ``HQ * WQ`` with a
+    row of slack after it: ``(SH, SW, N, C, (HQ + 1) * WQ)``, and the row pitch ``WQ``.
 
     Window tap ``(i, j)`` (its offset in input rows and columns, dilation included) of output
     ``(y, z)`` is then element ``(i // SH + y) * WQ + j // SW + z`` of phase ``(i % SH, j %
@@ -468,7 +468,8 @@ def _stride_planes(
     n, c, h, wd = x.shape
     (sh, sw), (pt, pl, pb, pr) = strides, pads
     hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)  # padded extents, rounded up
-    planes = np.zeros((sh, sw, n, c, (hq + 1) * wq), x.dtype)
+    shape = (sh, sw, n, c, (hq + 1) * wq)
+    planes = np.zeros(shape, x.dtype) if fill == 0 else np.full(shape, fill, x.dtype)
     _fill_phases(planes[..., : hq * wq].reshape(sh, sw, n, c, hq, wq), x, (pt, pl), strides)
     return planes, wq
 
@@ -476,7 +477,7 @@ def _stride_planes(
 def _fill_phases(
     phases: Array, x: Array, before: tuple[int, int], strides: tuple[int, int]
 ) -> None:
-    """Write ``x`` (N, C, H, W) into the zeroed stride phases ``(SH, SW, N, C, HQ, WQ)`` of its
+    """Write ``x`` (N, C, H, W) into the padded stride phases ``(SH, SW, N, C, HQ, WQ)`` of its
     padding by ``before = (top, left)``: padded row ``r`` is row ``r // SH`` of phase row ``r %
     SH``, and so for columns; one strided copy per phase, with no padded copy of ``x``."""
     (pt, pl), (sh, sw) = before, strides
@@ -822,7 +823,9 @@ def _spatial_axes(layout: str, rank: int) -> tuple[int, int] | None:
 
 def max_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
     """``nn.max_pool2d`` of float data without NaN as a running maximum over the window's
-    shifted slices; ``None`` where the reference should run."""
+    taps, each one contiguous slice per channel of the input's flat stride phases
+    (``_stride_planes``, padded with the lowest float) whose discarded columns are dropped
+    after the maximum; ``None`` where the reference should run."""
     attrs = cast(MaxPool2DAttrs, op_attrs)
     (data,) = args
     if not _float_data(data) or attrs.ceil_mode or data.size == 0:
@@ -842,26 +845,25 @@ def max_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
     if oh <= 0 or ow <= 0:
         return None
     lowest = data.dtype.type(np.finfo(data.dtype).min)  # te.max starts from it
-    if pads != (0, 0, 0, 0):
-        xp = np.full((*x.shape[:-2], h + pt + pb, wd + pl + pr), lowest, data.dtype)
-        xp[..., pt : pt + h, pl : pl + wd] = x
-    else:
-        xp = x
+    lead = x.shape[:-2]
+    planes, wq = _stride_planes(x.reshape(1, -1, h, wd), pads, strides, lowest)
     out: Array | None = None
     for r in range(kernel[0]):
         for s in range(kernel[1]):
-            window = _strided(xp, r * dilation[0], s * dilation[1], (oh, ow), strides)
+            window = _tap(planes, wq, (r * dilation[0], s * dilation[1]), strides, oh * wq)
             out = window.copy() if out is None else np.maximum(out, window, out=out)
     assert out is not None
-    if np.isnan(out.max()):
+    result = out.reshape(*lead, oh, wq)[..., :ow]  # the discarded columns may hold anything
+    if np.isnan(result.max()):
         return None  # a window holds NaN (np.maximum propagates it): the reference raises
-    np.maximum(out, lowest, out=out)
-    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), axes))
+    result = np.maximum(result, lowest)
+    return np.ascontiguousarray(np.moveaxis(result, (-2, -1), axes))
 
 
 def avg_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
     """``nn.avg_pool2d`` of float data without ``ceil_mode``: the window sums as a running sum
-    of the window's shifted slices of the zero-padded input, divided by the reference's count
+    of the window's taps (slices of the flat stride phases, as ``max_pool2d`` reads them, of
+    the zero-padded input), divided by the reference's count
     (with ``count_include_pad`` the window's size; otherwise the window positions inside the
     input, the same running sum over ones, at least 1); ``None`` where the reference should
     run. A window the size of the unpadded input (global pooling) is one ``np.sum`` over the
@@ -893,24 +895,25 @@ def avg_pool2d(args: Args, op_attrs: Attrs | None) -> Array | None:
         window_size = cd.type(kernel[0] * kernel[1])
         mean = np.sum(x, axis=(-2, -1), keepdims=True) / window_size
         return np.ascontiguousarray(np.moveaxis(mean.astype(data.dtype), (-2, -1), axes))
-    xp = _pad_spatial(x, pads, 0)
+    (oh, ow), lead = extent, x.shape[:-2]
+    planes, wq = _stride_planes(x.reshape(1, -1, h, wd), pads, strides)
     ones = None if attrs.count_include_pad else _pad_spatial(np.ones((h, wd), cd), pads, 0)
-    total: Array | None = None
+    sums: Array | None = None
     count: Array | None = None
     for r in range(kernel[0]):
         for s in range(kernel[1]):
             i, j = r * dilation[0], s * dilation[1]
-            window = _strided(xp, i, j, extent, strides)
-            total = window.copy() if total is None else np.add(total, window, out=total)
+            window = _tap(planes, wq, (i, j), strides, oh * wq)
+            sums = window.copy() if sums is None else np.add(sums, window, out=sums)
             if ones is not None:
                 inside = _strided(ones, i, j, extent, strides)
                 count = inside.copy() if count is None else np.add(count, inside, out=count)
-    assert total is not None
+    assert sums is not None
     if count is None:
         divisor: Array = np.asarray(cd.type(kernel[0] * kernel[1]))
     else:
         divisor = np.maximum(count, 1)
-    total /= divisor
+    total = sums.reshape(*lead, oh, wq)[..., :ow] / divisor
     return np.ascontiguousarray(np.moveaxis(total.astype(data.dtype, copy=False), (-2, -1), axes))
 
 
