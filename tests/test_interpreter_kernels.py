@@ -7,9 +7,9 @@
 - Tensor kernels: on random shapes and attributes (strides, padding, dilation, groups,
   layouts, dtypes), ``nn.conv2d``, ``nn.dense``, ``nn.max_pool2d`` and ``nn.avg_pool2d`` equal
   the reference under the tolerance policy (the products and window sums with their reduction
-  length), ``nn.batch_norm``, ``nn.relu``, ``nn.bias_add``, ``concatenate`` and float tensor
-  ``add subtract multiply divide`` bit for bit; cases a kernel does not cover go to the
-  reference.
+  length), ``nn.batch_norm``, ``nn.relu``, ``nn.bias_add``, ``concatenate``, ``transpose``
+  and float tensor ``add subtract multiply divide`` bit for bit; cases a kernel does not cover
+  go to the reference.
 - The machine runs the kernels: a program's scalar arithmetic does not reach the reference.
 """
 
@@ -31,7 +31,7 @@ from relay.semantics import syntax as s
 from relay.semantics.errors import RelayError
 from relay.semantics.evaluation import evaluate as spec_evaluate
 from relay.semantics.ops import lookup
-from relay.semantics.ops.registry import Attrs, Reference
+from relay.semantics.ops.registry import Attrs, Reference, RelationError
 from relay.semantics.values import TensorValue
 
 Array = npt.NDArray[Any]
@@ -463,6 +463,40 @@ def test_depthwise_conv2d_sums_the_taps_weighted_per_channel(
     assert len(taken) >= 25
 
 
+def test_depthwise_conv2d_at_stride_1_shares_the_padding_of_neighbours() -> None:
+    """At stride 1 rows and channels share their padding in the flat planes: taps that read
+    past a row's end or a channel's last row must land in zeros. Asymmetric and wide padding
+    (more than the window), dilation, narrow inputs, several images."""
+    rng = np.random.default_rng(59)
+    ref = reference("nn.conv2d")
+    checked = 0
+    for _ in range(60):
+        n, c = int(rng.integers(1, 3)), int(rng.integers(2, 6))
+        kh, kw = (int(v) for v in rng.integers(1, 5, size=2))
+        if kh * kw == 1:
+            kw = 3
+        x = rng.standard_normal((n, c, int(rng.integers(1, 9)), int(rng.integers(1, 9))))
+        weight = rng.standard_normal((c, 1, kh, kw))
+        a = attrs(
+            "nn.conv2d",
+            padding=tuple(int(v) for v in rng.integers(0, 5, size=4)),
+            dilation=tuple(int(v) for v in rng.integers(1, 3, size=2)),
+            groups=c,
+        )
+        pt, pl, pb, pr = a.padding
+        if (
+            x.shape[2] + pt + pb <= (kh - 1) * a.dilation[0]
+            or x.shape[3] + pl + pr <= (kw - 1) * a.dilation[1]
+        ):
+            continue  # a window larger than the padded input: no outputs
+        args = (x.astype("float32"), weight.astype("float32"))
+        actual = kernels.conv2d(args, a, min_work=0)
+        assert actual is not None
+        check_close(ref(args, a), actual, kh * kw)
+        checked += 1
+    assert checked >= 40
+
+
 def test_conv2d_with_many_output_channels_per_group_equals_the_reference() -> None:
     """More than ``COMPACT_PATCHES_ABOVE`` output channels per group: the flat im2col matrix
     drops its discarded columns before the product."""
@@ -531,6 +565,54 @@ def test_max_pool2d_takes_nan_outside_every_window() -> None:
     actual = kernels.max_pool2d((x,), a)
     assert actual is not None
     assert bits(actual) == outcome(ref, (x,), a)
+
+
+def test_max_pool2d_takes_nan_in_a_column_no_window_reads() -> None:
+    """The flat stride phases read discarded columns past a row's end; a NaN there (stride 2
+    skips the last column) does not make the kernel defer or show in the result."""
+    ref = reference("nn.max_pool2d")
+    x = np.arange(50, dtype="float32").reshape(1, 2, 5, 5)
+    x[:, :, :, 4] = np.nan
+    a = attrs("nn.max_pool2d", pool_size=(2, 2), strides=(2, 2))
+    actual = kernels.max_pool2d((x,), a)
+    assert actual is not None
+    assert bits(actual) == outcome(ref, (x,), a)
+
+
+def test_global_avg_pool2d_equals_the_reference() -> None:
+    """A window the size of the unpadded input (ShuffleNet's last pool) is one reduction."""
+    rng = np.random.default_rng(37)
+    ref = reference("nn.avg_pool2d")
+    for dtype, layout, include in itertools.product(
+        ("float16", "float32", "float64"), ("NCHW", "NHWC"), (True, False)
+    ):
+        shape = (2, 5, 7, 6) if layout == "NCHW" else (2, 7, 6, 5)
+        x = random_array(rng, shape, dtype)
+        a = attrs("nn.avg_pool2d", pool_size=(7, 6), layout=layout, count_include_pad=include)
+        actual = kernels.avg_pool2d((x,), a)
+        assert actual is not None and actual.shape == ref((x,), a).shape
+        check_close(ref((x,), a), actual, 42)
+        x[0, 0] = np.inf  # a window's sum is infinite: so is its mean
+        with np.errstate(all="ignore"):
+            check_close(ref((x,), a), kernels.avg_pool2d((x,), a), 42)
+
+
+def test_relu_zeros_are_a_kept_read_only_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``zeros_like`` serves views of one read-only buffer per dtype (grown on demand), and
+    fresh zeros above ``ZEROS_UP_TO``; relu gives the reference's bits either way."""
+    rng = np.random.default_rng(41)
+    ref = reference("nn.relu")
+    small = kernels.zeros_like(np.ones((3, 4), "float32"))
+    assert small.shape == (3, 4) and not small.flags.writeable and not small.any()
+    big = np.ones(kernels.ZEROS_UP_TO + 1, "float64")
+    assert kernels.zeros_like(big).flags.writeable  # fresh, not kept
+    monkeypatch.setattr(kernels, "ZEROS_UP_TO", 1000)
+    for shape in ((10, 30), (40, 30), (7, 3, 5)):  # below, above the limit, another rank
+        x = random_array(rng, shape, "float32")
+        x.flat[:6] = [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf]
+        assert bits(kernels.relu((x,))) == outcome(ref, (x,), None)
+        strided = x[..., ::2]
+        assert bits(kernels.relu((strided,))) == outcome(ref, (strided,), None)
 
 
 def test_bias_add_is_the_reference_bit_for_bit() -> None:
@@ -602,6 +684,33 @@ def test_reshape_is_the_reference_bit_for_bit() -> None:
     assert bits(kernels.reshape((x,), attrs("reshape", newshape=(-1,)))) == outcome(
         ref, (x,), attrs("reshape", newshape=(-1,))
     )
+
+
+def test_transpose_is_the_reference_bit_for_bit() -> None:
+    """Random permutations (negative axes, ``None``) of every dtype: the reference's bits;
+    axes that are no permutation go to the reference, which says why."""
+    rng = np.random.default_rng(43)
+    ref = reference("transpose")
+    for _ in range(60):
+        ndim = int(rng.integers(0, 5))
+        x = rng.standard_normal(tuple(int(v) for v in rng.integers(1, 4, size=ndim)))
+        x = x.astype(str(rng.choice(DTYPES)))
+        perm = [int(v) for v in rng.permutation(ndim)]
+        negative = [p - ndim if rng.integers(0, 2) else p for p in perm]
+        for axes in (tuple(negative), None):
+            a = attrs("transpose", axes=axes)
+            assert bits(kernels.transpose((x,), a)) == outcome(ref, (x,), a)
+    x = np.ones((2, 3, 4), "float32")
+    for wrong in ((0, 1), (0, 0, 1), (0, 1, 3)):
+        a = attrs("transpose", axes=wrong)
+        assert kernels.transpose((x,), a) is None
+        fast = kernels.kernel_for("transpose", ref)
+        messages = []
+        for kernel in (ref, fast):
+            with pytest.raises(RelationError) as raised:
+                kernel((x,), a)
+            messages.append(str(raised.value))
+        assert messages[0] == messages[1]
 
 
 @pytest.mark.parametrize("name", sorted(kernels.TENSOR_ARITHMETIC))
