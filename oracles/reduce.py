@@ -22,6 +22,12 @@ the most)::
     drop a parameter     def @main(%x, %y) (%y unused), args (a, b) -> def @main(%x), (a)
                          def @g(%x, %y) (%y unused; not @main)     -> def @g(%x), and each
                                                                       @g(a, b) -> @g(a)
+    simplify locals      let %x: t = e                             -> let %x = e
+                         let %x = e (%x unused)                    -> let %x = 0, then
+                                                                      let %x = ref(0)
+                         fn [T](..) -> u { .. } (a closure)        -> fn (..) { .. }
+                         fn (%a, %b) { .. } (%b unused; only       -> fn (%a) { .. }, and
+                         called, or let-bound and only called)        each f(a, b) -> f(a)
     type as a tuple      type T { C(t1, t2) } (one constructor,    -> C(a, b) -> (a, b),
                          named by no annotation nor argument)         C(p, q) => -> (p, q) =>
     inline a let         let %x = e1; e2 (e1 pure, %x used once)   -> e2[%x := e1]
@@ -35,6 +41,8 @@ the most)::
                                                                       e is a scalar
     return a part        def @main(..) { e }, e' in e              -> def @main(..) { e' }
                          (e' of any type)
+    return less          def @main(..) { lets; (e1, .., en) }      -> lets; ei, then the
+                                                                      tuple without ei
 
 A candidate is tried only if it is well formed (``ir.well_formed``), well typed
 (``infer_types``) and smaller (``size``: fewer printed lines, or as many and fewer nodes and
@@ -58,7 +66,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -92,6 +100,7 @@ from relay.semantics.syntax import (
     PatternTuple,
     PatternVar,
     PatternWildcard,
+    RefCreate,
     TensorType,
     Tuple,
     TupleType,
@@ -289,6 +298,7 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     yield from _simplify_globals(mod, args)
     yield from _drop_parameters(mod, args)
     yield from _drop_global_parameters(mod, args)
+    yield from _simplify_closures(mod, args)
     yield from _types_as_tuples(mod, args)
     yield from _inline_lets(mod, args)
     try:
@@ -484,6 +494,95 @@ def _drop_global_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[
                 IRModule(functions, mod.type_definitions),
                 args,
             )
+
+
+def _simplify_closures(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+    """Inside each global: each ``let``'s binder annotation dropped, and the value of each
+    ``let`` whose variable is unused replaced by ``0``, then by ``ref(0)`` (the smallest
+    effect); then, for each local
+    function, its result annotation dropped, its type parameters dropped, and each parameter
+    its body does not use dropped, with the argument in that place of every call of it, where
+    it is only ever called (directly, or through the variable a ``let`` binds it to)."""
+    zero = Constant(np.zeros((), dtype="int32"))
+    for gv, fn in mod.functions.items():
+        uses = _uses(fn.body)
+        for e in post_order(fn.body):
+            if isinstance(e, Let) and e.var.type_annotation is not None:
+                bare = Var(e.var.name_hint)
+                new: Expr = Let(bare, e.value, substitute(e.body, {e.var: bare}), span=e.span)
+                what = f"%{e.var.name_hint}'s annotation"
+                yield Candidate(what, _replaced(mod, gv, fn, e, new), args)
+            elif isinstance(e, Let) and e.var not in uses and not _trivial(e.value):
+                # Its value is there for its effect, if at all: 0, then the smallest effect.
+                for value, text in ((zero, "0"), (RefCreate(zero), "ref(0)")):
+                    new = Let(e.var, value, e.body, span=e.span)
+                    what = f"%{e.var.name_hint} bound to {text}"
+                    yield Candidate(what, _replaced(mod, gv, fn, e, new), args)
+        for e in post_order(fn.body):
+            if not isinstance(e, Function):
+                continue
+            if e.ret_type is not None:
+                new = replace(e, ret_type=None)
+                yield Candidate("a closure's result type", _replaced(mod, gv, fn, e, new), args)
+            if e.type_params:
+                new = replace(e, type_params=())
+                what = "a closure's type parameters"
+                yield Candidate(what, _replaced(mod, gv, fn, e, new), args)
+            calls = _only_calls(e, uses)
+            if calls is None or any(len(c.args) != len(e.params) for c in calls):
+                continue
+            used = set(free_vars(e.body))
+            for i, param in enumerate(e.params):
+                if param not in used:
+                    yield Candidate(
+                        f"drop the closure parameter %{param.name_hint}",
+                        mod.with_function(gv, _without_argument(fn, e, calls, i)),
+                        args,
+                    )
+
+
+def _uses(root: Expr) -> dict[Expr, list[tuple[Expr, bool]]]:
+    """Where each node of ``root`` occurs: its parents, each with whether the node is that
+    parent's operator (a call of it)."""
+    uses: dict[Expr, list[tuple[Expr, bool]]] = {}
+    for e in post_order(root):
+        if isinstance(e, Call):
+            places = [(a, False) for a in e.args] + [(e.op, True)]
+        else:
+            places = [(c, False) for c in children(e)]
+        for c, called in places:
+            uses.setdefault(c, []).append((e, called))
+    return uses
+
+
+def _only_calls(f: Function, uses: dict[Expr, list[tuple[Expr, bool]]]) -> list[Call] | None:
+    """The calls of ``f`` if it is only ever called: directly, or through the variable of the
+    ``let`` that binds it (no call at all where that variable is not used); else ``None``."""
+    places = uses.get(f, [])
+    if len(places) == 1 and isinstance(let := places[0][0], Let) and let.value is f:
+        places = uses.get(let.var, [])
+    if not all(called for _, called in places):
+        return None
+    return [cast(Call, parent) for parent, _ in places]
+
+
+def _without_argument(fn: Function, f: Function, calls: list[Call], i: int) -> Function:
+    """``fn`` with parameter ``i`` of its local function ``f`` dropped, and argument ``i`` of
+    each of ``calls`` of it."""
+    targets = set(calls)
+
+    def visit(original: Expr, rebuilt: Expr) -> Expr | None:
+        if original is f:
+            assert isinstance(rebuilt, Function)
+            return replace(rebuilt, params=rebuilt.params[:i] + rebuilt.params[i + 1 :])
+        if original in targets:
+            assert isinstance(rebuilt, Call)
+            return replace(rebuilt, args=rebuilt.args[:i] + rebuilt.args[i + 1 :])
+        return None
+
+    out = rewrite_pairs(fn, visit)
+    assert isinstance(out, Function)
+    return out
 
 
 def _rebuilt(fn: Function, table: dict[Expr, Expr]) -> Function:
@@ -693,7 +792,8 @@ def _filled(t: Type, fill: int) -> Value | None:
 
 def _main_results(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Each sub-expression of ``@main``'s body, outermost first, as its whole body, of any type
-    (``@main``'s result type is dropped: it is inferred again)."""
+    (``@main``'s result type is dropped: it is inferred again); then, where the body ends in a
+    tuple after its ``let``s, each field in the tuple's place, and the tuple less each field."""
     if "main" not in mod:
         return
     gv = mod.get_global_var("main")
@@ -702,6 +802,17 @@ def _main_results(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]
         if e is not main.body and not isinstance(e, Op | Constructor):
             new = replace(main, body=e, ret_type=None)
             yield Candidate("@main returns a part", mod.with_function(gv, new), args)
+    result = main.body
+    while isinstance(result, Let):
+        result = result.body
+    if isinstance(result, Tuple) and len(result.fields) > 1:
+        # The tuple at the end of @main's lets: one of its fields in its place, then the tuple
+        # without one field (what the lets bind stays in scope).
+        fields = result.fields
+        smaller = [*fields, *(Tuple(fields[:i] + fields[i + 1 :]) for i in range(len(fields)))]
+        for part in smaller:
+            new = replace(main, body=_replaced_in(main.body, result, part), ret_type=None)
+            yield Candidate("@main returns less", mod.with_function(gv, new), args)
 
 
 def _trivial(e: Expr) -> bool:

@@ -330,3 +330,81 @@ def test_a_structural_failure_is_reduced_without_evaluating_candidates(
     reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
     assert sets[0] == 1 and len(sets) > 3
     assert set(sets[1:]) == {0}
+
+
+CLOSURE_REPORT = """\
+#[version = "0.0.5"]
+type List[A] {
+  Nil,
+}
+
+type Nat {
+  Z,
+}
+
+def @main(%p: Tensor[(1, 4, 4, 2), float32], %p1: float32, %r: Tensor[(2, 1, 1), float32], \
+%r1: Tensor[(2, 1, 1), float32], %r2: Tensor[(3, 4, 6), float32]) {
+  let %y = %r1;
+  %3 = (
+    let %g: fn [T4](T4, fn () -> int32) -> Tensor[(2, 1, 1), float32] = fn [T4](%p2: T4, \
+%p3: fn () -> int32) {
+      %0 = fn (%p4: Tensor[(2, 2, 3), int16], %p5: T4) -> T4 {
+        %p5
+      };
+      %1 = fn (%p6: Nat) -> Nat {
+        Z
+      };
+      %2 = fn [T1](%p7: T1, %p8: fn (Nat) -> Nat) -> List[T1] {
+        Nil
+      };
+      let %y1: List[fn (Tensor[(2, 2, 3), int16], T4) -> T4] = %2(%0, %1);
+      %y
+    };
+    -2
+  );
+  (%3, %r2, %p, %p1, %r, %r2, %p)
+}
+"""
+"""A report of ``dce_misses_closure_uses`` (seed 2 of ``benchmarks/fuzz.py``) as the reducer
+left it at 27 lines: ``%y``'s only use is in a closure kept alive by a call inside it; to go
+further the reducer must drop local annotations and a closure's unused parameters, put an
+effect in place of the call, and return less of @main's tuple."""
+
+
+def test_a_closure_kept_alive_by_a_call_is_reduced_to_a_few_lines() -> None:
+    p = _mutant("control.py", "dce_misses_closure_uses")
+    case = read_case(CLOSURE_REPORT.replace("\\\n", ""), "closure")
+    assert _kind(p, case) == "ill-formed"
+    reduced, _ = reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    text = astext(reduced.mod)
+    assert "type " not in text and "T4" not in text, text
+    assert size(reduced.mod)[0] <= 9, text  # the version line and 8 of program
+    assert _kind(p, reduced) == "ill-formed"
+
+
+LOCALS = """\
+// ARG-JSON: {"kind": "tensor", "dtype": "int32", "shape": [], "data": 5}
+#[version = "0.0.5"]
+def @main(%x: int32) {
+  let %f: fn (int32, float32) -> int32 = fn (%a: int32, %unused: float32) -> int32 { add(%a, 1) };
+  let %dead = %f(%x, 2f);
+  (%f(%x, 3f), %x)
+}
+"""
+"""A let-bound closure with an annotation, a result type and a parameter it does not use,
+called twice; an unused let of a call; @main ending in a tuple."""
+
+
+def test_local_annotations_closure_parameters_and_result_fields_are_candidates() -> None:
+    case = read_case(LOCALS, "locals")
+    bare = _candidate(case, "%f's annotation")
+    assert "fn (int32, float32)" not in astext(bare.mod)
+    assert _value(bare) == _value(case)
+    dropped = _candidate(bare, "drop the closure parameter %unused")
+    text = astext(dropped.mod)
+    assert "2f" not in text and "3f" not in text and "%unused" not in text, text
+    assert _value(dropped) == _value(case)
+    assert "-> int32 {" not in astext(_candidate(case, "a closure's result type").mod)
+    assert "ref(0)" in astext(_candidate(case, "%dead bound to ref(0)").mod)
+    less = [c for c in candidates(case.mod, case.args) if c.what == "@main returns less"]
+    assert len(less) == 4  # each field alone, the tuple less each field

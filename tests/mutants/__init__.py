@@ -60,7 +60,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("effects.py", "forward_ref_reads", "mismatch"),
     _m("inlining.py", "inline_shared_binders", "ill-formed"),
     _m("inlining.py", "inline_by_name", "mismatch", "type-changed"),
-    _m("inlining.py", "remove_uncalled_functions", "ill-formed"),
+    _m("inlining.py", "remove_uncalled_functions", "ill-formed", "type-changed"),
     _m("rewrites.py", "fast_math", "mismatch"),
     _m("rewrites.py", "fold_consecutive_casts", "mismatch"),
     _m("rewrites.py", "fold_scale_through_relu", "mismatch"),

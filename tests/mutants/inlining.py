@@ -100,7 +100,9 @@ def inline_by_name(mod: IRModule) -> IRModule:
 def remove_uncalled_functions(mod: IRModule) -> IRModule:
     """RemoveUnusedFunctions that keeps only the globals ``@main`` calls directly: a global
     reached through another global, or used as a value (``let %f = @g;``, ``@h(@g)``), is
-    removed though the module still refers to it.
+    removed though the module still refers to it. Nor does it keep the types that a removed
+    global's uses gave a kept one (``remove-unused-functions`` writes them as annotations): a
+    removed ``@g`` that alone fixed what ``@f`` returns leaves ``@f``'s type changed.
 
     Bug class: an analysis that sees only call sites (TVM's RemoveUnusedFunctions and
     LambdaLift both had to learn that a GlobalVar in argument position is a use).
