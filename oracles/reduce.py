@@ -21,7 +21,10 @@ the most)::
                                                                       then def @g(..) { .. }
     drop a parameter     def @main(%x, %y) (%y unused), args (a, b) -> def @main(%x), (a)
                          def @g(%x, %y) (%y unused; not @main)     -> def @g(%x), and each
-                                                                      @g(a, b) -> @g(a)
+                                                                      @g(a, b) -> @g(a); then
+                                                                      also a global's result
+                                                                      annotation fn (tx, ty)
+                                                                      -> u -> fn (tx) -> u
     simplify locals      let %x: t = e                             -> let %x = e
                          let %x = e (%x unused)                    -> let %x = 0, then
                                                                       let %x = ref(0)
@@ -89,6 +92,7 @@ from relay.semantics.syntax import (
     Constructor,
     Expr,
     Function,
+    FuncType,
     GlobalTypeVar,
     GlobalVar,
     IRModule,
@@ -472,7 +476,8 @@ def _simplify_globals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candid
 
 def _drop_global_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Drop each parameter of a global but ``@main`` that its body does not use, and the
-    argument in that place of every call of the global."""
+    argument in that place of every call of the global; then also from the result annotation
+    of each global that returns a function of the global's parameter types."""
     for gv, fn in mod.functions.items():
         if gv.name == "main":
             continue
@@ -489,11 +494,22 @@ def _drop_global_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[
                 c: replace(c, args=c.args[:i] + c.args[i + 1 :]) for c in calls
             }
             functions = {g: _rebuilt(f, dropped) for g, f in out.functions.items()}
-            yield Candidate(
-                f"drop parameter %{param.name_hint} of @{gv.name}",
-                IRModule(functions, mod.type_definitions),
-                args,
-            )
+            what = f"drop parameter %{param.name_hint} of @{gv.name}"
+            yield Candidate(what, IRModule(functions, mod.type_definitions), args)
+            # Where another global returns @g as a value, its result annotation names @g's
+            # parameter types too: the parameter goes from that function type as well.
+            annotations = tuple(p.type_annotation for p in fn.params)
+            if any(a is None for a in annotations):
+                continue
+            retyped = dict(functions)
+            for g, f in functions.items():
+                t = f.ret_type
+                if isinstance(t, FuncType) and t.arg_types == annotations:
+                    arg_types = t.arg_types[:i] + t.arg_types[i + 1 :]
+                    retyped[g] = replace(f, ret_type=replace(t, arg_types=arg_types))
+            if retyped != functions:
+                what += " and from result annotations"
+                yield Candidate(what, IRModule(retyped, mod.type_definitions), args)
 
 
 def _simplify_closures(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:

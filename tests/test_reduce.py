@@ -408,3 +408,38 @@ def test_local_annotations_closure_parameters_and_result_fields_are_candidates()
     assert "ref(0)" in astext(_candidate(case, "%dead bound to ref(0)").mod)
     less = [c for c in candidates(case.mod, case.args) if c.what == "@main returns less"]
     assert len(less) == 4  # each field alone, the tuple less each field
+
+
+TYPED_BY_A_REMOVED_USE = """\
+#[version = "0.0.5"]
+type List[A] {
+  Nil,
+}
+
+def @f0(%p: int32, %p1: fn () -> List[int32]) {
+  Nil
+}
+
+def @f1() -> fn (int32, fn () -> List[int32]) -> List[fn (int32) -> int32] {
+  @f0
+}
+
+def @main() {
+  %0 = fn () {
+    Nil
+  };
+  @f0(0, %0)
+}
+"""
+"""A type-changed report of ``remove_uncalled_functions`` (seed 1 of ``benchmarks/fuzz.py``):
+only ``@f1``'s result annotation fixed what ``@f0`` returns, and the mutant drops ``@f1``."""
+
+
+def test_a_parameter_is_dropped_from_the_annotation_that_names_it_too() -> None:
+    p = _mutant("inlining.py", "remove_uncalled_functions")
+    case = read_case(TYPED_BY_A_REMOVED_USE, "typed")
+    assert _kind(p, case) == "type-changed"
+    reduced, _ = reduce_case(p, case, "type-changed", deadline=time.monotonic() + 30)
+    text = astext(reduced.mod)
+    assert "%p" not in text and "fn ()" in text, text
+    assert _kind(p, reduced) == "type-changed"
