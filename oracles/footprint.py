@@ -16,9 +16,9 @@ small **motifs** and keeps the ones the pass changed (not alpha-equal after the 
   (on an option value), ``ref`` (written, then read), ``closure`` (called), ``global-call``;
   every ``EFFECT_STRIDE``-th one also in each shape in which effects interfere (a read bound
   after the write, a read before it, a write through an alias, two references of the same
-  value, a store read then overwritten, a closure that writes); and operators around control
-  flow (``control_motifs``: an ``if`` on a negation or a comparison, a counting-down
-  recursive global);
+  value, a store read then overwritten, a closure that writes) and as a value whose one use
+  is inside a closure; and operators around control flow (``control_motifs``: an ``if`` on a
+  negation, a comparison or a constant, a counting-down recursive global);
 - what the builders rarely draw: ``narrow`` (arithmetic on int8, int16 and uint8 under a
   widening cast, on widened operands, and wide arithmetic under a truncating cast:
   ``narrow_motif``), ``tuple-pair`` (an operator making a tuple of two fields or more passed
@@ -647,6 +647,12 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
     )
     f = Var("f", None)
     make("closure", base.params, Let(f, Function((), b), Call(f, ())))
+    if index % EFFECT_STRIDE == 0:
+        # A value whose one use is inside a closure (a pass that counts uses outside closures
+        # drops its let).
+        x2, f2 = Var("x", t), Var("f", None)
+        captured = Let(x2, b, Let(f2, Function((), x2), Call(f2, ())))
+        make("closure", base.params, captured, shape="closure-capture")
     g = GlobalVar(f"footprint_g{index}")
     inner = fresh_params()
     make("global-call", inner, Call(g, inner), (g, Function(base.params, b)))

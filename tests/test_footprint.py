@@ -468,3 +468,12 @@ def test_learning_finds_a_fold_of_if_on_a_constant_condition() -> None:
                           "if_constant_wrong_branch"), "if_constant_wrong_branch")  # fmt: skip
     fp = learn(pass_, budget=8.0)
     assert {"if(true)", "if(false)"} <= {m.name for m in fp.triggers}, fp.summary()
+
+
+def test_learning_finds_a_use_count_that_misses_closures() -> None:
+    """``let %x = e; let %f = fn () { %x }; %f()`` is a motif: dead-code elimination that
+    counts no use inside a closure drops ``%x``, and learning sees it."""
+    pass_ = as_pass(_load(Path(__file__).parent / "mutants" / "control.py",
+                          "dce_misses_closure_uses"), "dce_misses_closure_uses")  # fmt: skip
+    fp = learn(pass_, budget=8.0)
+    assert any(m.name.startswith("closure-capture") for m in fp.triggers), fp.summary()
