@@ -368,15 +368,10 @@ CONV2D_MIN_WORK = 1 << 17
 """Multiply-adds from which ``nn.conv2d`` runs the interpreter's kernel (below: the reference)."""
 
 
-_DTYPE_NAMES: dict[np.dtype[Any], str] = {}
-
-
+@functools.cache
 def _dtype_name(dtype: np.dtype[Any]) -> str:
     """``dtype.name``, remembered per dtype (numpy computes it afresh, in microseconds)."""
-    name = _DTYPE_NAMES.get(dtype)
-    if name is None:
-        name = _DTYPE_NAMES[dtype] = dtype.name
-    return name
+    return dtype.name
 
 
 @functools.cache

@@ -119,7 +119,7 @@ from relay.semantics.text.printer import astext
 from relay.semantics.typing import infer_types
 from relay.semantics.values import TensorValue, TupleValue, Value, format_value
 
-from .pass_oracle import STOP_GRACE_SECONDS, Verdict, time_limit
+from .pass_oracle import Verdict, stop_at, time_limit
 
 STEP = 1e-5
 RTOL = 1e-5
@@ -523,8 +523,7 @@ def run_gradient_campaign(
         print_blob=False,
         report_multiple_bugs=False,
     )(hypothesis_seed(seed)(given(programs)(body)))
-    stop_in = max(deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS
-    with contextlib.suppress(_Stop, AssertionError), time_limit(stop_in, _Stop):
+    with contextlib.suppress(_Stop, AssertionError), stop_at(deadline, _Stop):
         test()  # stopped at the deadline even where Hypothesis's shrinker runs no test
     result.seconds = time.monotonic() - start
     if best:

@@ -116,7 +116,7 @@ from .pass_oracle import (
     Verdict,
     reset_time_limit,
     run_checked,
-    time_limit,
+    stop_at,
 )
 from .reduce import REDUCE_SECONDS, NotFailing, reduce_case
 from .reduce import size as program_size
@@ -787,10 +787,9 @@ def _fuzz_pass(
             report_multiple_bugs=False,
         )(hypothesis_seed(seed + round_number)(given(cases(max_nodes, steering=steering))(body)))
         before_round = state.examples
-        stop_in = max(state.deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS
         try:
             state.in_round = True
-            with time_limit(stop_in, _Stop):
+            with stop_at(state.deadline, _Stop):
                 test()
         except _Stop:
             break

@@ -46,7 +46,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
@@ -471,6 +471,12 @@ def time_limit(seconds: float, error: type[BaseException] = PassTimeout) -> Iter
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
 
 
+def stop_at(deadline: float, error: type[BaseException]) -> AbstractContextManager[None]:
+    """``time_limit`` until ``STOP_GRACE_SECONDS`` after ``deadline`` (a ``time.monotonic``
+    instant): how a campaign bounds its run of Hypothesis."""
+    return time_limit(max(deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS, error)
+
+
 def reset_time_limit(seconds: float) -> None:
     """Make the limit of the ``time_limit`` block now running (the innermost) expire
     ``seconds`` from now instead; nothing where no limit is in force."""
@@ -555,5 +561,6 @@ __all__ = [
     "reset_time_limit",
     "run_checked",
     "run_main",
+    "stop_at",
     "time_limit",
 ]

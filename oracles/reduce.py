@@ -302,7 +302,7 @@ def candidates(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     yield from _simplify_globals(mod, args)
     yield from _drop_parameters(mod, args)
     yield from _drop_global_parameters(mod, args)
-    yield from _simplify_closures(mod, args)
+    yield from _simplify_locals(mod, args)
     yield from _types_as_tuples(mod, args)
     yield from _inline_lets(mod, args)
     try:
@@ -512,13 +512,13 @@ def _drop_global_parameters(mod: IRModule, args: tuple[Value, ...]) -> Iterator[
                 yield Candidate(what, IRModule(retyped, mod.type_definitions), args)
 
 
-def _simplify_closures(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
+def _simplify_locals(mod: IRModule, args: tuple[Value, ...]) -> Iterator[Candidate]:
     """Inside each global: each ``let``'s binder annotation dropped, and the value of each
     ``let`` whose variable is unused replaced by ``0``, then by ``ref(0)`` (the smallest
-    effect); then, for each local
-    function, its result annotation dropped, its type parameters dropped, and each parameter
-    its body does not use dropped, with the argument in that place of every call of it, where
-    it is only ever called (directly, or through the variable a ``let`` binds it to)."""
+    effect); then, for each local function, its result annotation dropped, its type parameters
+    dropped, and each parameter its body does not use dropped, with the argument in that place
+    of every call of it, where it is only ever called (directly, or through the variable a
+    ``let`` binds it to)."""
     zero = Constant(np.zeros((), dtype="int32"))
     for gv, fn in mod.functions.items():
         uses = _uses(fn.body)

@@ -79,7 +79,7 @@ from ..targets.base import Executable, KernelRejected, Target
 from .compare import compare_values
 from .engines import NO_COMPILE_TIME_FOLDING
 from .fuzz import Case, cases, read_case
-from .pass_oracle import STOP_GRACE_SECONDS, time_limit
+from .pass_oracle import stop_at
 from .stable import stable_draws
 
 Array = npt.NDArray[np.generic]
@@ -502,8 +502,7 @@ def fuzz_target(
     try:
         # Stopped at the deadline wherever it is: Hypothesis's shrinker can go on without
         # running the test, which alone sees the deadline (``pass_oracle.STOP_GRACE_SECONDS``).
-        stop_in = max(deadline - time.monotonic(), 0.0) + STOP_GRACE_SECONDS
-        with with_reporter(lambda _text: None), time_limit(stop_in, _Stop):
+        with with_reporter(lambda _text: None), stop_at(deadline, _Stop):
             test()  # the report is ours: Hypothesis stays quiet
     except (_Stop, AssertionError):
         pass

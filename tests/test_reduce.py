@@ -50,6 +50,16 @@ def _kind(p: Pass, case: Case) -> str | None:
     return None if checked.verdict is None else checked.verdict.kind
 
 
+def _reduced_report(p: Pass, text: str, kind: str) -> Case:
+    """The report ``text`` (continued lines joined), which ``p`` fails with ``kind``, reduced
+    within 30 s; it still fails so."""
+    case = read_case(text.replace("\\\n", ""), "report")
+    assert _kind(p, case) == kind
+    reduced, _ = reduce_case(p, case, kind, deadline=time.monotonic() + 30)
+    assert _kind(p, reduced) == kind
+    return reduced
+
+
 def test_padded_case_is_reduced_and_still_fails() -> None:
     p = _mutant("control.py", "match_default_first")
     case = read_case(PADDED_MATCH, "padded")
@@ -244,13 +254,10 @@ need."""
 
 def test_a_global_used_as_a_value_is_reduced_to_a_constant_body() -> None:
     p = _mutant("inlining.py", "remove_uncalled_functions")
-    case = read_case(UNCALLED_REPORT.replace("\\\n", ""), "uncalled")
-    assert _kind(p, case) == "ill-formed"
-    reduced, _ = reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    reduced = _reduced_report(p, UNCALLED_REPORT, "ill-formed")
     text = astext(reduced.mod)
     assert "type " not in text and "%p" not in text and "->" not in text, text
     assert size(reduced.mod)[0] <= 7  # def @f1() { .. } and def @main() { @f1 }
-    assert _kind(p, reduced) == "ill-formed"
 
 
 ONE_CONSTRUCTOR = """\
@@ -373,13 +380,10 @@ effect in place of the call, and return less of @main's tuple."""
 
 def test_a_closure_kept_alive_by_a_call_is_reduced_to_a_few_lines() -> None:
     p = _mutant("control.py", "dce_misses_closure_uses")
-    case = read_case(CLOSURE_REPORT.replace("\\\n", ""), "closure")
-    assert _kind(p, case) == "ill-formed"
-    reduced, _ = reduce_case(p, case, "ill-formed", deadline=time.monotonic() + 30)
+    reduced = _reduced_report(p, CLOSURE_REPORT, "ill-formed")
     text = astext(reduced.mod)
     assert "type " not in text and "T4" not in text, text
     assert size(reduced.mod)[0] <= 9, text  # the version line and 8 of program
-    assert _kind(p, reduced) == "ill-formed"
 
 
 LOCALS = """\
@@ -437,9 +441,6 @@ only ``@f1``'s result annotation fixed what ``@f0`` returns, and the mutant drop
 
 def test_a_parameter_is_dropped_from_the_annotation_that_names_it_too() -> None:
     p = _mutant("inlining.py", "remove_uncalled_functions")
-    case = read_case(TYPED_BY_A_REMOVED_USE, "typed")
-    assert _kind(p, case) == "type-changed"
-    reduced, _ = reduce_case(p, case, "type-changed", deadline=time.monotonic() + 30)
+    reduced = _reduced_report(p, TYPED_BY_A_REMOVED_USE, "type-changed")
     text = astext(reduced.mod)
     assert "%p" not in text and "fn ()" in text, text
-    assert _kind(p, reduced) == "type-changed"
