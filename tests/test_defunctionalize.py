@@ -154,6 +154,22 @@ def test_a_global_passed_to_itself_is_a_value_site() -> None:
     assert verdict is None, verdict.report()
 
 
+def test_a_closure_capturing_a_polymorphic_value_is_refused() -> None:
+    """A closure in a polymorphic global may have a monomorphic type (``fn () -> ref(int32)``)
+    and still capture ``%p: T0``: its constructor's field would name ``T0``, which the data
+    type does not bind, and the output was ill-typed (``relay fuzz --time 600 --seed 27``)."""
+    src = """def @f1[T0](%p: T0, %p1: int32) {
+      %0 = fn () { let %x = %p; ref(%p1) };
+      %0()
+    }
+    def @main(%r: int32) { @f1(%r, %r) }"""
+    mod = relay.parse(HEADER + src)
+    with pytest.raises(PassError, match="captures a value whose type has type variables"):
+        defunctionalize(mod)
+    verdict = check_pass(Defunctionalization(), mod, [i32(3)])
+    assert verdict is None, verdict.report()
+
+
 def test_monomorphic_constructor_passed_and_called_is_converted() -> None:
     src = """type Box { B(int32) }
     def @main(%x: int32) -> int32 {

@@ -30,7 +30,8 @@ binders) that converted code calls.
 
 What is accepted (as TVM's pass, a program without polymorphic higher-order types): every
 function value's type is fully known and monomorphic — no ``fn [T]`` literal, no function
-value whose type mentions a type variable (a closure inside a polymorphic global), no
+value whose type mentions a type variable, no closure that captures a value whose type does
+(a closure inside a polymorphic global), no
 higher-order global with type parameters (``@map[A, B]``), no constructor of a polymorphic
 data type (``Some``) or polymorphic global passed as a value (one node for all its uses, so
 no one type for this use) — no constructor field of function
@@ -157,6 +158,13 @@ def global_problem(gv: GlobalVar, fn: Function, info: TypeInfo) -> str | None:
         where = f"a function value in @{gv.name}"
         if isinstance(site, Function) and site.type_params:
             return f"{where} is polymorphic (fn [..])"
+        # A closure's constructor holds what it captures: a field's type must be known too.
+        if isinstance(site, Function) and any(
+            _has_type_var(u) or not is_complete(u)
+            for u in (info.expr_types.get(v) or v.type_annotation for v in free_vars(site))
+            if u is not None
+        ):
+            return f"{where} captures a value whose type has type variables"
         # One node for every use: its recorded type is one use's instance, not this one's.
         if isinstance(site, Constructor) and any(_has_type_var(t) for t in site.inputs):
             return f"{where} is the constructor {site.name} of a polymorphic type"
