@@ -18,7 +18,11 @@ target, where ``relay.targets.get_target`` exists and compiles the model (else `
     python benchmarks/models.py [--models squeezenet,resnet50] [--threads 1,2] [--repeat 3]
                                 [--no-reference]
 
-On a loaded machine the figures are noisy; say so when quoting them.
+On a loaded machine the figures are noisy; say so when quoting them. The first line says
+which kernel numpy's OpenBLAS runs, and whether ``OPENBLAS_CORETYPE``/``OPENBLAS_L2_SIZE``
+chose it (then numpy may run an older kernel than the CPU has, while onnxruntime detects the
+CPU itself: ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/models.py``
+compares like with like).
 """
 
 from __future__ import annotations
@@ -43,6 +47,11 @@ MODELS = (
     "densenet121",
     "vgg19",
 )
+
+
+BLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+"""Variables that choose OpenBLAS's kernel instead of its own detection of the CPU (some
+machines set them for older OpenBLAS builds): the benchmark says so when they are set."""
 
 
 def light_dir() -> Path:
@@ -77,6 +86,28 @@ def cpu_target_time(mod: Any, args: list[Any], repeat: int) -> float | None:
         print(f"cpu target: {type(err).__name__}: {err}"[:300], file=sys.stderr)
         return None
     return best(lambda: executable.run(*args), repeat)
+
+
+def blas_core() -> str:
+    """The kernel numpy's OpenBLAS runs (its core name: ``SkylakeX``, ``Haswell``, ...), or
+    ``unknown`` where numpy's BLAS is not a bundled OpenBLAS that says."""
+    import ctypes
+
+    import numpy as np
+
+    libs = Path(np.__file__).parent.parent / "numpy.libs"
+    for lib in sorted(libs.glob("*openblas*")) if libs.is_dir() else []:
+        try:
+            cdll = ctypes.CDLL(str(lib))
+        except OSError:
+            continue
+        for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                       "openblas_get_corename64_", "openblas_get_corename"):  # fmt: skip
+            fn = getattr(cdll, symbol, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                return str(fn().decode())
+    return "unknown"
 
 
 def measure(name: str, threads: int, repeat: int, reference: bool) -> dict[str, float]:
@@ -145,6 +176,9 @@ def main() -> int:
     parser.add_argument("--no-reference", action="store_true", help="skip ReferenceEvaluator")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child == "blas":
+        print(blas_core())
+        return 0
     if args.child:
         name, threads = args.child.split(":")
         figures = measure(name, int(threads), args.repeat, not args.no_reference)
@@ -154,6 +188,13 @@ def main() -> int:
     unknown = sorted(set(names) - set(MODELS))
     if unknown:
         parser.error(f"unknown models {', '.join(unknown)}; the models are {', '.join(MODELS)}")
+    core = subprocess.run([sys.executable, __file__, "--child", "blas"], capture_output=True,
+                          text=True, check=False).stdout.strip() or "unknown"  # fmt: skip
+    forced = [f"{v}={os.environ[v]}" for v in BLAS_OVERRIDES if v in os.environ]
+    print(f"numpy's OpenBLAS runs its {core} kernel" + (
+        f" ({', '.join(forced)} is set: numpy may run an older kernel than this CPU has; "
+        f"to compare with onnxruntime, unset {' and '.join(BLAS_OVERRIDES)} for this command)"
+        if forced else ""))  # fmt: skip
     print(f"{'model':<14} {'thr':>3} {'import':>7} {'interp':>8} {'folded':>8} {'ort':>8} "
           f"{'reference':>9} {'ref/interp':>10} {'interp/ort':>10} {'cpu':>8}")  # fmt: skip
     for name in names:
