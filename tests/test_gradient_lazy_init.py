@@ -17,7 +17,7 @@ from relay.oracles.fuzz import REDUCTION_LENGTH, Case, cases
 from relay.oracles.pass_oracle import check_pass
 from relay.semantics.syntax import Call, Constructor, Function, FuncType, TensorType, post_order
 from relay.semantics.text.parser import parse
-from relay.semantics.text.printer import astext
+from relay.semantics.text.printer import astext, format_type
 from relay.semantics.typing import infer_types
 from relay.semantics.values import TensorValue, format_value
 
@@ -59,6 +59,22 @@ def test_a_main_over_closures_is_left_alone() -> None:
     text = f'#[version = "0.0.5"]\ndef @main(%f: fn ({T}) -> {T}, %x: {T}) -> {T} {{ %f(%x) }}\n'
     mod = parse(text)
     assert lazy_gradient_init(mod) is mod
+
+
+def test_a_kept_global_keeps_the_type_mains_call_gave_it() -> None:
+    """``@main`` runs ``@f1_lazy``, so nothing calls the kept ``@f1`` any more: its result type,
+    fixed only by ``@main``'s annotated call, became ``List[_]`` (type-changed; ``relay fuzz
+    --time 600 --seed 28``). The pass writes it as an annotation."""
+    mod = parse("""#[version = "0.0.5"]
+    type List[A] { Nil }
+    def @f1() { Nil }
+    def @main(%p: Tensor[(2, 3), float32]) { let %y: List[int32] = @f1(); %p }""")
+    verdict = check_pass(LazyGradientInit(), mod, [TensorValue(np.ones((2, 3), "float32"))])
+    assert verdict is None, verdict.report()
+    out = LazyGradientInit()(mod)
+    assert "main_lazy" in out
+    f1 = infer_types(out).globals["f1"]
+    assert isinstance(f1, FuncType) and format_type(f1.ret_type) == "List[int32]"
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))

@@ -25,7 +25,9 @@ broadcasting), so they mean what the operator means. ``@main`` keeps its type: i
 type) is returned unchanged.
 
 Pre: well-typed; no operator used as a value. Post: the same meaning and the same type of
-``@main``; the original globals are kept (the translated ones are what ``@main`` runs).
+``@main``; the original globals are kept (the translated ones are what ``@main`` runs), with
+their types: where only ``@main``'s calls fixed one (an unannotated result), the pass writes it
+as annotations.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from ..pass_manager import Pass, register_pass
 from .gradient import prepare
 from .gradient.higher_order import ReverseAD, fresh_name, is_float_tensor, lets
 from .gradient.rules.common import carries_gradient
+from .infer_type import keep_global_types
 
 LAZY = {"zeros_like": "Zero", "zeros": "Zero", "ones_like": "One", "ones": "One"}
 
@@ -264,7 +267,9 @@ class LazyGradientInit(Pass):
     focus_ops = frozenset({"zeros_like", "ones_like", "zeros", "ones", "add", "multiply"})
 
     def transform(self, mod: IRModule) -> IRModule:
-        return lazy_gradient_init(mod)
+        # The kept originals are no longer called by @main (it runs their translations): a
+        # type that @main's calls fixed is written as annotations instead (keep_global_types).
+        return keep_global_types(mod, lazy_gradient_init(mod), lazy_gradient_init)
 
 
 __all__ = ["LazyCells", "LazyGradientInit", "lazy_gradient_init"]
