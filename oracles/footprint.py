@@ -638,6 +638,18 @@ def construct_motifs(base: Motif, index: int) -> list[Motif]:
         Clause(PatternWildcard(), q),
     )
     make("match", (*base.params, q), Match(Call(_SOME, (b,)), clauses))
+    if index % EFFECT_STRIDE == 0:
+        # Two clauses with one head constructor, the second reached when the first's
+        # sub-pattern fails (a pass that compares clauses one level deep drops it).
+        c2, q2, v2 = Var("c", TensorType((), "bool")), Var("q", t), Var("v", t)
+        nested = If(c2, Call(_SOME, (b,)), Call(_NONE, ()))
+        heads = (
+            Clause(PatternConstructor(_SOME, (PatternConstructor(_SOME, (PatternVar(v2),)),)), v2),
+            Clause(PatternConstructor(_SOME, (PatternWildcard(),)), q2),
+            Clause(PatternWildcard(), b),
+        )
+        make("match", (*base.params, c2, q2), Match(Call(_SOME, (nested,)), heads),
+             shape="match-same-head")  # fmt: skip
     r = Var("r", None)
     done = Var("_", None)
     make(
@@ -730,6 +742,26 @@ def _closure_writes(b: Expr, q: Var) -> Expr:
     return Let(r, RefCreate(q), Let(f, Function((), RefWrite(r, b)), body))
 
 
+def _closure_writes_let_read(b: Expr, q: Var) -> Expr:
+    """``let w = f(); let v = ref_read(r); v`` where the closure ``f`` writes ``r``: a read
+    bound after a call that writes the cell without being given it (a pass that judges a
+    call's effects from its arguments moves the read above it)."""
+    r, f, w, v = _v("r"), _v("f"), _v("w"), _v("v")
+    body = Let(w, Call(f, ()), Let(v, RefRead(r), v))
+    return Let(r, RefCreate(q), Let(f, Function((), RefWrite(r, b)), body))
+
+
+def _closure_state(b: Expr, q: Var) -> Expr:
+    """A cell that only a closure uses, carrying state from one call to the next: ``let r =
+    ref(q); let f = fn () { let v = ref_read(r); let w = ref_write(r, b); v }; let a = f();
+    (a, f())`` (the second call sees the first one's write: a pass that moves ``ref(q)`` into
+    the closure makes a fresh cell per call)."""
+    r, f, v, w, a = _v("r"), _v("f"), _v("v"), _v("w"), _v("a")
+    step = Function((), Let(v, RefRead(r), Let(w, RefWrite(r, b), v)))
+    calls = Let(a, Call(f, ()), Tuple((a, Call(f, ()))))
+    return Let(r, RefCreate(q), Let(f, step, calls))
+
+
 def _write_as_argument(b: Expr, q: Var) -> Expr:
     """``(fn (%u, %y) { %y })(ref_write(r, b), q)``: an argument's effect happens though the
     callee ignores its value; ``(the call, ref_read(r))`` is returned."""
@@ -748,6 +780,8 @@ _EFFECTS: tuple[Callable[[Expr, Var], Expr], ...] = (
     _overwritten,
     _overwritten_nested_read,
     _closure_writes,
+    _closure_writes_let_read,
+    _closure_state,
     _write_as_argument,
 )
 """The shapes in which effects interfere: a motif's value is written to a reference made from

@@ -72,6 +72,8 @@ MUTANTS: tuple[Mutant, ...] = (
     _m("contracts.py", "canonicalize_forever", "timeout"),
     _m("effects.py", "swap_write_read_by_name", "mismatch"),
     _m("effects.py", "dead_store_shallow", "mismatch"),
+    _m("effects.py", "hoist_read_above_call", "mismatch"),
+    _m("effects.py", "sink_into_closure", "mismatch"),
     _m("algebra.py", "add_sub_cancel", "mismatch"),
     _m("algebra.py", "int_div_to_mul", "mismatch"),
     _m("algebra.py", "negate_extremum", "mismatch"),

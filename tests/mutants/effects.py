@@ -327,3 +327,91 @@ def dead_store_shallow(mod: IRModule) -> IRModule:
     only).
     """
     return _per_function(mod, _drop_dead_stores)
+
+
+# -- A read scheduled above a call, judged from the call's arguments ---------------------------
+
+
+def _hoist_reads(fn: Function) -> Function:
+    parents = _parent_counts(fn)
+
+    def visit(original: Expr, e: Expr) -> Expr | None:
+        if not isinstance(original, Let) or parents.get(id(original.body), 0) != 1:
+            return None
+        match e:
+            case Let(a, Call(callee) as call, Let(v, RefRead(Var() as r) as read, body) as inner):
+                if isinstance(callee, Op | Constructor):
+                    return None  # operators touch no reference
+                if r in free_vars(call) or a in free_vars(read):
+                    return None
+                # BUG: the call is taken to write only the references it is given; a closure
+                # that captured %r (or a global given an alias) writes it all the same.
+                return Let(v, read, Let(a, call, body, span=e.span), span=inner.span)
+        return None
+
+    out = rewrite_pairs(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def hoist_read_above_call(mod: IRModule) -> IRModule:
+    """Instruction scheduling that moves ``let %v = ref_read(%r)`` above the call bound just
+    before it (``let %a = %f(..)``) when ``%r`` is not among the call's free variables.
+
+    Bug class: effect reordering by a mod-ref analysis that looks at a call's arguments only
+    (a closure that captured the cell writes it without being given it)."""
+    return _per_function(mod, _hoist_reads)
+
+
+# -- A let sunk into the closure that uses it, an allocation taken for pure --------------------
+
+
+def _sinkable(value: Expr) -> bool:
+    """No read, write or call (BUG: ``ref(..)`` passes: an allocation is taken for pure)."""
+    for n in post_order(value):
+        if isinstance(n, RefRead | RefWrite):
+            return False
+        if isinstance(n, Call) and not isinstance(n.op, Op | Constructor):
+            return False
+    return True
+
+
+def _only_inside_closures(body: Expr, var: Var) -> bool:
+    """Whether ``var`` occurs in ``body`` only inside ``fn`` literals, all in one of them."""
+    outside = closures = 0
+    stack, seen = [body], set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e is var:
+            outside += 1
+        elif isinstance(e, Function):
+            closures += var in free_vars(e)
+        else:
+            stack.extend(children(e))
+    return outside == 0 and closures == 1
+
+
+def _sink(fn: Function) -> Function:
+    def visit(e: Expr) -> Expr | None:
+        if not isinstance(e, Let) or isinstance(e.value, Function) or not _sinkable(e.value):
+            return None
+        if e.var in free_vars(e.value) or not _only_inside_closures(e.body, e.var):
+            return None
+        return substitute(e.body, {e.var: e.value})  # evaluated where the closure uses it
+
+    out = rewrite(fn, visit)
+    assert isinstance(out, Function)
+    return out
+
+
+def sink_into_closure(mod: IRModule) -> IRModule:
+    """Sinks a ``let`` whose only use is inside one closure into that closure (a smaller
+    environment), for values without reads, writes or calls, but ``ref(..)`` among them: a
+    cell the closure kept across its calls becomes a fresh cell on every call.
+
+    Bug class: a let inlined into a function body (evaluated once per call) although its value
+    has an effect, here an allocation."""
+    return _per_function(mod, _sink)
