@@ -16,6 +16,7 @@ from relay.cli import main
 from relay.compiler.ir import rewrite_module
 from relay.compiler.pass_manager import Pass, as_pass
 from relay.oracles.footprint import (
+    _EFFECTS,
     AXIS_SHAPE,
     NARROW_DTYPES,
     NARROW_FORMS,
@@ -151,7 +152,7 @@ def test_the_corpus_is_well_typed_and_covers_every_kind() -> None:
     assert constructs >= {"let", "if", "match", "ref", "closure", "global-call", "recursion"}
     assert constructs - {""} <= set(CONSTRUCTS)  # the module generator's names
     effects = {m.name.split("(")[0] for m in corpus.motifs if m.name.startswith("ref-")}
-    assert len(effects) == 9, effects
+    assert len(effects) == len(_EFFECTS), effects
     for m in corpus.motifs[::50]:
         infer_types(m.mod)
     for m in corpus.motifs:
