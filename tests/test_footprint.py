@@ -476,11 +476,15 @@ def test_redraws_of_the_new_motif_kinds_are_well_typed() -> None:
             assert isinstance(t, TensorType) and t.dtype.startswith("float")
 
 
+def _corpus_mutant(file: str, name: str) -> Pass:
+    """The mutant ``name`` of ``tests/mutants/FILE``, as a pass."""
+    return as_pass(_load(Path(__file__).parent / "mutants" / file, name), name)
+
+
 def test_learning_finds_a_fold_of_if_on_a_constant_condition() -> None:
     """``if (True) { a } else { b }`` and its ``False`` twin are motifs: a pass that folds
     constant conditions (here one taking the wrong branch) is seen to change them."""
-    pass_ = as_pass(_load(Path(__file__).parent / "mutants" / "control.py",
-                          "if_constant_wrong_branch"), "if_constant_wrong_branch")  # fmt: skip
+    pass_ = _corpus_mutant("control.py", "if_constant_wrong_branch")
     fp = learn(pass_, budget=8.0)
     assert {"if(true)", "if(false)"} <= {m.name for m in fp.triggers}, fp.summary()
 
@@ -488,8 +492,7 @@ def test_learning_finds_a_fold_of_if_on_a_constant_condition() -> None:
 def test_learning_finds_a_use_count_that_misses_closures() -> None:
     """``let %x = e; let %f = fn () { %x }; %f()`` is a motif: dead-code elimination that
     counts no use inside a closure drops ``%x``, and learning sees it."""
-    pass_ = as_pass(_load(Path(__file__).parent / "mutants" / "control.py",
-                          "dce_misses_closure_uses"), "dce_misses_closure_uses")  # fmt: skip
+    pass_ = _corpus_mutant("control.py", "dce_misses_closure_uses")
     fp = learn(pass_, budget=8.0)
     assert any(m.name.startswith("closure-capture") for m in fp.triggers), fp.summary()
 
@@ -515,16 +518,15 @@ def _drop_same_head_clauses(mod: IRModule) -> IRModule:
     return rewrite_module(mod, visit)
 
 
-def _effects_mutant(name: str) -> Pass:
-    return as_pass(_load(Path(__file__).parent / "mutants" / "effects.py", name), name)
-
-
 @pytest.mark.parametrize(
     ("make", "shape"),
     [
         (lambda: as_pass(_drop_same_head_clauses, "drop_same_head"), "match-same-head"),
-        (lambda: _effects_mutant("hoist_read_above_call"), "ref-closure-writes-let-read"),
-        (lambda: _effects_mutant("sink_into_closure"), "ref-closure-state"),
+        (
+            lambda: _corpus_mutant("effects.py", "hoist_read_above_call"),
+            "ref-closure-writes-let-read",
+        ),
+        (lambda: _corpus_mutant("effects.py", "sink_into_closure"), "ref-closure-state"),
     ],
 )
 def test_learning_finds_held_out_bugs(make: Callable[[], Pass], shape: str) -> None:
