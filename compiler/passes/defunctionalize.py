@@ -29,18 +29,18 @@ kept as it is, for callers outside the module, and gets a converted copy ``@g_de
 binders) that converted code calls.
 
 What is accepted (as TVM's pass, a program without polymorphic higher-order types): every
-function value's type is fully known and monomorphic — no ``fn [T]`` literal, no function value
-whose type mentions a type variable, no closure that captures a value whose type does (a
-closure inside a polymorphic global), no higher-order global with type parameters
-(``@map[A, B]``), no constructor of a polymorphic data type (``Some``) or polymorphic global passed as a
-value (one node for all its uses, so no one type for this use) — no constructor field of
-function type, and no primitive or external function. ``defunctionalize`` raises ``PassError``
-naming the first thing it does not accept (``Defunctionalization(strict=True)`` too). The pass
-``Defunctionalization()`` instead leaves each global it does not accept as it is, and with it
-every global that uses a refused higher-order global (which would receive constructor values
-where it expects functions): a refused global's own closures stay closures, which is sound
-because what it exchanges with converted globals has no function type. A constructor field of
-function type refuses the whole module.
+function value's type is fully known and monomorphic — no ``fn [T]`` literal, no function
+value whose type mentions a type variable, no closure that captures a value whose type does
+(a closure inside a polymorphic global), no higher-order global with type parameters
+(``@map[A, B]``), no constructor of a polymorphic data type (``Some``) or polymorphic global
+passed as a value (one node for all its uses, so no one type for this use) — no constructor
+field of function type, and no primitive or external function. ``defunctionalize`` raises
+``PassError`` naming the first thing it does not accept (``Defunctionalization(strict=True)``
+too). The pass ``Defunctionalization()`` instead leaves each global it does not accept as it
+is, and with it every global that uses a refused higher-order global (which would receive
+constructor values where it expects functions): a refused global's own closures stay
+closures, which is sound because what it exchanges with converted globals has no function
+type. A constructor field of function type refuses the whole module.
 """
 
 from __future__ import annotations
